@@ -1,0 +1,86 @@
+"""Anthropic Messages API (`POST /v1/messages`), with optional extended thinking.
+
+Wire format: PROVIDERS.md section 3. The answer is the `text` blocks of `content[]` joined;
+`thinking` and `redacted_thinking` blocks are skipped (never take `content[0]` blindly).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adapters.base import Adapter, CompletionRequest, ParsedAnswer, as_int, join_url
+from adapters.errors import ConfigurationError
+
+ANTHROPIC_VERSION = "2023-06-01"
+# max_tokens is required by the API; used when the configuration leaves the limit open.
+DEFAULT_MAX_TOKENS = 4096
+MIN_THINKING_BUDGET = 1024
+
+TRUNCATED_STOP_REASONS = ("max_tokens", "model_context_window_exceeded")
+
+
+class AnthropicAdapter(Adapter):
+    name = "anthropic"
+    label = "Anthropic Messages API"
+    needs_api_key = True
+    default_base_url = "https://api.anthropic.com"
+    api_key_env_hint = "ANTHROPIC_API_KEY"
+
+    def endpoint(self, request: CompletionRequest) -> str:
+        return join_url(self.base_url(request), "/messages")
+
+    def headers(self, request: CompletionRequest) -> dict[str, str]:
+        return {"x-api-key": (request.api_key or "").strip(), "anthropic-version": ANTHROPIC_VERSION}
+
+    def payload(self, request: CompletionRequest) -> dict[str, Any]:
+        max_tokens = request.max_output_tokens or DEFAULT_MAX_TOKENS
+        body: dict[str, Any] = {
+            "model": request.model,
+            "max_tokens": max_tokens,
+            "messages": [{"role": "user", "content": request.prompt}],
+        }
+        thinking = False
+        if request.thinking_budget:
+            budget = request.thinking_budget
+            if budget < MIN_THINKING_BUDGET or budget >= max_tokens:
+                raise ConfigurationError(
+                    f"{self.name}: a thinking budget must be at least {MIN_THINKING_BUDGET} tokens "
+                    f"and less than the token limit ({max_tokens}); got {budget}",
+                    provider=self.name,
+                )
+            body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+            thinking = True
+        elif request.reasoning_effort:
+            # Newer models: adaptive thinking, its depth set by an effort level.
+            body["thinking"] = {"type": "adaptive"}
+            body["output_config"] = {"effort": request.reasoning_effort}
+            thinking = True
+        if request.temperature is not None and not thinking:
+            # The API rejects a temperature alongside extended thinking.
+            body["temperature"] = request.temperature
+        # The Messages API has no seed parameter; request.seed is not sent.
+        return body
+
+    def parse(self, data: dict[str, Any]) -> ParsedAnswer:
+        content = data.get("content")
+        if not isinstance(content, list):
+            raise self.bad_shape("content[] list", data)
+        text = "".join(
+            block.get("text") or ""
+            for block in content
+            if isinstance(block, dict) and block.get("type") == "text"
+        )
+        stop_reason = data.get("stop_reason")
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        return ParsedAnswer(
+            text=text,
+            finish_reason=stop_reason,
+            truncated=stop_reason in TRUNCATED_STOP_REASONS,
+            refusal="refusal" if stop_reason == "refusal" else None,
+            input_tokens=as_int(usage.get("input_tokens")),
+            output_tokens=as_int(usage.get("output_tokens")),
+            # Anthropic counts thinking inside output_tokens and reports no separate figure.
+            reasoning_tokens=None,
+            reported_model=data.get("model"),
+            request_id=data.get("id"),
+        )

@@ -1,0 +1,399 @@
+"""The request and result of one completion, and the `Adapter` base class every provider module fills in.
+
+An adapter makes exactly one HTTP request per `complete` call. It returns a `Completion` for any
+answer the provider gave (complete, truncated or refused) and raises an `AdapterError` otherwise;
+it never retries or sleeps, so retries cannot stack: the task layer alone retries.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+from urllib.parse import urlsplit
+
+import httpx
+
+from adapters.errors import (
+    CONNECT_TIMEOUT,
+    CONNECTION_CHECK_TIMEOUT,
+    DEFAULT_TIMEOUT,
+    AdapterError,
+    BadResponseError,
+    ConfigurationError,
+    MissingAPIKeyError,
+    TransportError,
+    classify_http_error,
+    describe_body,
+    error_info_from_json,
+    status_for_error,
+    truncate_body,
+)
+
+logger = logging.getLogger("adapters")
+
+OUTCOME_COMPLETE = "complete"
+OUTCOME_TRUNCATED = "truncated"
+OUTCOME_REFUSED = "refused"
+OUTCOMES = (OUTCOME_COMPLETE, OUTCOME_TRUNCATED, OUTCOME_REFUSED)
+
+CONNECTION_CHECK_PROMPT = "Reply with OK."
+
+# Response headers that carry the provider's request id, in order of preference.
+REQUEST_ID_HEADERS = ("x-request-id", "request-id", "x-goog-request-id", "cf-ray")
+
+
+@dataclass(frozen=True)
+class CompletionRequest:
+    """One prompt for one model configuration. `None` settings are left to the provider's default."""
+
+    model: str
+    prompt: str
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    temperature: float | None = None
+    max_output_tokens: int | None = None
+    reasoning_effort: str | None = None
+    thinking_budget: int | None = None
+    seed: int | None = None
+    timeout: float = DEFAULT_TIMEOUT
+
+    def __repr__(self) -> str:
+        # The key must never reach a log line or a traceback, so it is masked, not printed.
+        shown = []
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.name == "api_key":
+                shown.append(f"api_key={'***' if value else None}")
+            elif f.name == "prompt":
+                shown.append(f"prompt=<{len(value)} chars>")
+            else:
+                shown.append(f"{f.name}={value!r}")
+        return f"CompletionRequest({', '.join(shown)})"
+
+
+@dataclass(frozen=True)
+class Completion:
+    """What the provider answered. `raw_body` is the response text exactly as received."""
+
+    text: str
+    outcome: str  # "complete" | "truncated" | "refused"
+    finish_reason: str | None
+    input_tokens: int | None
+    output_tokens: int | None
+    reasoning_tokens: int | None
+    request_id: str | None
+    http_status: int
+    latency_ms: int
+    raw_body: str
+    reported_model: str | None
+    refusal: str | None
+
+
+@dataclass
+class ParsedAnswer:
+    """The provider-specific part of a `Completion`, filled in by `Adapter.parse`."""
+
+    text: str
+    finish_reason: str | None
+    truncated: bool = False
+    refusal: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    reported_model: str | None = None
+    request_id: str | None = None
+
+
+class Adapter:
+    """One provider API. Subclasses set the class attributes and implement the hooks below."""
+
+    name: ClassVar[str] = ""
+    label: ClassVar[str] = ""
+    needs_api_key: ClassVar[bool] = True
+    default_base_url: ClassVar[str | None] = None
+    # The environment variable a form suggests for this provider's key.
+    api_key_env_hint: ClassVar[str | None] = None
+
+    # --- hooks ------------------------------------------------------------------------------
+
+    def endpoint(self, request: CompletionRequest) -> str:
+        raise NotImplementedError
+
+    def headers(self, request: CompletionRequest) -> dict[str, str]:
+        raise NotImplementedError
+
+    def payload(self, request: CompletionRequest) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def parse(self, data: dict[str, Any]) -> ParsedAnswer:
+        """Read the answer out of a successful JSON body; raise `BadResponseError` on a wrong shape."""
+        raise NotImplementedError
+
+    def requires_api_key(self, request: CompletionRequest) -> bool:
+        return self.needs_api_key
+
+    # --- the one request --------------------------------------------------------------------
+
+    def base_url(self, request: CompletionRequest) -> str:
+        base = (request.base_url or self.default_base_url or "").strip()
+        if not base:
+            raise ConfigurationError(f"{self.name}: no base URL configured")
+        parts = urlsplit(base)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ConfigurationError(
+                f"{self.name}: the base URL must start with http:// or https:// and name a host"
+            )
+        if parts.query or parts.username or parts.password:
+            # A query string or user:password in a base URL is where keys leak into logs.
+            raise ConfigurationError(
+                f"{self.name}: the base URL must not carry a query string or credentials; "
+                "API keys belong in an environment variable"
+            )
+        return base.rstrip("/")
+
+    def complete(self, request: CompletionRequest, *, client: httpx.Client) -> Completion:
+        """Send `request` once. Returns the answer or raises an `AdapterError` (never retries)."""
+        try:
+            return self._complete(request, client)
+        except AdapterError as error:
+            _scrub_secret(error, request.api_key)
+            raise
+
+    def _complete(self, request: CompletionRequest, client: httpx.Client) -> Completion:
+        if self.requires_api_key(request) and not (request.api_key or "").strip():
+            hint = f" (usually {self.api_key_env_hint})" if self.api_key_env_hint else ""
+            raise MissingAPIKeyError(
+                f"{self.name}: no API key was given; name the environment variable that holds it"
+                f"{hint} in the model configuration",
+                provider=self.name,
+            )
+        url = self.endpoint(request)
+        headers = {"content-type": "application/json", "accept": "application/json"}
+        headers.update(self.headers(request))
+        payload = self.payload(request)
+        timeout = httpx.Timeout(request.timeout, connect=min(CONNECT_TIMEOUT, request.timeout))
+        started = time.monotonic()
+        try:
+            response = client.post(url, headers=headers, json=payload, timeout=timeout)
+        except httpx.TimeoutException as exc:
+            latency_ms = _elapsed_ms(started)
+            error = TransportError(
+                f"{self.name}: {_timeout_phrase(exc)} talking to {urlsplit(url).netloc} "
+                f"after {latency_ms} ms",
+                provider=self.name,
+                latency_ms=latency_ms,
+            )
+            error.kind = "timeout"
+            raise error from exc
+        except httpx.TransportError as exc:
+            raise TransportError(
+                f"{self.name}: could not reach {urlsplit(url).netloc}: {exc or type(exc).__name__}",
+                provider=self.name,
+                latency_ms=_elapsed_ms(started),
+            ) from exc
+        latency_ms = _elapsed_ms(started)
+        body = response.text
+        request_id = _header_request_id(response.headers)
+        logger.info(
+            "provider=%s model=%s status=%s request_id=%s latency_ms=%s",
+            self.name,
+            request.model,
+            response.status_code,
+            request_id,
+            latency_ms,
+        )
+
+        if not 200 <= response.status_code < 300:
+            error = classify_http_error(
+                provider=self.name,
+                status=response.status_code,
+                headers=response.headers,
+                body=body,
+                request_id=request_id,
+            )
+            error.latency_ms = latency_ms
+            raise error
+
+        data = self._json_object(body, response.status_code, request_id, latency_ms)
+        info = error_info_from_json(data)
+        if info is not None:
+            error = classify_http_error(
+                provider=self.name,
+                status=status_for_error(info),
+                headers=response.headers,
+                body=body,
+                request_id=request_id,
+                data=data,
+                embedded=True,
+            )
+            error.latency_ms = latency_ms
+            raise error
+
+        try:
+            answer = self.parse(data)
+        except AdapterError as error:
+            error.provider = error.provider or self.name
+            error.status = response.status_code if error.status is None else error.status
+            error.request_id = error.request_id or request_id
+            error.latency_ms = latency_ms
+            error.body = truncate_body(body) if error.body is None else error.body
+            if error.request_id and error.request_id not in error.message:
+                error.message += f"; request id {error.request_id}"
+                error.args = (error.message,)
+            raise
+        text = answer.text or ""
+        if answer.refusal is not None:
+            outcome = OUTCOME_REFUSED
+        elif answer.truncated or not text.strip():
+            outcome = OUTCOME_TRUNCATED
+        else:
+            outcome = OUTCOME_COMPLETE
+        return Completion(
+            text=text,
+            outcome=outcome,
+            finish_reason=answer.finish_reason,
+            input_tokens=answer.input_tokens,
+            output_tokens=answer.output_tokens,
+            reasoning_tokens=answer.reasoning_tokens,
+            request_id=request_id or answer.request_id,
+            http_status=response.status_code,
+            latency_ms=latency_ms,
+            raw_body=body,
+            reported_model=answer.reported_model,
+            refusal=answer.refusal,
+        )
+
+    def _json_object(self, body: str, status: int, request_id: str | None, latency_ms: int):
+        try:
+            data = json.loads(body)
+        except ValueError:
+            data = None
+        if not isinstance(data, dict):
+            what = describe_body(body) if data is None else f"JSON of type {type(data).__name__}"
+            raise BadResponseError(
+                f"{self.name}: HTTP {status} but the server sent {what} instead of a JSON object"
+                + (f"; request id {request_id}" if request_id else ""),
+                status=status,
+                request_id=request_id,
+                body=body,
+                provider=self.name,
+                latency_ms=latency_ms,
+            )
+        return data
+
+    def bad_shape(self, expected: str, data: dict[str, Any]) -> BadResponseError:
+        """The error for a JSON body that lacks what this API always sends."""
+        keys = ", ".join(sorted(map(str, data))[:12]) or "none"
+        return BadResponseError(
+            f"{self.name}: the response JSON has no {expected} (top-level keys: {keys})",
+            provider=self.name,
+        )
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+def check_connection(
+    adapter: Adapter,
+    *,
+    client: httpx.Client,
+    model: str,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    timeout: float = CONNECTION_CHECK_TIMEOUT,
+    **settings: Any,
+) -> Completion:
+    """Put a tiny prompt to `model`; any `Completion` (even truncated) means the connection works.
+
+    `settings` are further `CompletionRequest` fields (temperature, reasoning_effort, ...), so
+    the check exercises the configuration as it will be used. Raises `AdapterError` otherwise.
+    """
+    request = CompletionRequest(
+        model=model,
+        prompt=CONNECTION_CHECK_PROMPT,
+        base_url=base_url,
+        api_key=api_key,
+        timeout=timeout,
+        **settings,
+    )
+    return adapter.complete(request, client=client)
+
+
+def new_client(**kwargs: Any) -> httpx.Client:
+    """An httpx client with this package's defaults; share one per worker process."""
+    kwargs.setdefault("timeout", httpx.Timeout(DEFAULT_TIMEOUT, connect=CONNECT_TIMEOUT))
+    kwargs.setdefault("follow_redirects", False)
+    return httpx.Client(**kwargs)
+
+
+def join_url(base: str, path: str, *, version: str = "v1") -> str:
+    """`base` + `path`, adding `/{version}` unless the base already ends in a version segment.
+
+    Users paste base URLs both ways ("https://api.openai.com", "http://localhost:11434/v1",
+    "https://openrouter.ai/api/v1"); both must reach the same endpoint.
+    """
+    base = base.rstrip("/")
+    if base.endswith(path):
+        return base
+    last = base.rsplit("/", 1)[-1]
+    if _is_version_segment(last):
+        return f"{base}{path}"
+    return f"{base}/{version}{path}"
+
+
+def _is_version_segment(segment: str) -> bool:
+    return (
+        len(segment) >= 2
+        and segment[0] == "v"
+        and segment[1].isdigit()
+        and segment[1:].replace("beta", "").replace("alpha", "").isdigit()
+    )
+
+
+def is_reasoning_model(model: str) -> bool:
+    """OpenAI reasoning models (o-series, gpt-5 except the chat variants) reject `temperature`."""
+    name = model.rsplit("/", 1)[-1].lower()
+    if name.startswith("gpt-5"):
+        return "chat" not in name
+    return len(name) >= 2 and name[0] == "o" and name[1].isdigit()
+
+
+def as_int(value) -> int | None:
+    """`value` if it is a real integer (token counts), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _header_request_id(headers: httpx.Headers) -> str | None:
+    for name in REQUEST_ID_HEADERS:
+        value = headers.get(name)
+        if value:
+            return value
+    return None
+
+
+def _elapsed_ms(started: float) -> int:
+    return int(round((time.monotonic() - started) * 1000))
+
+
+def _timeout_phrase(exc: httpx.TimeoutException) -> str:
+    if isinstance(exc, httpx.ConnectTimeout):
+        return "connect timeout"
+    if isinstance(exc, httpx.ReadTimeout):
+        return "read timeout (no answer in time)"
+    if isinstance(exc, httpx.PoolTimeout):
+        return "timeout waiting for a free connection"
+    return "timeout"
+
+
+def _scrub_secret(error: AdapterError, secret: str | None) -> None:
+    """Remove the API key from an error, should a server echo it back."""
+    if not secret or len(secret) < 4:
+        return
+    error.message = error.message.replace(secret, "***")
+    error.args = (error.message,)
+    if error.body:
+        error.body = error.body.replace(secret, "***")
