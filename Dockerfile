@@ -1,0 +1,17 @@
+# The production image: gunicorn for the web, the same image for the Celery worker.
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DATA_DIR=/data
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY probe probe
+COPY scoring scoring
+COPY adapters adapters
+RUN pip install --no-cache-dir .
+COPY manage.py ./
+COPY templates templates
+COPY static static
+RUN SECRET_KEY=build-only python manage.py collectstatic --noinput
+RUN useradd --create-home app && mkdir -p /data && chown app /data
+USER app
+EXPOSE 8000
+CMD ["gunicorn", "probe.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "60", "--access-logfile", "-"]

@@ -1,0 +1,58 @@
+"""The Django admin, for staff."""
+
+from django.contrib import admin
+
+from .models import AuditEvent, Bank, Block, Item, KeyEntry, Membership, Team
+
+
+class MembershipInline(admin.TabularInline):
+    model = Membership
+    extra = 0
+    autocomplete_fields = ["user"]
+
+
+@admin.register(Team)
+class TeamAdmin(admin.ModelAdmin):
+    list_display = ["name", "slug", "created"]
+    search_fields = ["name", "slug"]
+    prepopulated_fields = {"slug": ["name"]}
+    inlines = [MembershipInline]
+
+
+class BlockInline(admin.TabularInline):
+    model = Block
+    extra = 0
+
+
+@admin.register(Bank)
+class BankAdmin(admin.ModelAdmin):
+    list_display = ["name", "team", "updated"]
+    list_filter = ["team"]
+    search_fields = ["name"]
+    inlines = [BlockInline]
+
+
+class KeyEntryInline(admin.StackedInline):
+    model = KeyEntry
+    extra = 0
+
+
+@admin.register(Item)
+class ItemAdmin(admin.ModelAdmin):
+    list_display = ["question", "block", "retired"]
+    list_filter = ["retired", "block__bank__team"]
+    search_fields = ["question"]
+    inlines = [KeyEntryInline]
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(admin.ModelAdmin):
+    list_display = ["created", "team", "user", "action", "subject", "bank_name"]
+    list_filter = ["action", "team"]
+    readonly_fields = [f.name for f in AuditEvent._meta.fields]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

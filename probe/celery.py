@@ -1,0 +1,11 @@
+"""The one Celery app, configured from Django settings under the CELERY_ namespace."""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "probe.settings")
+
+app = Celery("probe")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

@@ -1,0 +1,1 @@
+"""Writes live here (HackSoftware style): views call these, never the ORM directly for changes."""

@@ -1,0 +1,1 @@
+"""Blind scoring, reveal, key review, reconciliation and reports (built on probe)."""

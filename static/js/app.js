@@ -1,0 +1,30 @@
+// Keyboard helpers for inline editing: Ctrl/Cmd+Enter saves the form, Escape cancels it.
+(function () {
+  "use strict";
+  document.addEventListener("keydown", function (event) {
+    const form = event.target.closest && event.target.closest("form");
+    if (!form) return;
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      form.requestSubmit();
+    } else if (event.key === "Escape") {
+      const container = form.closest("article, .inline-form") || form;
+      const cancel = container.querySelector("[data-cancel]");
+      if (cancel) { event.preventDefault(); cancel.click(); }
+    }
+  });
+  // After an inline edit opens, put the cursor in its first field; after it closes, keep focus
+  // on the item so a keyboard user does not lose their place.
+  document.addEventListener("htmx:load", function (event) {
+    const el = event.detail.elt;
+    if (!el || !el.matches) return;
+    if (el.matches(".editing, .inline-form")) {
+      const field = el.querySelector("textarea, input:not([type=hidden]), select");
+      if (field) field.focus();
+    } else if (el.matches("article.item")) {
+      (el.querySelector("[data-edit]") || el).focus();
+    }
+  });
+  // htmx does not swap 4xx bodies by default; our validation fragments come back as 200, but a
+  // session that expired answers 401 with HX-Redirect, which htmx follows by itself.
+})();

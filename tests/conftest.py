@@ -1,0 +1,63 @@
+"""Shared fixtures: a team with one member of each role, a bank, and another team beside it."""
+
+from dataclasses import dataclass
+
+import pytest
+
+from tests.probe import factories
+
+
+# Key answers that appear nowhere else, so a test can tell whether a page shows the key.
+KEY_ANSWERS = ("429 Too Many Requests (keyed)", "Retry-After (keyed)")
+# Text of the other team's bank: no page of this team may ever show it.
+OTHER_TEAM_TEXT = ("Rival lab", "Rival private bank", "Rival question", "rival-answer-xyzzy")
+
+
+@dataclass
+class World:
+    team: object
+    other_team: object
+    users: dict  # role name -> user; "outsider" is the owner of the other team
+    bank: object
+    blocks: list
+    items: list
+    other_bank: object
+
+    def member(self, role: str):
+        return self.users[role]
+
+
+@pytest.fixture
+def world(db) -> World:
+    team = factories.TeamFactory(name="Acme probes", slug="acme")
+    other_team = factories.TeamFactory(name="Rival lab", slug="rival")
+    users = {}
+    for role in ("viewer", "scorer", "editor", "owner"):
+        users[role] = factories.UserFactory(username=f"acme-{role}")
+        factories.MembershipFactory(team=team, user=users[role], role=role)
+    users["outsider"] = factories.UserFactory(username="rival-owner")
+    factories.MembershipFactory(team=other_team, user=users["outsider"], role="owner")
+    bank = factories.BankFactory(team=team, name="Acme secret bank")
+    block_a = factories.BlockFactory(bank=bank, code="A", title="HTTP semantics", order=1)
+    block_b = factories.BlockFactory(bank=bank, code="B", title="Python", order=2)
+    items = [
+        factories.ItemFactory(block=block_a, question="Which status code means Too Many Requests?", order=1),
+        factories.ItemFactory(block=block_a, question="Which header says when to retry?", order=2),
+        factories.ItemFactory(block=block_b, question="Which version added match?", order=1),
+    ]
+    factories.KeyEntryFactory(item=items[0], answer=KEY_ANSWERS[0])
+    factories.KeyEntryFactory(
+        item=items[1], answer=KEY_ANSWERS[1], flagged=True, flag_note="Check RFC 9110 10.2.3"
+    )
+    other_bank = factories.BankFactory(team=other_team, name="Rival private bank")
+    other_block = factories.BlockFactory(bank=other_bank, code="Z", title="Rival block")
+    factories.KeyEntryFactory(
+        item=factories.ItemFactory(block=other_block, question="Rival question nobody else may read"),
+        answer="rival-answer-xyzzy",
+    )
+    return World(team, other_team, users, bank, [block_a, block_b], items, other_bank)
+
+
+def login(client, user):
+    client.force_login(user)
+    return client

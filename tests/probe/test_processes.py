@@ -1,0 +1,89 @@
+"""What docker-compose runs, run directly: gunicorn serving the app, a Celery worker connecting.
+
+(Docker has no engine on the CI machine; these start the same commands as processes.)
+"""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _stop(process: subprocess.Popen) -> str:
+    process.terminate()
+    try:
+        out, _ = process.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        out, _ = process.communicate()
+    return out or ""
+
+
+def test_gunicorn_serves_health_and_login():
+    port = _free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable, "-m", "gunicorn", "probe.wsgi:application",
+            "--bind", f"127.0.0.1:{port}", "--workers", "1", "--timeout", "30",
+        ],
+        cwd=ROOT, env={**os.environ, "DJANGO_SETTINGS_MODULE": "probe.settings"},
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                health = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2)
+                break
+            except httpx.TransportError:
+                assert process.poll() is None, "gunicorn exited early"
+                assert time.monotonic() < deadline, "gunicorn did not answer within 30 s"
+                time.sleep(0.3)
+        assert health.status_code == 200 and health.text == "ok"
+        login = httpx.get(f"http://127.0.0.1:{port}/accounts/login/", timeout=5)
+        assert login.status_code == 200 and "Log in" in login.text
+        assert "/static/css/app.css" in login.text
+        assert httpx.get(f"http://127.0.0.1:{port}/static/vendor/htmx.min.js", timeout=5).status_code == 200
+        private = httpx.get(f"http://127.0.0.1:{port}/banks/1/", timeout=5)
+        assert private.status_code == 302 and "/accounts/login/" in private.headers["location"]
+    finally:
+        _stop(process)
+
+
+def test_celery_worker_connects_and_reports_ready():
+    process = subprocess.Popen(
+        [
+            sys.executable, "-m", "celery", "-A", "probe", "worker", "--pool", "threads",
+            "--concurrency", "1", "--loglevel", "INFO", "--without-gossip", "--without-mingle",
+            "--hostname", f"test-{os.getpid()}@%h",
+        ],
+        cwd=ROOT, env={**os.environ}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    lines: list[str] = []
+    try:
+        deadline = time.monotonic() + 60
+        os.set_blocking(process.stdout.fileno(), False)
+        while not any(" ready." in line for line in lines):
+            assert process.poll() is None, "worker exited:\n" + "".join(lines)
+            assert time.monotonic() < deadline, "worker not ready in 60 s:\n" + "".join(lines)
+            chunk = process.stdout.readline()
+            if chunk:
+                lines.append(chunk)
+            else:
+                time.sleep(0.2)
+        broker = os.environ.get("CELERY_BROKER_URL", "filesystem://").split("://")[0]
+        assert any(f"transport:   {broker}://" in line or f"{broker}://" in line for line in lines), "".join(lines)
+    finally:
+        _stop(process)
