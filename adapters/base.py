@@ -272,6 +272,8 @@ class Adapter:
             data = json.loads(body)
         except ValueError:
             data = None
+        if isinstance(data, list) and error_info_from_json(data) is not None:
+            return data  # Gemini sometimes wraps its error object in a list
         if not isinstance(data, dict):
             what = describe_body(body) if data is None else f"JSON of type {type(data).__name__}"
             raise BadResponseError(

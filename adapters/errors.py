@@ -46,7 +46,8 @@ QUOTA_MARKERS = frozenset(
     }
 )
 # Anthropic reports an empty prepaid balance as a 400 with this sentence and no dedicated code.
-_QUOTA_PHRASES = ("credit balance is too low", "exceeded your current quota, please check your plan")
+# (Not "exceeded your current quota": Gemini says that on per-minute limits that do reset.)
+_QUOTA_PHRASES = ("credit balance is too low",)
 
 # Error code/type/status strings (OpenAI, Anthropic, Gemini, OpenRouter) to the HTTP status they
 # stand for, used when a 200 body carries an error object without a numeric code.
@@ -397,6 +398,13 @@ def describe_body(body: str, limit: int = 160) -> str:
     if not stripped:
         return "an empty body"
     snippet = " ".join(stripped[:limit].split())
+    if stripped[0] in "{[":
+        try:
+            json.loads(stripped)
+        except ValueError:
+            pass
+        else:
+            return f"JSON without an error message: {snippet!r}"
     if stripped.startswith("<"):
         title = re.search(r"<title[^>]*>(.*?)</title>", stripped, re.IGNORECASE | re.DOTALL)
         if title:
@@ -475,6 +483,8 @@ def _error_message(provider, status, info, body, request_id, embedded, cls, head
         parts.append(info.message.strip())
     elif body.strip() and info == ErrorInfo():
         parts.append(f"the server sent {describe_body(body)}")
+    elif not body.strip():
+        parts.append("the server sent an empty body")
     if cls is QuotaExceededError:
         parts.append("the account is out of quota or credit; top it up before collecting again")
     elif 300 <= status < 400:

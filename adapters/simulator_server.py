@@ -49,6 +49,8 @@ class SimulatorServer(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in separate writes; without this each reply waits for a delayed ACK.
+    disable_nagle_algorithm = True
     server_version = "blindprobe-simulator/1.0"
     server: SimulatorServer
 
@@ -124,7 +126,9 @@ def start_simulator_in_thread(
     """
     simulator = Simulator(knowledge, profiles, seed=seed, latency_scale=latency_scale)
     server = SimulatorServer((host, port), simulator, verbose=verbose)
-    thread = threading.Thread(target=server.serve_forever, name="simulator", daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="simulator", daemon=True
+    )
     thread.start()
     return server, server.base_url
 
