@@ -30,7 +30,10 @@ class AnthropicAdapter(Adapter):
         return join_url(self.base_url(request), "/messages")
 
     def headers(self, request: CompletionRequest) -> dict[str, str]:
-        return {"x-api-key": (request.api_key or "").strip(), "anthropic-version": ANTHROPIC_VERSION}
+        return {
+            "x-api-key": (request.api_key or "").strip(),
+            "anthropic-version": ANTHROPIC_VERSION,
+        }
 
     def payload(self, request: CompletionRequest) -> dict[str, Any]:
         max_tokens = request.max_output_tokens or DEFAULT_MAX_TOKENS

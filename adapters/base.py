@@ -67,7 +67,7 @@ class CompletionRequest:
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
             if f.name == "api_key":
-                shown.append(f"api_key={'***' if value else None}")
+                shown.append(f"api_key={'***' if value else None!r}")
             elif f.name == "prompt":
                 shown.append(f"prompt=<{len(value)} chars>")
             else:

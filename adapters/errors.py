@@ -489,7 +489,9 @@ def _error_message(provider, status, info, body, request_id, embedded, cls, head
         parts.append("the account is out of quota or credit; top it up before collecting again")
     elif 300 <= status < 400:
         location = {k.lower(): v for k, v in headers.items()}.get("location")
-        parts.append(f"redirected to {location!r}: check the base URL" if location else "redirected")
+        parts.append(
+            f"redirected to {location!r}: check the base URL" if location else "redirected"
+        )
     if request_id:
         parts.append(f"request id {request_id}")
     return ": ".join(parts[:2]) + "".join(f"; {p}" for p in parts[2:])

@@ -65,7 +65,9 @@ class OpenAIChatAdapter(Adapter):
         if request.max_output_tokens is not None:
             # OpenAI's max_completion_tokens counts reasoning tokens too; compatible servers
             # only know the older max_tokens.
-            key = "max_completion_tokens" if is_openai_host(self.base_url(request)) else "max_tokens"
+            key = (
+                "max_completion_tokens" if is_openai_host(self.base_url(request)) else "max_tokens"
+            )
             body[key] = request.max_output_tokens
         if request.seed is not None:
             body["seed"] = request.seed

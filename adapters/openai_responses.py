@@ -60,14 +60,20 @@ class OpenAIResponsesAdapter(OpenAIChatAdapter):
                 provider=self.name,
                 body=None,
             )
-        details = data.get("incomplete_details") if isinstance(data.get("incomplete_details"), dict) else {}
+        details = (
+            data.get("incomplete_details")
+            if isinstance(data.get("incomplete_details"), dict)
+            else {}
+        )
         reason = details.get("reason")
         refusal = "\n".join(refusals) or None
         if refusal is None and status == "incomplete" and reason == "content_filter":
             refusal = "content_filter"
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
         out_details = usage.get("output_tokens_details")
-        reasoning_tokens = out_details.get("reasoning_tokens") if isinstance(out_details, dict) else None
+        reasoning_tokens = (
+            out_details.get("reasoning_tokens") if isinstance(out_details, dict) else None
+        )
         return ParsedAnswer(
             text="".join(texts),
             finish_reason=reason if status == "incomplete" and reason else status,

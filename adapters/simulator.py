@@ -168,7 +168,9 @@ def profile_from_dict(name: str, data: Mapping[str, Any], base: Profile | None =
     Raises ValueError with a message naming the profile and the field that is wrong.
     """
     if not isinstance(data, Mapping):
-        raise ValueError(f"profile {name!r}: expected an object of fields, got {type(data).__name__}")
+        raise ValueError(
+            f"profile {name!r}: expected an object of fields, got {type(data).__name__}"
+        )
     known = {f.name for f in fields(Profile)} - {"name"}
     unknown = set(data) - known - {"base"}
     if unknown:
@@ -215,7 +217,7 @@ def _check_probability(name: str, key: str, value: Any) -> float:
 
 def _check_confidence(name: str, key: str, value: Any) -> dict[str, float]:
     if not isinstance(value, Mapping) or not value:
-        raise ValueError(f"profile {name!r}: {key} must be an object like {{\"HIGH\": 0.8, ...}}")
+        raise ValueError(f'profile {name!r}: {key} must be an object like {{"HIGH": 0.8, ...}}')
     weights: dict[str, float] = {}
     for level, weight in value.items():
         if level.upper() not in CONFIDENCE_LEVELS:
@@ -282,7 +284,9 @@ class Knowledge:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Knowledge:
         if not isinstance(data, Mapping) or not isinstance(data.get("items"), list):
-            raise ValueError('a knowledge file must be {"items": [{"question": ..., "answer": ...}]}')
+            raise ValueError(
+                'a knowledge file must be {"items": [{"question": ..., "answer": ...}]}'
+            )
         items = []
         for number, entry in enumerate(data["items"], start=1):
             if not isinstance(entry, Mapping):
@@ -362,7 +366,9 @@ def parse_prompt_items(prompt: str, knowledge: Knowledge) -> list[PromptItem]:
             runs.append([entry])
     if runs:
         return runs[-1]
-    return [PromptItem(n, item.question, item) for n, item in enumerate(knowledge.found_in(prompt), 1)]
+    return [
+        PromptItem(n, item.question, item) for n, item in enumerate(knowledge.found_in(prompt), 1)
+    ]
 
 
 # --- answering --------------------------------------------------------------------------------
@@ -390,7 +396,8 @@ def wrong_answers(item: KnowledgeItem, knowledge: Knowledge) -> list[str]:
     others = [
         other.answer
         for other in knowledge.items
-        if normalize(other.answer) != normalize(answer) and bool(_NUMBER.search(other.answer)) == is_numeric
+        if normalize(other.answer) != normalize(answer)
+        and bool(_NUMBER.search(other.answer)) == is_numeric
     ]
     others.sort(key=lambda other: _digest("other", item.key, other))
     candidates: list[str] = []
@@ -448,7 +455,9 @@ class ItemAnswer:
     correct: bool  # for tests and demos; never sent
 
 
-def answer_item(profile: Profile, model: str, seed: int, item: PromptItem, knowledge: Knowledge) -> ItemAnswer:
+def answer_item(
+    profile: Profile, model: str, seed: int, item: PromptItem, knowledge: Knowledge
+) -> ItemAnswer:
     """How `model` (of character `profile`) answers one item in the repeat fixed by `seed`."""
     known = item.known
     key = known.key if known else normalize(item.text)
@@ -501,7 +510,9 @@ _CLOSINGS = (
 )
 
 
-def render_sheet(answers: list[ItemAnswer], profile: Profile, model: str, seed: int, prompt: str) -> str:
+def render_sheet(
+    answers: list[ItemAnswer], profile: Profile, model: str, seed: int, prompt: str
+) -> str:
     """The reply text: `N. ANSWER: ...` and `CONFIDENCE: ...` per item, then the profile's slips."""
     noise = profile.format
     lines: list[str] = []
@@ -562,8 +573,15 @@ class SimulatedReply:
         return json.dumps(self.body, ensure_ascii=False).encode("utf-8")
 
 
-def openai_error(status: int, message: str, *, type_: str, code: str | None = None, param=None,
-                 headers: dict[str, str] | None = None) -> SimulatedReply:
+def openai_error(
+    status: int,
+    message: str,
+    *,
+    type_: str,
+    code: str | None = None,
+    param=None,
+    headers: dict[str, str] | None = None,
+) -> SimulatedReply:
     body = {"error": {"message": message, "type": type_, "param": param, "code": code}}
     return SimulatedReply(status, body, dict(headers or {}))
 
@@ -582,7 +600,9 @@ class Simulator:
         seed: int = DEFAULT_SEED,
         latency_scale: float = 1.0,
     ) -> None:
-        self.knowledge = knowledge if isinstance(knowledge, Knowledge) else Knowledge.from_dict(knowledge)
+        self.knowledge = (
+            knowledge if isinstance(knowledge, Knowledge) else Knowledge.from_dict(knowledge)
+        )
         self.profiles = load_profiles(profiles)
         self.latency_scale = latency_scale
         self._faults = random.Random(_digest("faults", seed))
@@ -590,42 +610,73 @@ class Simulator:
 
     def list_models(self) -> SimulatedReply:
         data = [
-            {"id": name, "object": "model", "created": 0, "owned_by": OWNER,
-             "description": f"Simulated model: {profile.description}".strip()}
+            {
+                "id": name,
+                "object": "model",
+                "created": 0,
+                "owned_by": OWNER,
+                "description": f"Simulated model: {profile.description}".strip(),
+            }
             for name, profile in self.profiles.items()
         ]
         return SimulatedReply(200, {"object": "list", "data": data})
 
     def chat_completion(self, payload: Any) -> SimulatedReply:
         if not isinstance(payload, dict):
-            return openai_error(400, "The request body must be a JSON object.", type_="invalid_request_error")
+            return openai_error(
+                400, "The request body must be a JSON object.", type_="invalid_request_error"
+            )
         model = payload.get("model")
         if not isinstance(model, str) or not model:
-            return openai_error(400, "You must provide a model parameter.", type_="invalid_request_error",
-                                param="model")
+            return openai_error(
+                400,
+                "You must provide a model parameter.",
+                type_="invalid_request_error",
+                param="model",
+            )
         profile = self.profiles.get(model)
         if profile is None:
             return openai_error(
                 404,
                 f"The model `{model}` does not exist or you do not have access to it. "
                 f"Simulated models: {', '.join(self.profiles)}.",
-                type_="invalid_request_error", param="model", code="model_not_found",
+                type_="invalid_request_error",
+                param="model",
+                code="model_not_found",
             )
         if "tools" in payload or "tool_choice" in payload:
             # As vLLM does: a tool_choice without tools is a 400. The probe never uses tools.
-            return openai_error(400, "The simulator does not support tools or tool_choice.",
-                                type_="invalid_request_error", param="tool_choice")
+            return openai_error(
+                400,
+                "The simulator does not support tools or tool_choice.",
+                type_="invalid_request_error",
+                param="tool_choice",
+            )
         if payload.get("stream"):
-            return openai_error(400, "The simulator does not stream; send stream: false.",
-                                type_="invalid_request_error", param="stream")
+            return openai_error(
+                400,
+                "The simulator does not stream; send stream: false.",
+                type_="invalid_request_error",
+                param="stream",
+            )
         messages = payload.get("messages")
         if not isinstance(messages, list) or not messages:
-            return openai_error(400, "messages must be a non-empty array.", type_="invalid_request_error",
-                                param="messages")
+            return openai_error(
+                400,
+                "messages must be a non-empty array.",
+                type_="invalid_request_error",
+                param="messages",
+            )
         limit = payload.get("max_completion_tokens", payload.get("max_tokens"))
-        if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
-            return openai_error(400, "max_tokens must be a positive integer.", type_="invalid_request_error",
-                                param="max_tokens")
+        if limit is not None and (
+            not isinstance(limit, int) or isinstance(limit, bool) or limit < 1
+        ):
+            return openai_error(
+                400,
+                "max_tokens must be a positive integer.",
+                type_="invalid_request_error",
+                param="max_tokens",
+            )
         seed = payload.get("seed")
         seed = seed if isinstance(seed, int) and not isinstance(seed, bool) else DEFAULT_SEED
 
@@ -633,7 +684,9 @@ class Simulator:
         if injected is not None:
             return injected
 
-        prompt = "\n\n".join(_message_text(m) for m in messages if isinstance(m, dict) and m.get("role") == "user")
+        prompt = "\n\n".join(
+            _message_text(m) for m in messages if isinstance(m, dict) and m.get("role") == "user"
+        )
         items = parse_prompt_items(prompt, self.knowledge)
         if items:
             answers = [answer_item(profile, model, seed, item, self.knowledge) for item in items]
@@ -643,8 +696,14 @@ class Simulator:
         finish_reason = "stop"
         completion_tokens = count_tokens(content)
         if limit is not None and completion_tokens > limit:
-            content, completion_tokens, finish_reason = truncate_to_tokens(content, limit), limit, "length"
-        prompt_tokens = sum(count_tokens(_message_text(m)) + 4 for m in messages if isinstance(m, dict))
+            content, completion_tokens, finish_reason = (
+                truncate_to_tokens(content, limit),
+                limit,
+                "length",
+            )
+        prompt_tokens = sum(
+            count_tokens(_message_text(m)) + 4 for m in messages if isinstance(m, dict)
+        )
         digest = _digest("response", model, seed, prompt, limit)
         body = {
             "id": f"chatcmpl-sim{digest:016x}",
@@ -684,7 +743,8 @@ class Simulator:
             return openai_error(
                 429,
                 f"Rate limit reached for {profile.name} (simulated). Please try again in {shown}s.",
-                type_="requests", code="rate_limit_exceeded",
+                type_="requests",
+                code="rate_limit_exceeded",
                 headers={
                     "retry-after": shown,
                     "x-ratelimit-remaining-requests": "0",
@@ -704,6 +764,8 @@ def _message_text(message: Mapping[str, Any]) -> str:
         return content
     if isinstance(content, list):
         return "\n".join(
-            part.get("text", "") for part in content if isinstance(part, dict) and isinstance(part.get("text"), str)
+            part.get("text", "")
+            for part in content
+            if isinstance(part, dict) and isinstance(part.get("text"), str)
         )
     return ""

@@ -30,7 +30,9 @@ class SimulatorServer(ThreadingHTTPServer):
     # Tests start and stop many servers on fresh ports; do not hold the port in TIME_WAIT.
     allow_reuse_address = True
 
-    def __init__(self, address: tuple[str, int], simulator: Simulator, *, verbose: bool = False) -> None:
+    def __init__(
+        self, address: tuple[str, int], simulator: Simulator, *, verbose: bool = False
+    ) -> None:
         super().__init__(address, _Handler)
         self.simulator = simulator
         self.verbose = verbose
@@ -65,7 +67,9 @@ class _Handler(BaseHTTPRequestHandler):
         path = urlsplit(self.path).path.rstrip("/")
         length = int(self.headers.get("content-length") or 0)
         if length > MAX_REQUEST_BYTES:
-            self._send(openai_error(413, "Request too large.", type_="invalid_request_error"), close=True)
+            self._send(
+                openai_error(413, "Request too large.", type_="invalid_request_error"), close=True
+            )
             return
         raw = self.rfile.read(length) if length else b""
         if path not in ("/v1/chat/completions", "/chat/completions"):
@@ -74,7 +78,11 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             payload = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
-            self._send(openai_error(400, "The request body is not valid JSON.", type_="invalid_request_error"))
+            self._send(
+                openai_error(
+                    400, "The request body is not valid JSON.", type_="invalid_request_error"
+                )
+            )
             return
         reply = self.server.simulator.chat_completion(payload)
         if reply.delay_seconds > 0:
@@ -150,14 +158,29 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT)
-    parser.add_argument("--knowledge", required=True, metavar="PATH",
-                        help='JSON {"items": [{"question": ..., "answer": ...}]}: what the models can know')
-    parser.add_argument("--profiles", metavar="PATH",
-                        help="JSON file adding or overriding model profiles (see docs/providers.md)")
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED,
-                        help="seed of the injected-error sequence (answers depend on the request's seed)")
-    parser.add_argument("--latency-scale", type=float, default=1.0,
-                        help="multiply every profile's latency (0 answers at once)")
+    parser.add_argument(
+        "--knowledge",
+        required=True,
+        metavar="PATH",
+        help='JSON {"items": [{"question": ..., "answer": ...}]}: what the models can know',
+    )
+    parser.add_argument(
+        "--profiles",
+        metavar="PATH",
+        help="JSON file adding or overriding model profiles (see docs/providers.md)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=DEFAULT_SEED,
+        help="seed of the injected-error sequence (answers depend on the request's seed)",
+    )
+    parser.add_argument(
+        "--latency-scale",
+        type=float,
+        default=1.0,
+        help="multiply every profile's latency (0 answers at once)",
+    )
     parser.add_argument("--quiet", action="store_true", help="do not log each request")
     args = parser.parse_args(argv)
 

@@ -97,11 +97,15 @@ class ReplayServer:
                 body,
             )
         )
-        recording = self.responses.popleft() if self.responses else {
-            "status": 599,
-            "headers": {},
-            "body_text": "no recording queued for this request",
-        }
+        recording = (
+            self.responses.popleft()
+            if self.responses
+            else {
+                "status": 599,
+                "headers": {},
+                "body_text": "no recording queued for this request",
+            }
+        )
         if recording.get("delay"):
             time.sleep(recording["delay"])
         if "body" in recording:

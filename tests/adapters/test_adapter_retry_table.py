@@ -210,8 +210,13 @@ def test_200_json_of_the_wrong_shape_is_fatal_and_names_what_is_missing(provider
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-@pytest.mark.parametrize(("case", "what"), [("html_502", "502 Bad Gateway"), ("plain_text_500", "upstream connect error")])
-def test_proxy_error_pages_are_server_errors_with_the_page_kept(provider, case, what, call, recordings):
+@pytest.mark.parametrize(
+    ("case", "what"),
+    [("html_502", "502 Bad Gateway"), ("plain_text_500", "upstream connect error")],
+)
+def test_proxy_error_pages_are_server_errors_with_the_page_kept(
+    provider, case, what, call, recordings
+):
     recording = recordings("common")[case]
 
     with pytest.raises(ServerError) as caught:
@@ -226,7 +231,9 @@ def test_proxy_error_pages_are_server_errors_with_the_page_kept(provider, case, 
 def test_error_body_is_truncated_to_64_kib(provider, call):
     huge = "x" * (ERROR_BODY_LIMIT * 2)
     with pytest.raises(ServerError) as caught:
-        call(provider, {"status": 500, "headers": {"content-type": "text/plain"}, "body_text": huge})
+        call(
+            provider, {"status": 500, "headers": {"content-type": "text/plain"}, "body_text": huge}
+        )
     assert len(caught.value.body.encode()) == ERROR_BODY_LIMIT
 
 
@@ -269,7 +276,11 @@ def test_adapter_makes_exactly_one_request_per_call_even_when_retryable(call, re
 
 
 def test_redirect_is_fatal_and_points_at_the_base_url(call):
-    recording = {"status": 301, "headers": {"location": "https://example.test/v1/chat/completions"}, "body_text": ""}
+    recording = {
+        "status": 301,
+        "headers": {"location": "https://example.test/v1/chat/completions"},
+        "body_text": "",
+    }
     with pytest.raises(RequestRejected) as caught:
         call("openai_chat", recording)
     assert "check the base URL" in str(caught.value)
