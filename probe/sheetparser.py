@@ -273,7 +273,9 @@ _MD_RES = (
     re.compile(r"(?<![\w_])_(?=[^\s_])([^_]+)(?<=[^\s_])_(?![\w_])"),
     re.compile(r"`+([^`]+)`+"),
 )
-_MD_EDGE_RE = re.compile(r"^(?:[*`]+|__+)(?=\S)|(?<=\S)(?:[*`]+|__+)$")
+# Left-over markers at the edges ("404**" from "**1. ANSWER: 404**"). A single leading star
+# stays: "*args" is an answer, not emphasis.
+_MD_EDGE_RE = re.compile(r"^(?:\*\*+|`+|__+)(?=\S)|(?<=\S)(?:[*`]+|__+)$")
 
 
 def _strip_markdown(s: str) -> str:
@@ -380,7 +382,7 @@ def _num_pattern(tag: str, strict: bool) -> str:
     )
 
 
-_SEP = r"(?P<sep>[:=]|[-–—]+>?|>)"
+_SEP = r"(?P<sep>:|=>?|[-–—]+>?|>)"
 _AFTER_SEP = r"(?:[*_`~]++(?=\s|$))?\s*+"
 _ANS_LABEL = r"(?P<label>answer|ans|回答|答え|解答)(?![a-z])"
 _CONF_LABEL = r"(?P<label>confidence(?:[ \t]++level)?|確信度|自信度|信頼度|確信|自信)(?![a-z])"
@@ -468,7 +470,10 @@ def _classify(raw_line: str) -> _Line:
         return _BLANK_LINE
     raw = raw_line.strip()
     trans = raw.translate(_FW_TABLE)
-    if _DECO_RE.fullmatch(trans):
+    if trans.startswith("|") and trans.count("|") >= 2:
+        return _Line(_TABLE, raw)
+    if len(trans) >= 3 and _DECO_RE.fullmatch(trans):
+        # a rule (---, ***), a code fence (```), a heading or quote marker alone
         return _Line(_DECO, raw)
     head = trans[:_LABEL_WINDOW].lower()
     for rx, kind, canon, hints in _LABEL_RULES:
@@ -496,8 +501,6 @@ def _classify(raw_line: str) -> _Line:
         if kind == _CONF and num is not None and NUMBER_FORMAT not in issues:
             issues.append(NUMBER_FORMAT)
         return _Line(kind, raw, num, issues, rest, canon_num)
-    if trans.lstrip().startswith("|") and trans.count("|") >= 2:
-        return _Line(_TABLE, raw)
     m = _NUM_RE.match(trans)
     if m:
         num, canon_num = _number_of(m)
@@ -750,11 +753,18 @@ class _Assembly:
 def _assemble(lines: list[_Line], numbered_list: bool = False) -> _Assembly:
     out = _Assembly()
     labels = [ln.kind for ln in lines if ln.kind in (_ANS, _CONF)]
-    swapped = not numbered_list and len(labels) >= 2 and labels[0] == _CONF and labels[-1] == _ANS
+    # Confidence consistently before its answer: CONFIDENCE, ANSWER, CONFIDENCE, ANSWER, ...
+    swapped = (
+        not numbered_list
+        and len(labels) >= 2
+        and len(labels) % 2 == 0
+        and all(k == (_CONF if i % 2 == 0 else _ANS) for i, k in enumerate(labels))
+    )
     nxt = _next_significant(lines)
     cur: _Rec | None = None
     header: _Line | None = None
     in_answer = False
+    deco_after = False
 
     def close() -> None:
         nonlocal cur
@@ -791,7 +801,14 @@ def _assemble(lines: list[_Line], numbered_list: bool = False) -> _Assembly:
         if kind in (_BLANK, _DECO):
             if cur is not None and in_answer:
                 cur.blank_seen = True
+            if kind == _DECO:
+                # rules and fences count as text only before or after the block
+                if cur is None and header is None:
+                    out.text_before = True
+                elif cur is not None:
+                    deco_after = True
             continue
+        deco_after = False
         if header is not None and kind != _ANS and kind != _CONF:
             add_text(header.raw)
             header = None
@@ -859,7 +876,7 @@ def _assemble(lines: list[_Line], numbered_list: bool = False) -> _Assembly:
         cur.trailing.extend(cur.gap)
         cur.gap = []
         out.recs.append(cur)
-        if cur.trailing:
+        if cur.trailing or deco_after:
             out.text_after = True
             cur.trailing = []
     return out
@@ -989,8 +1006,11 @@ def _finish(rec: _Rec, number: int) -> ParsedAnswer:
         if stripped != answer:
             issues.append(MARKDOWN)
             answer = stripped
+    before_noise = answer
     answer = _strip_trailing_noise(answer)
     abstained, code = _abstention(answer)
+    if code == ABSTAIN_EMPTY and before_noise.strip():
+        code = ABSTAIN_DASH  # "...", "…": punctuation only
     hedged = False
     if abstained:
         if code is not None:

@@ -1,6 +1,7 @@
 """Tests of the answer-sheet parser (probe/sheetparser.py): no database, no Django settings needed."""
 
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -43,6 +44,7 @@ def check_invariants(sheet: ParsedSheet, n: int) -> None:
     assert len(sheet.answers) == n
     assert len(sheet.sheet_issues) == len(set(sheet.sheet_issues))
     assert set(sheet.sheet_issues) <= SHEET_ISSUES
+    assert sp.PARSER_ERROR not in sheet.sheet_issues  # the safety net must never be needed
     for i, a in enumerate(sheet.answers, 1):
         assert a.number == i
         check_answer(a)
@@ -56,6 +58,7 @@ def check_answer(a: ParsedAnswer) -> None:
     assert isinstance(a, ParsedAnswer)
     assert len(a.issues) == len(set(a.issues)), a.issues
     assert all(code in ISSUE_LABELS for code in a.issues), a.issues
+    assert sp.PARSER_ERROR not in a.issues
     assert a.confidence in (HIGH, MEDIUM, LOW, None)
     assert (a.answer is None) == (sp.MISSING in a.issues)
     if a.answer is None:
@@ -136,6 +139,7 @@ DEVIATIONS = [
     ("1. Answer=404\nCONFIDENCE=HIGH", "404", HIGH, {sp.LABEL_CASE, sp.LABEL_SEPARATOR}),
     ("1. ANSWER — 404\nCONFIDENCE — HIGH", "404", HIGH, {sp.LABEL_SEPARATOR}),
     ("1. ANSWER 404\nCONFIDENCE HIGH", "404", HIGH, {sp.LABEL_SEPARATOR}),
+    ("1. ANSWER => 404\nCONFIDENCE: HIGH", "404", HIGH, {sp.LABEL_SEPARATOR}),
     ("1. Ans: 404\nConfidence level: HIGH", "404", HIGH, {sp.LABEL_CASE}),
     # full-width (the Japanese prompt)
     ("1. ANSWER：404\nCONFIDENCE：HIGH", "404", HIGH, {sp.FULLWIDTH}),
@@ -235,6 +239,8 @@ ABSTENTIONS = [
     ("—", {sp.ABSTAIN_DASH}),
     ("-", {sp.ABSTAIN_DASH}),
     ("?", {sp.ABSTAIN_DASH}),
+    ("...", {sp.ABSTAIN_DASH}),
+    ("…", {sp.ABSTAIN_DASH}),
     ("", {sp.ABSTAIN_EMPTY}),
     ("わからない", {sp.ABSTAIN_DONT_KNOW}),
 ]
@@ -348,6 +354,38 @@ def test_explanation_between_items_is_extra_text():
     assert sheet.answers[1].issues == []
     assert sheet.sheet_issues == []
     assert sheet.compliance == 0.5
+
+
+def test_code_fence_and_rules_around_the_block_are_text_before_and_after():
+    text = "```\n1. ANSWER: 404\nCONFIDENCE: HIGH\n---\n2. ANSWER: x\nCONFIDENCE: LOW\n```"
+    sheet = parse_sheet(text, 2)
+    assert [(a.answer, a.confidence) for a in sheet.answers] == [("404", HIGH), ("x", LOW)]
+    assert sheet.sheet_issues == [sp.TEXT_BEFORE, sp.TEXT_AFTER]
+    assert sheet.compliance == 1.0
+
+
+def test_the_word_confidence_inside_an_answer_is_not_a_label():
+    a = one("1. ANSWER: confidence interval\nCONFIDENCE: HIGH")
+    assert (a.answer, a.confidence, a.issues) == ("confidence interval", HIGH, [])
+    b = one("1. ANSWER: Confidence is high in this one\nCONFIDENCE: LOW")
+    assert b.answer == "Confidence is high in this one" and b.confidence == LOW
+
+
+def test_markdown_question_headers_with_answer_and_confidence_labels():
+    text = (
+        "**Question 1:** Which status means Not Found?\n**Answer:** 404\n**Confidence:** High\n\n"
+        "**Question 2:** Capital of France?\n**Answer:** Paris\n**Confidence:** Low"
+    )
+    sheet = parse_sheet(text, 2)
+    assert [(a.answer, a.confidence) for a in sheet.answers] == [("404", HIGH), ("Paris", LOW)]
+    for a in sheet.answers:
+        assert set(a.issues) == {
+            sp.NUMBER_FORMAT,
+            sp.MARKDOWN,
+            sp.EXTRA_TEXT,
+            sp.LABEL_CASE,
+            sp.CONFIDENCE_CASE,
+        }
 
 
 def test_restated_question_as_header():
@@ -558,6 +596,12 @@ def test_table_without_header_and_with_a_question_column():
     sheet = parse_sheet(text, 2)
     assert [(a.answer, a.confidence) for a in sheet.answers] == [("404", HIGH), ("Paris", LOW)]
     assert all(sp.TABLE_FORMAT in a.issues for a in sheet.answers)
+
+
+def test_table_with_unnamed_header_columns():
+    sheet = parse_sheet("| # | A | C |\n|---|---|---|\n| 1 | 404 | HIGH |", 1)
+    assert (sheet.answers[0].answer, sheet.answers[0].confidence) == ("404", HIGH)
+    assert sheet.answers[0].issues == [sp.TABLE_FORMAT]
 
 
 def test_numbered_list_without_labels():
@@ -833,7 +877,16 @@ def test_labels_are_translatable_strings():
     assert all(labels.values())
     assert len(set(labels.values())) == len(labels)
     assert sp.issue_label(sp.MISSING) == labels[sp.MISSING]
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "answer-format.md").read_text("utf-8")
+    for code, label in labels.items():
+        assert f"| `{code}` | {label} |" in doc, code
     assert sp.issue_label("no_such_code") == "no_such_code"
+
+
+def test_every_issue_code_is_documented():
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "answer-format.md").read_text("utf-8")
+    for code in ISSUE_LABELS:
+        assert f"| `{code}` |" in doc, code
 
 
 def test_to_dict_is_json_ready():
