@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import random
 import re
 import threading
@@ -399,7 +400,18 @@ def wrong_answers(item: KnowledgeItem, knowledge: Knowledge) -> list[str]:
         if normalize(other.answer) != normalize(answer)
         and bool(_NUMBER.search(other.answer)) == is_numeric
     ]
-    others.sort(key=lambda other: _digest("other", item.key, other))
+    if is_numeric:
+        # A number of the same magnitude is a plausible slip (1648 -> 1519, not 1648 -> 4).
+        own = _magnitude(answer)
+        others.sort(
+            key=lambda other: (abs(_magnitude(other) - own), _digest("other", item.key, other))
+        )
+    else:
+        # A name for a name, a word for a word.
+        words = len(answer.split())
+        others.sort(
+            key=lambda other: (abs(len(other.split()) - words), _digest("other", item.key, other))
+        )
     candidates: list[str] = []
     if is_numeric:
         numbers = list(_NUMBER.finditer(answer))
@@ -419,6 +431,11 @@ def wrong_answers(item: KnowledgeItem, knowledge: Knowledge) -> list[str]:
         if folded and folded != normalize(answer) and folded not in map(normalize, unique):
             unique.append(candidate)
     return unique or [f"not {answer}"]
+
+
+def _magnitude(text: str) -> float:
+    value = float(_NUMBER.search(text).group(0))
+    return math.log10(value + 1)
 
 
 def _shift_number(answer: str, match: re.Match, delta: int) -> str:
