@@ -181,6 +181,9 @@ class Adapter:
             response = client.post(url, headers=headers, json=payload, timeout=timeout)
         except httpx.TimeoutException as exc:
             latency_ms = _elapsed_ms(started)
+            logger.warning(
+                "provider=%s model=%s timeout after %s ms", self.name, request.model, latency_ms
+            )
             error = TransportError(
                 f"{self.name}: {_timeout_phrase(exc)} talking to {urlsplit(url).netloc} "
                 f"after {latency_ms} ms",
@@ -190,6 +193,12 @@ class Adapter:
             error.kind = "timeout"
             raise error from exc
         except httpx.TransportError as exc:
+            logger.warning(
+                "provider=%s model=%s transport error %s",
+                self.name,
+                request.model,
+                type(exc).__name__,
+            )
             raise TransportError(
                 f"{self.name}: could not reach {urlsplit(url).netloc}: {exc or type(exc).__name__}",
                 provider=self.name,

@@ -30,7 +30,7 @@ _LEADING_THINK = re.compile(r"^\s*<think>.*?(</think>\s*|\Z)", re.DOTALL)
 
 def is_openai_host(base_url: str) -> bool:
     host = (urlsplit(base_url).hostname or "").lower()
-    return host == "api.openai.com"
+    return host == "api.openai.com" or host.endswith(".api.openai.com")  # also regional hosts
 
 
 class OpenAIChatAdapter(Adapter):

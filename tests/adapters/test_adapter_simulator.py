@@ -546,3 +546,12 @@ def test_command_line_refuses_a_missing_knowledge_file(tmp_path):
     )
     assert result.returncode == 2
     assert "cannot read the knowledge file" in result.stderr
+
+
+def test_profiles_example_in_the_docs_loads():
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "providers.md").read_text()
+    example = re.search(r"```json\n(.*?)```", docs, re.DOTALL).group(1)
+    profiles = load_profiles(json.loads(example))
+    assert profiles["house-model"].knowledge == 0.65
+    assert profiles["sim-expert"].latency_ms == 50
+    assert profiles["sim-expert"].knowledge == load_profiles()["sim-expert"].knowledge
