@@ -6,7 +6,6 @@ import pytest
 
 from tests.probe import factories
 
-
 # Key answers that appear nowhere else, so a test can tell whether a page shows the key.
 KEY_ANSWERS = ("429 Too Many Requests (keyed)", "Retry-After (keyed)")
 # Text of the other team's bank: no page of this team may ever show it.
@@ -25,6 +24,13 @@ class World:
 
     def member(self, role: str):
         return self.users[role]
+
+
+def pytest_configure(config):
+    from django.conf import settings
+
+    # Hashing passwords the slow, safe way costs a quarter of a second per user created.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture

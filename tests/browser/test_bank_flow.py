@@ -49,7 +49,7 @@ def test_import_edit_inline_and_reload(live_server, page, world, tmp_path):
     expect(page.get_by_text("Imported 3 items in 2 blocks")).to_be_visible()
     page.screenshot(path=str(ARTIFACTS / "bank_detail.png"), full_page=True)
 
-    item = Item.objects.get(question="Which header says when to retry?")
+    item = Item.objects.get(question="Which header says when to retry?", block__bank__name="HTTP and PostgreSQL")
     row = page.locator(f"#item-{item.pk}")
     page.evaluate("window.__notReloaded = true")
     row.get_by_role("link", name="Edit").click()

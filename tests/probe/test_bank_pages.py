@@ -1,5 +1,7 @@
 """Bank pages: full pages and their htmx fragments, inline edits, ordering, filters, keys."""
 
+import json
+
 import pytest
 from django.urls import reverse
 
@@ -44,7 +46,7 @@ def test_inline_edit_saves_and_returns_the_row(editor, world):
     body = response.content.decode()
     assert response.status_code == 200 and "<html" not in body
     assert f'id="item-{item.pk}"' in body and "Which code is Too Many Requests?" in body
-    assert response["HX-Trigger"] == "bank-changed"
+    assert "bank-changed" in json.loads(response["HX-Trigger"])
     item.refresh_from_db()
     assert item.question == "Which code is Too Many Requests?" and item.answer_format == "a number"
     event = AuditEvent.objects.filter(action="update", subject="item").get()
@@ -158,9 +160,9 @@ def test_key_shown_to_editors_only_when_asked_and_audited(client, world):
 @pytest.mark.parametrize("role", ["viewer", "scorer"])
 def test_key_never_shown_to_scorers_and_viewers(client, world, role):
     client.force_login(world.users[role])
-    for query in ("", "?key=1", f"?key=1&q={KEY_ANSWERS[0][:3]}"):
+    for query in ("", "?key=1", "?key=1&flagged=1"):
         body = client.get(bank_url(world, query)).content.decode()
-        assert "Which status code" in body
+        assert "when to retry" in body
         for answer in KEY_ANSWERS:
             assert answer not in body
         assert "Show key" not in body and "Edit" not in body

@@ -18,7 +18,7 @@ UNSCOPED = {
     "home": 302,  # redirects to the first team, or says there is none
     "healthz": 200,  # the load balancer's health check: says "ok" and nothing else
     "login": 200,
-    "logout": 405,  # POST only (Django's LogoutView)
+    "logout": 302,  # POST only for members; an anonymous visitor is sent to login first
 }
 
 
