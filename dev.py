@@ -24,7 +24,7 @@ def sh(*args: object) -> None:
 
 
 def install() -> None:
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 - dev.py runs under whatever python3 is
         sys.exit(f"Python 3.11 or newer is needed; this is {sys.version.split()[0]}.")
     pyproject = ROOT / "pyproject.toml"
     if STAMP.exists() and STAMP.stat().st_mtime >= pyproject.stat().st_mtime:
