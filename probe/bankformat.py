@@ -787,8 +787,10 @@ def _entry_lines(number: int, key: KeyData) -> list[str]:
         tail = tail[1:]
     out += [_continuation_line(pad, line, keywords) for line in tail]
     sources = [part for source in key.sources for part in _split_sources(_one_line(source))]
-    if sources:
-        out.append(pad + "Sources: " + " ; ".join(sources))
+    if sources and _split_sources(" ; ".join(sources)) == sources:
+        out.append(pad + ("Sources: " if len(sources) > 1 else "Source: ") + " ; ".join(sources))
+    else:  # a source such as ";" would run into the separator: one line each
+        out += [pad + "Source: " + source for source in sources]
     return out
 
 
@@ -829,7 +831,7 @@ def dump_text(bank: BankData) -> str:
 # JSON ----------------------------------------------------------------------------------------
 
 _JSON_WS = re.compile(r"[ \t\n\r]*")
-_LOCATE_DEPTH = 6  # deep enough for blocks[i].items[j].key.sources[k]
+_LOCATE_DEPTH = 7  # containers shallower than this are walked: down to blocks[i].items[j].key.sources[k]
 
 _JSON_REASONS = {
     "Expecting value": lambda: _("a value was expected"),

@@ -5,6 +5,7 @@ are built from lists of lines so that the count is easy to check.
 """
 
 import json
+import os
 import pickle
 
 import pytest
@@ -162,6 +163,7 @@ def test_dump_text_layout():
     assert "\nAnswer key\n\nBlock A. HTTP semantics\n1. 429 Too Many Requests\n" in text
     assert "3. RFC 9110 (!) RFC 7231 was the specification until June 2022;\n" in text
     assert "   Sources: RFC 9110, section 10.2.3 ; RFC 9110, section 15.6.4\n" in text
+    assert "   Source: RFC 6585, section 4\n" in text
     assert "3. beta (!)\n" in text
     assert text.endswith("Block C. PostgreSQL\n1. 5432\n")
 
@@ -960,7 +962,7 @@ multi_line = st.lists(st.one_of(text_line, st.just("")), min_size=1, max_size=4)
 some_text = multi_line.filter(bool)
 maybe_text = st.one_of(st.just(""), multi_line)
 source = st.one_of(
-    st.sampled_from(["RFC 9110, section 15.5.21", "a;b", "Source: x", "(!)", "\\"]),
+    st.sampled_from(["RFC 9110, section 15.5.21", "a;b", ";", "a;", ";b", "Source: x", "(!)", "\\"]),
     st.text(ALPHABET, min_size=1, max_size=20).map(str.strip).filter(bool),
 )
 
@@ -995,7 +997,9 @@ def banks(draw, item=item_data, line=text_line, free=maybe_text):
     return BankData(name=draw(st.one_of(st.just(""), line)), description=draw(free), blocks=blocks)
 
 
-ROUND_TRIP = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# BANKFORMAT_EXAMPLES=5000 for a longer hunt.
+EXAMPLES = int(os.environ.get("BANKFORMAT_EXAMPLES", "300"))
+ROUND_TRIP = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @ROUND_TRIP
