@@ -371,14 +371,16 @@ _LEAD = r"[ \t]*+(?:>[ \t]*+)*+(?:\#{1,6}[ \t]*+)?(?:[-+•·◦▪‣][ \t]++|\
 _PREFIX_WORDS = r"(?:question|item|number|nr\.?|no\.?|q|\#)"
 
 
-def _num_pattern(tag: str, strict: bool) -> str:
-    plain_sep = r"[.):]" if strict else r"[.):]?"
+def _num_pattern(strict: bool) -> str:
+    """An item number: Q1 / Item 1: / #1, (1), [1], 1. / 1) / 1: / 1 -. In a label line
+    (strict=False) the plain number may also stand alone: "1 ANSWER: ..."."""
+    plain_sep = r"(?:[.):]|[ \t]*+[-–—](?=\s))" + ("" if strict else "?")
     return (
-        rf"(?:(?P<pre{tag}>{_PREFIX_WORDS})[ \t]*+(?P<a{tag}>\d{{1,6}})(?!\d)"
-        rf"(?:[ \t]*+(?P<as{tag}>[.):]|[-–—](?=\s)))?"
-        rf"|\((?P<b{tag}>\d{{1,6}})\)"
-        rf"|\[(?P<c{tag}>\d{{1,6}})\]"
-        rf"|(?P<d{tag}>\d{{1,6}})(?P<ds{tag}>{plain_sep})(?!\d))"
+        rf"(?:(?P<pre>{_PREFIX_WORDS})[ \t]*+(?P<a>\d{{1,6}})(?!\d)"
+        rf"(?:[ \t]*+(?P<as>[.):]|[-–—](?=\s)))?"
+        rf"|\((?P<b>\d{{1,6}})\)"
+        rf"|\[(?P<c>\d{{1,6}})\]"
+        rf"|(?P<d>\d{{1,6}})(?P<ds>{plain_sep})(?!\d))"
     )
 
 
@@ -389,17 +391,17 @@ _CONF_LABEL = r"(?P<label>confidence(?:[ \t]++level)?|確信度|自信度|信頼
 _LABEL_NUM = r"(?:[ \t]*+\#?(?P<ln>\d{1,6})(?=[ \t]*+[*_`~]*+[ \t]*+[:=\-–—]))?"
 
 _ANS_RE = re.compile(
-    rf"^{_LEAD}{_E}(?:{_num_pattern('', False)}{_E})?{_ANS_LABEL}{_LABEL_NUM}{_E}{_SEP}?"
+    rf"^{_LEAD}{_E}(?:{_num_pattern(False)}{_E})?{_ANS_LABEL}{_LABEL_NUM}{_E}{_SEP}?"
     rf"{_AFTER_SEP}(?P<rest>.*)$",
     re.IGNORECASE | re.DOTALL,
 )
 _CONF_RE = re.compile(
-    rf"^{_LEAD}{_E}(?:{_num_pattern('', False)}{_E})?{_CONF_LABEL}{_LABEL_NUM}{_E}{_SEP}?"
+    rf"^{_LEAD}{_E}(?:{_num_pattern(False)}{_E})?{_CONF_LABEL}{_LABEL_NUM}{_E}{_SEP}?"
     rf"{_AFTER_SEP}(?P<rest>.*)$",
     re.IGNORECASE | re.DOTALL,
 )
 _NUM_RE = re.compile(
-    rf"^{_LEAD}{_E}{_num_pattern('', True)}{_E}(?P<rest>.*)$",
+    rf"^{_LEAD}{_E}{_num_pattern(True)}{_E}(?P<rest>.*)$",
     re.IGNORECASE | re.DOTALL,
 )
 _DECO_RE = re.compile(r"[-*_=#>`~|:+\s]+")
@@ -610,7 +612,8 @@ def _inline_confidence(ans: str, allow_weak: bool) -> tuple[str, str | None]:
 
 _ABSTAIN_SYNONYMS = {}
 for _code, _phrases in (
-    (ABSTAIN_NA, "n/a|na|n.a|n. a|not applicable|none given"),
+    # not "na": "Na" is sodium
+    (ABSTAIN_NA, "n/a|n.a|n. a|not applicable|none given"),
     (
         ABSTAIN_DONT_KNOW,
         "i don't know|i dont know|i do not know|don't know|dont know|do not know|idk|"
@@ -645,6 +648,7 @@ _HEDGE_RE = re.compile(
     re.I,
 )
 _EITHER_RE = re.compile(r"(?<!\w)either(?!\w)", re.I)
+_OR_RE = re.compile(r"(?<!\w)or(?!\w)", re.I)
 
 
 def _abstention(answer: str) -> tuple[bool, str | None]:
@@ -680,7 +684,7 @@ def _is_hedged(answer: str) -> bool:
     if s.rstrip(" \t)]}*_`'\"”」.").endswith(("?", "？")):
         return True
     m = _EITHER_RE.search(s)
-    return bool(m and re.search(r"(?<!\w)or(?!\w)", s[m.end() :], re.I))
+    return bool(m and _OR_RE.search(s, m.end()))
 
 
 # --------------------------------------------------------------------------------------------

@@ -130,6 +130,7 @@ DEVIATIONS = [
     ("#1 ANSWER: 404\nCONFIDENCE: HIGH", "404", HIGH, {sp.NUMBER_FORMAT}),
     ("1: ANSWER: 404\nCONFIDENCE: HIGH", "404", HIGH, {sp.NUMBER_FORMAT}),
     ("1 ANSWER: 404\nCONFIDENCE: HIGH", "404", HIGH, {sp.NUMBER_FORMAT}),
+    ("1 - ANSWER: 404\nCONFIDENCE: HIGH", "404", HIGH, {sp.NUMBER_FORMAT}),
     ("ANSWER 1: 404\nCONFIDENCE: HIGH", "404", HIGH, {sp.NUMBER_FORMAT}),
     ("1. ANSWER: 404\n1. CONFIDENCE: HIGH", "404", HIGH, {sp.NUMBER_FORMAT}),
     # labels: case and separators
@@ -275,8 +276,9 @@ def test_unknown_with_a_comment_keeps_the_comment_and_flags_a_guess():
     assert set(b.issues) == {sp.ABSTAIN_WITH_COMMENT, sp.HEDGED}
 
 
-def test_none_and_unknown_soldier_are_real_answers():
+def test_none_sodium_and_unknown_soldier_are_real_answers():
     assert not one("1. ANSWER: none\nCONFIDENCE: HIGH").abstained
+    assert one("1. ANSWER: Na\nCONFIDENCE: HIGH").answer == "Na"
     a = one("1. ANSWER: Unknown Soldier\nCONFIDENCE: HIGH")
     assert not a.abstained and a.answer == "Unknown Soldier" and a.issues == []
 
@@ -615,6 +617,18 @@ def test_numbered_list_without_labels():
         ("Lyon", MEDIUM, False),
         ("UNKNOWN", None, True),
     ]
+    assert all(sp.MISSING_ANSWER_LABEL in a.issues for a in sheet.answers)
+
+
+def test_numbered_list_with_dashes_after_a_preamble():
+    text = "Answers:\n1 - 429 (HIGH)\n2 - Retry-After (MEDIUM)\n3 - UNKNOWN (LOW)"
+    sheet = parse_sheet(text, 3)
+    assert [(a.answer, a.confidence) for a in sheet.answers] == [
+        ("429", HIGH),
+        ("Retry-After", MEDIUM),
+        ("UNKNOWN", LOW),
+    ]
+    assert sheet.sheet_issues == [sp.TEXT_BEFORE]
     assert all(sp.MISSING_ANSWER_LABEL in a.issues for a in sheet.answers)
 
 
