@@ -7,6 +7,8 @@ are built from lists of lines so that the count is easy to check.
 import json
 import os
 import pickle
+import time
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -168,9 +170,23 @@ def test_dump_text_layout():
     assert text.endswith("Block C. PostgreSQL\n1. 5432\n")
 
 
-def test_the_demo_bank_of_the_project_reads():
-    from pathlib import Path
+DOC = Path(__file__).resolve().parents[2] / "docs" / "bank-format.md"
 
+
+def _doc_example(language: str) -> str:
+    text = DOC.read_text(encoding="utf-8")
+    start = text.index(f"```{language}\n") + len(f"```{language}\n")
+    return text[start : text.index("```", start)]
+
+
+def test_the_examples_in_the_documentation_read_as_described():
+    assert _doc_example("text") == PUBLISHED
+    bank = bf.parse_json(_doc_example("json"))
+    assert bank.name == "Web platform probe, spring 2025"
+    assert [i.key.answer if i.key else None for i in bank.items] == ["429 Too Many Requests", None]
+
+
+def test_the_demo_bank_of_the_project_reads():
     demo = Path(bf.__file__).parent / "demo" / "demo_bank.txt"
     if not demo.exists():
         pytest.skip("no demo bank")
@@ -416,6 +432,16 @@ def test_free_text_in_the_answer_key_outside_entries_is_ignored():
         )
     )
     assert bank.items[0].key == KeyData(answer="a")
+
+
+def test_long_runs_of_spaces_do_not_slow_the_parser_down():
+    spaces = " " * 300_000
+    text = text_of("Block A. T", "1. q", "Answer key", "1. a", "   Sources: a" + spaces + "b")
+    text += "Answer" + spaces + "x\nBlock" + spaces + "A\n"
+    started = time.perf_counter()
+    bank = bf.parse_text(text)
+    assert time.perf_counter() - started < 2
+    assert bank.items[0].key.sources == ["a" + spaces + "b"]
 
 
 # Errors in the text form: each with its line, all collected -------------------------------
