@@ -415,8 +415,8 @@ _BLANK, _DECO, _ANS, _CONF, _NUM, _TABLE, _TEXT = range(7)
 # spares the label regexes on every other line.
 _LABEL_WINDOW = 400
 _LABEL_RULES = (
-    (_ANS_RE, _ANS, "ANSWER", ("ans", "回答", "答え", "解答")),
-    (_CONF_RE, _CONF, "CONFIDENCE", ("confidence", "確信", "自信", "信頼度")),
+    (_ANS_RE, _ANS, "ANSWER", re.compile("ans|回答|答え|解答", re.I)),
+    (_CONF_RE, _CONF, "CONFIDENCE", re.compile("confidence|確信|自信|信頼度", re.I)),
 )
 
 
@@ -477,9 +477,9 @@ def _classify(raw_line: str) -> _Line:
     if len(trans) >= 3 and _DECO_RE.fullmatch(trans):
         # a rule (---, ***), a code fence (```), a heading or quote marker alone
         return _Line(_DECO, raw)
-    head = trans[:_LABEL_WINDOW].lower()
-    for rx, kind, canon, hints in _LABEL_RULES:
-        if not any(h in head for h in hints):
+    head = trans[:_LABEL_WINDOW]
+    for rx, kind, canon, hint in _LABEL_RULES:
+        if not hint.search(head):
             continue
         m = rx.match(trans)
         if not m:
@@ -703,7 +703,6 @@ class _Rec:
         "conf_raw",
         "conf_issues",
         "trailing",
-        "table",
         "duplicates",
     )
 
@@ -717,7 +716,6 @@ class _Rec:
         self.conf_raw: str | None = None
         self.conf_issues: list[str] = []
         self.trailing: list[str] = []
-        self.table = False
         self.duplicates = 0
 
     def start_answer(self, rest: str, issues) -> None:
@@ -765,6 +763,7 @@ def _assemble(lines: list[_Line], numbered_list: bool = False) -> _Assembly:
         and all(k == (_CONF if i % 2 == 0 else _ANS) for i, k in enumerate(labels))
     )
     nxt = _next_significant(lines)
+    ans_numbers = {ln.num for ln in lines if ln.kind == _ANS and ln.num is not None}
     cur: _Rec | None = None
     header: _Line | None = None
     in_answer = False
@@ -828,6 +827,22 @@ def _assemble(lines: list[_Line], numbered_list: bool = False) -> _Assembly:
             wanted = _CONF if swapped else _ANS
             if follow is not None and follow.kind == wanted and follow.num in (None, ln.num):
                 header = ln
+                continue
+            if (
+                cur is not None
+                and cur.number is not None
+                and ln.num == cur.number + 1
+                and ln.num not in ans_numbers
+                and ln.rest.strip()
+                and (not in_answer or cur.blank_seen)
+                and not cur.trailing
+                and not cur.gap
+            ):
+                # "2. Paris" between labelled items 1 and 3: the next item, label forgotten
+                close()
+                cur = _Rec(ln.num, [])
+                cur.start_answer(ln.rest, ln.issues + [MISSING_ANSWER_LABEL])
+                in_answer = True
                 continue
             kind = _TEXT
         if kind in (_TEXT, _TABLE):
@@ -906,8 +921,11 @@ def _cells(raw: str) -> list[str]:
     return cells
 
 
+_SEPARATOR_CELL_RE = re.compile(r":?-+:?")
+
+
 def _is_separator_row(cells: list[str]) -> bool:
-    return bool(cells) and all(re.fullmatch(r":?-{1,}:?", c.strip()) for c in cells)
+    return bool(cells) and all(_SEPARATOR_CELL_RE.fullmatch(c.strip()) for c in cells)
 
 
 def _assemble_table(lines: list[_Line]) -> _Assembly:
@@ -958,7 +976,6 @@ def _assemble_table(lines: list[_Line]) -> _Assembly:
                 conf_col, ans_col = None, rest[0]
         rec = _Rec(int(m.group(1)), [TABLE_FORMAT])
         rec.start_answer(cells[ans_col] if ans_col < len(cells) else "", [])
-        rec.table = True
         if conf_col is not None and conf_col < len(cells):
             rec.conf_raw = cells[conf_col]
         out.recs.append(rec)

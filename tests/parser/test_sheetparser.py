@@ -632,6 +632,27 @@ def test_numbered_list_with_dashes_after_a_preamble():
     assert all(sp.MISSING_ANSWER_LABEL in a.issues for a in sheet.answers)
 
 
+def test_one_forgotten_label_between_labelled_items():
+    text = (
+        "1. ANSWER: a\nCONFIDENCE: HIGH\n2. Paris\nCONFIDENCE: LOW\n"
+        "3. ANSWER: c\nCONFIDENCE: LOW\n\nWhy:\n4. because of the reasons"
+    )
+    sheet = parse_sheet(text, 3)
+    assert [(a.answer, a.confidence) for a in sheet.answers] == [
+        ("a", HIGH),
+        ("Paris", LOW),
+        ("c", LOW),
+    ]
+    assert sheet.answers[1].issues == [sp.MISSING_ANSWER_LABEL]
+    assert sheet.answers[0].issues == []
+    assert sheet.sheet_issues == [sp.TEXT_AFTER]
+    # a numbered explanation does not steal the number of a labelled answer
+    text = "1. ANSWER: a\nCONFIDENCE: HIGH\nReasons:\n2. it is so\n2. ANSWER: b\nCONFIDENCE: LOW"
+    sheet = parse_sheet(text, 2)
+    assert [a.answer for a in sheet.answers] == ["a", "b"]
+    assert sheet.answers[0].issues == [sp.EXTRA_TEXT]
+
+
 def test_wrong_language_prose():
     text = (
         "ご質問ありがとうございます。以下の質問については、記憶に基づいてお答えします。\n"
