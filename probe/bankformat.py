@@ -351,7 +351,7 @@ def _ranges(numbers) -> str:
 # Plain text: parsing -------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(eq=False)
 class _Block:
     code: str
     title: str
@@ -360,7 +360,7 @@ class _Block:
     items: list[_Item] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(eq=False)
 class _Item:
     number: int
     line: int
@@ -383,7 +383,7 @@ class _Item:
             self.text.append(stripped)
 
 
-@dataclass
+@dataclass(eq=False)
 class _Entry:
     number: int
     line: int
