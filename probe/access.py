@@ -15,7 +15,19 @@ from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.http import Http404, HttpResponseNotAllowed
 
-from .models import Bank, Block, Item, Membership, Role, Team, role_at_least
+from .models import (
+    Bank,
+    Block,
+    Experiment,
+    Item,
+    Membership,
+    ModelConfig,
+    PromptVersion,
+    Role,
+    Run,
+    Team,
+    role_at_least,
+)
 
 
 @dataclass(frozen=True)
@@ -38,6 +50,10 @@ SCOPES: dict[str, Scope] = {
     "block_pk": Scope(Block, "bank__team", select_related=("bank__team",)),
     "item_pk": Scope(Item, "block__bank__team", select_related=("block__bank__team", "key_entry")),
     "member_pk": Scope(Membership, "team", select_related=("team", "user")),
+    "prompt_pk": Scope(PromptVersion, "team", select_related=("team",)),
+    "config_pk": Scope(ModelConfig, "team", select_related=("team",)),
+    "experiment_pk": Scope(Experiment, "team", select_related=("team", "prompt_version")),
+    "run_pk": Scope(Run, "experiment__team", select_related=("experiment__team", "model_config")),
 }
 
 

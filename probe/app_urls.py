@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views
+from . import urls_experiments, urls_prompts, views
 
 app_name = "probe"
 
@@ -30,3 +30,5 @@ urlpatterns = [
     path("items/<int:item_pk>/retire/", views.item_retire, name="item_retire"),
     path("items/<int:item_pk>/delete/", views.item_delete, name="item_delete"),
 ]
+
+urlpatterns += urls_prompts.urlpatterns + urls_experiments.urlpatterns

@@ -200,3 +200,314 @@ class AuditEvent(models.Model):
 
 def missing_key_q() -> Q:
     return Q(key_entry__isnull=True)
+
+
+# Collection: prompt versions, model configurations, experiments, runs, attempts, responses --
+
+
+class PromptVersion(models.Model):
+    """The exact instruction text put before the items. Never edited: a change is a new version."""
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="prompt_versions")
+    name = models.CharField(_("name"), max_length=120)
+    version = models.PositiveIntegerField(_("version"), default=1)
+    language = models.CharField(_("language"), max_length=10, default="en")
+    text = models.TextField(_("instruction text"))
+    content_hash = models.CharField(_("content hash"), max_length=64, editable=False)
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="children"
+    )
+    note = models.CharField(_("what changed"), max_length=300, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["name", "-version"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["team", "name", "version"], name="prompt_unique_name_version"
+            )
+        ]
+        verbose_name = _("prompt version")
+        verbose_name_plural = _("prompt versions")
+
+    def __str__(self) -> str:
+        return f"{self.name} v{self.version}"
+
+    @property
+    def short_hash(self) -> str:
+        return self.content_hash[:12]
+
+    @property
+    def is_used(self) -> bool:
+        return self.experiments.exists()
+
+
+class ModelConfig(models.Model):
+    """Provider + model + settings, with a label. The API key is only ever named, never held."""
+
+    class Effort(models.TextChoices):
+        NONE = "", _("(not sent)")
+        MINIMAL = "minimal", _("minimal")
+        LOW = "low", _("low")
+        MEDIUM = "medium", _("medium")
+        HIGH = "high", _("high")
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="model_configs")
+    label = models.CharField(_("label"), max_length=120)
+    provider = models.CharField(_("provider"), max_length=30)
+    model_name = models.CharField(_("model"), max_length=200)
+    base_url = models.URLField(
+        _("base URL"), blank=True,
+        help_text=_("For OpenAI-compatible servers (vLLM, Ollama, llama.cpp, OpenRouter) and the simulator."),
+    )
+    temperature = models.FloatField(_("temperature"), null=True, blank=True)
+    max_output_tokens = models.PositiveIntegerField(_("output token limit"), null=True, blank=True)
+    reasoning_effort = models.CharField(
+        _("reasoning effort"), max_length=10, choices=Effort.choices, blank=True
+    )
+    thinking_budget = models.PositiveIntegerField(_("thinking budget (tokens)"), null=True, blank=True)
+    seed = models.BigIntegerField(_("seed"), null=True, blank=True)
+    api_key_env = models.CharField(
+        _("API key environment variable"), max_length=100, blank=True,
+        help_text=_("The NAME of the environment variable that holds the key, such as OPENAI_API_KEY. The key itself is never stored."),
+    )
+    concurrency_limit = models.PositiveSmallIntegerField(
+        _("concurrent requests"), default=4,
+        help_text=_("At most this many requests at once to this provider and key, across all workers."),
+    )
+    archived = models.BooleanField(_("archived"), default=False)
+    created = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["label", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["team", "label"], name="modelconfig_unique_label")
+        ]
+        verbose_name = _("model configuration")
+        verbose_name_plural = _("model configurations")
+
+    def __str__(self) -> str:
+        return self.label
+
+    @property
+    def is_simulated(self) -> bool:
+        return self.provider == "simulator"
+
+    @property
+    def is_manual(self) -> bool:
+        return self.provider == "manual"
+
+    def settings_snapshot(self) -> dict:
+        return {
+            "label": self.label, "provider": self.provider, "model_name": self.model_name,
+            "base_url": self.base_url, "temperature": self.temperature,
+            "max_output_tokens": self.max_output_tokens,
+            "reasoning_effort": self.reasoning_effort, "thinking_budget": self.thinking_budget,
+            "seed": self.seed, "api_key_env": self.api_key_env,
+            "concurrency_limit": self.concurrency_limit,
+        }
+
+
+class Experiment(models.Model):
+    class Mode(models.TextChoices):
+        SHEET = "sheet", _("The whole sheet in one request")
+        ITEM = "item", _("One request per item")
+
+    class Status(models.TextChoices):
+        READY = "ready", _("Ready to collect")
+        COLLECTING = "collecting", _("Collecting")
+        COLLECTED = "collected", _("Collection complete")
+        CANCELLED = "cancelled", _("Cancelled")
+
+    class Scheme(models.TextChoices):
+        FOUR = "four", _("Four buckets")
+        AA = "aa", _("Correct / Incorrect / Partial / Not attempted")
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="experiments")
+    name = models.CharField(_("name"), max_length=200)
+    bank = models.ForeignKey(
+        Bank, null=True, blank=True, on_delete=models.SET_NULL, related_name="experiments"
+    )
+    bank_name = models.CharField(max_length=200)
+    prompt_version = models.ForeignKey(
+        PromptVersion, on_delete=models.PROTECT, related_name="experiments",
+        verbose_name=_("prompt version"),
+    )
+    mode = models.CharField(_("mode"), max_length=10, choices=Mode.choices, default=Mode.SHEET)
+    repeats = models.PositiveSmallIntegerField(_("repeats"), default=2)
+    seed = models.BigIntegerField(_("run-order seed"))
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.READY)
+    scheme = models.CharField(_("scoring scheme"), max_length=8, choices=Scheme.choices, default=Scheme.FOUR)
+    hide_confidence = models.BooleanField(_("hide confidence while judging correctness"), default=False)
+    noise_floor = models.FloatField(
+        _("noise floor (items)"), null=True, blank=True,
+        help_text=_("Gaps in net usable below this are noise. Empty: 3 items per 30."),
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    collection_started = models.DateTimeField(null=True, blank=True)
+    collection_finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+        verbose_name = _("experiment")
+        verbose_name_plural = _("experiments")
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def collection_complete(self) -> bool:
+        return self.status == self.Status.COLLECTED
+
+
+class ExperimentItem(models.Model):
+    """The snapshot of one item and its key entry, taken when the experiment was created."""
+
+    experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE, related_name="items")
+    position = models.PositiveIntegerField()  # 1..N, the number the model sees
+    block_code = models.CharField(max_length=4)
+    block_title = models.CharField(max_length=200)
+    question = models.TextField()
+    answer_format = models.CharField(max_length=200, blank=True)
+    key_answer = models.TextField(blank=True)
+    key_flagged = models.BooleanField(default=False)
+    key_flag_note = models.TextField(blank=True)
+    key_sources = models.JSONField(default=list, blank=True)
+    source_item = models.ForeignKey(
+        Item, null=True, blank=True, on_delete=models.SET_NULL, related_name="snapshots"
+    )
+
+    class Meta:
+        ordering = ["experiment", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["experiment", "position"], name="experimentitem_unique_position"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.position}. {self.question[:60]}"
+
+
+class Run(models.Model):
+    """One administration of the experiment's items to one model configuration (one repeat)."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("Waiting")
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Collecting")
+        COLLECTED = "collected", _("Collected")
+        FAILED = "failed", _("Failed")
+        CANCELLED = "cancelled", _("Cancelled")
+        CLOSED = "closed", _("Closed as failed")
+
+    FINISHED = (Status.COLLECTED, Status.CLOSED)
+
+    experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE, related_name="runs")
+    model_config = models.ForeignKey(ModelConfig, on_delete=models.PROTECT, related_name="runs")
+    repeat = models.PositiveSmallIntegerField(default=1)
+    order = models.PositiveIntegerField(default=0)  # place in the randomised run order
+    config_snapshot = models.JSONField(default=dict)  # the configuration's settings at creation
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    error_message = models.TextField(blank=True)
+    error_request_id = models.CharField(max_length=200, blank=True)
+    queued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    compliance = models.FloatField(null=True, blank=True)  # share of items parsed without issue
+
+    class Meta:
+        ordering = ["experiment", "order", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["experiment", "model_config", "repeat"], name="run_unique_config_repeat"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.config_snapshot.get('label', self.model_config_id)} #{self.repeat}"
+
+    @property
+    def label(self) -> str:
+        return self.config_snapshot.get("label") or str(self.model_config)
+
+    @property
+    def is_manual(self) -> bool:
+        return self.config_snapshot.get("provider") == "manual"
+
+
+class Attempt(models.Model):
+    """One HTTP attempt (or one pasted reply) for a run: every one is kept, with its raw body."""
+
+    class Outcome(models.TextChoices):
+        COMPLETE = "complete", _("complete")
+        TRUNCATED = "truncated", _("truncated")
+        REFUSED = "refused", _("refused")
+        RETRYABLE = "retryable", _("error, retried")
+        FATAL = "fatal", _("error, fatal")
+
+    SUCCESS = (Outcome.COMPLETE, Outcome.TRUNCATED, Outcome.REFUSED)
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="attempts")
+    # None in sheet mode (one request for all items); the item in per-item mode.
+    item = models.ForeignKey(
+        ExperimentItem, null=True, blank=True, on_delete=models.CASCADE, related_name="attempts"
+    )
+    number = models.PositiveSmallIntegerField(default=1)
+    created = models.DateTimeField(auto_now_add=True)
+    outcome = models.CharField(max_length=10, choices=Outcome.choices)
+    http_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    request_id = models.CharField(max_length=200, blank=True)
+    finish_reason = models.CharField(max_length=60, blank=True)
+    input_tokens = models.PositiveIntegerField(null=True, blank=True)
+    output_tokens = models.PositiveIntegerField(null=True, blank=True)
+    reasoning_tokens = models.PositiveIntegerField(null=True, blank=True)
+    error_kind = models.CharField(max_length=60, blank=True)
+    error_message = models.TextField(blank=True)
+    retry_after = models.FloatField(null=True, blank=True)
+    text = models.TextField(blank=True)  # the answer text extracted from the body
+    raw_body = models.TextField(blank=True)  # exactly what the provider sent back
+    pasted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["run", "item", "number", "pk"]
+        indexes = [models.Index(fields=["run", "item", "outcome"], name="attempt_run_item_outcome")]
+
+    def __str__(self) -> str:
+        return f"attempt {self.number} of run {self.run_id}: {self.outcome}"
+
+
+class Response(models.Model):
+    """One run's answer to one item: parsed from an attempt's text, which stays as it was."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="responses")
+    item = models.ForeignKey(ExperimentItem, on_delete=models.CASCADE, related_name="responses")
+    attempt = models.ForeignKey(Attempt, on_delete=models.PROTECT, related_name="responses")
+    answer = models.TextField(null=True, blank=True)  # None: the item is missing from the sheet
+    confidence = models.CharField(max_length=6, blank=True)  # HIGH | MEDIUM | LOW | ""
+    abstained = models.BooleanField(default=False)
+    hedged = models.BooleanField(default=False)
+    issues = models.JSONField(default=list, blank=True)
+    parser_version = models.PositiveSmallIntegerField(default=1)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["run", "item__position"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "item"], name="response_unique_run_item")
+        ]
+
+    def __str__(self) -> str:
+        return f"run {self.run_id} item {self.item_id}: {self.answer!r}"

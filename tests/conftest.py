@@ -4,8 +4,6 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.probe import factories
-
 # Key answers that appear nowhere else, so a test can tell whether a page shows the key.
 KEY_ANSWERS = ("429 Too Many Requests (keyed)", "Retry-After (keyed)")
 # Text of the other team's bank: no page of this team may ever show it.
@@ -21,6 +19,10 @@ class World:
     blocks: list
     items: list
     other_bank: object
+    prompt: object
+    config: object
+    experiment: object
+    runs: list
 
     def member(self, role: str):
         return self.users[role]
@@ -35,6 +37,8 @@ def pytest_configure(config):
 
 @pytest.fixture
 def world(db) -> World:
+    from tests.probe import factories  # imported late: adapters/parser tests run without Django
+
     team = factories.TeamFactory(name="Acme probes", slug="acme")
     other_team = factories.TeamFactory(name="Rival lab", slug="rival")
     users = {}
@@ -61,7 +65,24 @@ def world(db) -> World:
         item=factories.ItemFactory(block=other_block, question="Rival question nobody else may read"),
         answer="rival-answer-xyzzy",
     )
-    return World(team, other_team, users, bank, [block_a, block_b], items, other_bank)
+    prompt = factories.PromptVersionFactory(team=team)
+    config = factories.ModelConfigFactory(team=team, label="Acme-secret-config-label")
+    experiment = factories.ExperimentFactory(team=team, bank=bank, prompt_version=prompt)
+    for position, item in enumerate(items, start=1):
+        entry = item.key_entry_or_none
+        factories.ExperimentItemFactory(
+            experiment=experiment, position=position, block_code=item.block.code,
+            block_title=item.block.title, question=item.question, source_item=item,
+            key_answer=entry.answer if entry else "", key_flagged=bool(entry and entry.flagged),
+        )
+    runs = [
+        factories.RunFactory(experiment=experiment, model_config=config, repeat=repeat, order=repeat)
+        for repeat in (1, 2)
+    ]
+    return World(
+        team, other_team, users, bank, [block_a, block_b], items, other_bank,
+        prompt, config, experiment, runs,
+    )
 
 
 def login(client, user):

@@ -49,6 +49,10 @@ def _kwargs_for(pattern, world):
         "block_pk": world.blocks[0].pk,
         "item_pk": world.items[0].pk,
         "member_pk": Membership.objects.get(team=world.team, user=world.users["viewer"]).pk,
+        "prompt_pk": world.prompt.pk,
+        "config_pk": world.config.pk,
+        "experiment_pk": world.experiment.pk,
+        "run_pk": world.runs[0].pk,
     }
     names = pattern.pattern.converters.keys()
     missing = set(names) - set(values)

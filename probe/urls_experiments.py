@@ -1,0 +1,3 @@
+"""URLs for experiments, runs and collection (included into the ``probe`` namespace)."""
+
+urlpatterns: list = []

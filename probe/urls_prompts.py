@@ -1,0 +1,3 @@
+"""URLs for prompt versions and model configurations (included into the ``probe`` namespace)."""
+
+urlpatterns: list = []
