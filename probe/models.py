@@ -495,7 +495,8 @@ class Response(models.Model):
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="responses")
     item = models.ForeignKey(ExperimentItem, on_delete=models.CASCADE, related_name="responses")
     attempt = models.ForeignKey(Attempt, on_delete=models.PROTECT, related_name="responses")
-    answer = models.TextField(null=True, blank=True)  # None: the item is missing from the sheet
+    # None (not ""): the item is missing from the sheet, which is not the same as an empty answer.
+    answer = models.TextField(null=True, blank=True)  # noqa: DJ001
     confidence = models.CharField(max_length=6, blank=True)  # HIGH | MEDIUM | LOW | ""
     abstained = models.BooleanField(default=False)
     hedged = models.BooleanField(default=False)
