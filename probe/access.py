@@ -36,6 +36,9 @@ class Scope:
     team_path: str  # lookup from the model to its Team ("" for Team itself)
     field: str = "pk"
     select_related: tuple[str, ...] = ()
+    # For personal objects (a scorer's assignment): the lookup to the user who owns it. Someone
+    # else's personal object is a 404, like another team's.
+    owner_path: str = ""
 
     def team_of(self, obj: models.Model) -> Team:
         target = obj
@@ -69,6 +72,8 @@ def lookup(user, scope_name: str, value) -> tuple[models.Model, Membership]:
         raise Http404
     team_filter = f"{scope.team_path}__memberships__user" if scope.team_path else "memberships__user"
     qs = scope.model.objects.filter(**{team_filter: user, scope.field: value})
+    if scope.owner_path:
+        qs = qs.filter(**{scope.owner_path: user})
     if scope.select_related:
         qs = qs.select_related(*scope.select_related)
     obj = qs.first()
@@ -117,3 +122,21 @@ def can(membership: Membership | None, role: str) -> bool:
 def can_see_bank_key(membership: Membership | None) -> bool:
     """Key entries in a bank are for editors and owners; scorers and viewers would be primed."""
     return can(membership, Role.EDITOR)
+
+
+# Blinding: the scoring app knows who has revealed; probe's pages ask through this hook so that
+# dependencies keep pointing one way (scoring -> probe).
+_blinding_check: Callable | None = None
+
+
+def register_blinding_check(check: Callable) -> None:
+    global _blinding_check
+    _blinding_check = check
+
+
+def is_blinded(experiment, user, membership: Membership | None) -> bool:
+    """True when this user must not see which model wrote which sheet of the experiment."""
+    role = membership.role if membership is not None else None
+    if _blinding_check is not None:
+        return bool(_blinding_check(experiment, user, role))
+    return role == Role.SCORER

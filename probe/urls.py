@@ -17,4 +17,5 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("", include("probe.app_urls")),
+    path("", include("scoring.urls")),
 ]

@@ -23,6 +23,7 @@ class World:
     config: object
     experiment: object
     runs: list
+    scored: object = None  # a second experiment, collected: every run answered every item
 
     def member(self, role: str):
         return self.users[role]
@@ -79,10 +80,49 @@ def world(db) -> World:
         factories.RunFactory(experiment=experiment, model_config=config, repeat=repeat, order=repeat)
         for repeat in (1, 2)
     ]
+    scored = make_collected_experiment(
+        factories, team=team, bank=bank, prompt=prompt, configs=[config, factories.ModelConfigFactory(
+            team=team, label="Acme-second-config-label", model_name="sim-overconfident")],
+        answers=[
+            [("429", "HIGH"), ("Retry-After", "HIGH"), ("UNKNOWN", "LOW")],
+            [("429", "MEDIUM"), ("Retry-Later", "HIGH"), ("3.9", "LOW")],
+        ],
+    )
     return World(
         team, other_team, users, bank, [block_a, block_b], items, other_bank,
-        prompt, config, experiment, runs,
+        prompt, config, experiment, runs, scored,
     )
+
+
+def make_collected_experiment(factories, *, team, bank, prompt, configs, answers, name="Scored"):
+    """An experiment whose runs are collected: answers[run][item] = (answer, confidence)."""
+    from probe.models import Attempt, Experiment, Response, Run
+
+    experiment = factories.ExperimentFactory(
+        team=team, bank=bank, prompt_version=prompt, name=name,
+        status=Experiment.Status.COLLECTED, repeats=1,
+    )
+    n_items = len(answers[0])
+    items = [
+        factories.ExperimentItemFactory(
+            experiment=experiment, position=i + 1, block_code="A", block_title="HTTP semantics",
+            question=f"Snapshot question {i + 1}?", key_answer=f"key {i + 1}",
+        )
+        for i in range(n_items)
+    ]
+    for order, (config, sheet) in enumerate(zip(configs, answers, strict=True), start=1):
+        run = factories.RunFactory(
+            experiment=experiment, model_config=config, repeat=1, order=order,
+            status=Run.Status.COLLECTED,
+        )
+        text = "\n".join(f"{i + 1}. ANSWER: {a}\nCONFIDENCE: {c}" for i, (a, c) in enumerate(sheet))
+        attempt = Attempt.objects.create(run=run, outcome="complete", text=text, raw_body=text)
+        for item, (answer, confidence) in zip(items, sheet, strict=True):
+            Response.objects.create(
+                run=run, item=item, attempt=attempt, answer=answer,
+                confidence=confidence, abstained=answer == "UNKNOWN",
+            )
+    return experiment
 
 
 def login(client, user):

@@ -1,0 +1,138 @@
+"""Scorers on experiments, their judgements (with every change kept), and key disputes."""
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from probe.models import Experiment, ExperimentItem, Response
+
+
+class Bucket(models.TextChoices):
+    # Four-bucket scheme
+    CORRECT = "correct", _("Correct")
+    CONFIDENT_WRONG = "confident_wrong", _("Confidently wrong")
+    HEDGED_WRONG = "hedged_wrong", _("Hedged wrong")
+    ABSTAINED = "abstained", _("Abstained")
+    # AA-Omniscience scheme (Correct is shared)
+    INCORRECT = "incorrect", _("Incorrect")
+    PARTIAL = "partial", _("Partial")
+    NOT_ATTEMPTED = "not_attempted", _("Not attempted")
+
+
+SCHEME_BUCKETS = {
+    Experiment.Scheme.FOUR: [
+        Bucket.CORRECT, Bucket.CONFIDENT_WRONG, Bucket.HEDGED_WRONG, Bucket.ABSTAINED,
+    ],
+    Experiment.Scheme.AA: [Bucket.CORRECT, Bucket.INCORRECT, Bucket.PARTIAL, Bucket.NOT_ATTEMPTED],
+}
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(18)
+
+
+class Assignment(models.Model):
+    """One scorer on one experiment. Addressed by an opaque token, never by ids of runs."""
+
+    experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE, related_name="assignments")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments"
+    )
+    token = models.CharField(max_length=40, unique=True, default=new_token, editable=False)
+    created = models.DateTimeField(auto_now_add=True)
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    revealed_at = models.DateTimeField(null=True, blank=True)
+    last_position = models.PositiveIntegerField(default=1)  # where to resume
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["experiment", "user"], name="assignment_unique_scorer")
+        ]
+        verbose_name = _("scorer assignment")
+
+    def __str__(self) -> str:
+        return f"{self.user} on {self.experiment}"
+
+    @property
+    def revealed(self) -> bool:
+        return self.revealed_at is not None
+
+
+class Judgement(models.Model):
+    """One scorer's bucket for one response."""
+
+    class Verdict(models.TextChoices):
+        CORRECT = "correct", _("correct")
+        WRONG = "wrong", _("wrong")
+        DIRECT = "direct", _("bucket set directly")
+        PRESET = "preset", _("preset: the answer was UNKNOWN")
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="judgements")
+    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="judgements")
+    bucket = models.CharField(max_length=16, choices=Bucket.choices)
+    verdict = models.CharField(max_length=8, choices=Verdict.choices)
+    unblinded = models.BooleanField(default=False)  # last changed after this scorer's reveal
+    needs_recheck = models.BooleanField(default=False)  # the key changed under it
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["assignment", "response"], name="judgement_unique_scorer_response"
+            )
+        ]
+        indexes = [models.Index(fields=["assignment", "bucket"], name="judgement_assignment_bucket")]
+
+    def __str__(self) -> str:
+        return f"{self.assignment_id}/{self.response_id}: {self.bucket}"
+
+
+class JudgementChange(models.Model):
+    """Every decision, in order: the history behind undo and behind the unblinded marks."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="changes")
+    judgement = models.ForeignKey(Judgement, on_delete=models.CASCADE, related_name="changes")
+    batch = models.CharField(max_length=32)  # one decision over a group of identical answers
+    old_bucket = models.CharField(max_length=16, blank=True)  # "" when it was undecided
+    old_verdict = models.CharField(max_length=8, blank=True)
+    new_bucket = models.CharField(max_length=16)
+    new_verdict = models.CharField(max_length=8)
+    after_reveal = models.BooleanField(default=False)
+    undone = models.BooleanField(default=False)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["pk"]
+        indexes = [models.Index(fields=["assignment", "undone", "-id"], name="change_undo_stack")]
+
+    def __str__(self) -> str:
+        return f"{self.old_bucket or '-'} -> {self.new_bucket}"
+
+
+class KeyDispute(models.Model):
+    """A scorer's doubt about a key entry, raised while scoring, for the key review."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", _("open")
+        RESOLVED = "resolved", _("resolved")
+
+    experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE, related_name="disputes")
+    item = models.ForeignKey(ExperimentItem, on_delete=models.CASCADE, related_name="disputes")
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="disputes")
+    response = models.ForeignKey(
+        Response, null=True, blank=True, on_delete=models.SET_NULL, related_name="disputes"
+    )
+    note = models.TextField(_("note"))
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self) -> str:
+        return f"dispute on item {self.item_id}"

@@ -1,0 +1,183 @@
+"""The blind queue: item by item across every sheet, one keypress per answer."""
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+
+from probe.access import team_view
+from probe.models import Experiment, Role
+
+from . import selectors, services
+from .models import SCHEME_BUCKETS, Assignment, Bucket, Judgement
+
+# Keys 1-4 choose these, in this order, per scheme.
+BUCKET_KEYS = {
+    scheme: [(str(i), b, Bucket(b).label) for i, b in enumerate(buckets, start=1)]
+    for scheme, buckets in SCHEME_BUCKETS.items()
+}
+
+
+@team_view(scope="experiment_pk", get=Role.SCORER, post=Role.SCORER)
+def scoring_start(request, experiment: Experiment):
+    """The way in: join as a scorer (once) and go to where this scorer left off."""
+    assignment = Assignment.objects.filter(experiment=experiment, user=request.user).first()
+    if request.method == "POST":
+        try:
+            assignment = services.assignment_start(experiment=experiment, user=request.user)
+        except ValidationError as error:
+            messages.error(request, " ".join(error.messages))
+            return redirect("scoring:start", experiment_pk=experiment.pk)
+        position = selectors.first_open_position(assignment)
+        return redirect("scoring:item", assignment_token=assignment.token, position=position)
+    n_items = experiment.items.count()
+    n_sheets = experiment.runs.count()
+    return render(
+        request,
+        "scoring/start.html",
+        {
+            "experiment": experiment, "team": experiment.team, "assignment": assignment,
+            "open": services.scoring_open(experiment), "n_items": n_items, "n_sheets": n_sheets,
+        },
+    )
+
+
+def _item_context(request, assignment: Assignment, position: int, **extra) -> dict:
+    queue = selectors.queue_item(assignment, position)
+    if queue is None:
+        raise Http404
+    experiment = assignment.experiment
+    return {
+        "assignment": assignment,
+        "experiment": experiment,
+        "q": queue,
+        "bucket_keys": BUCKET_KEYS[experiment.scheme],
+        "bucket_labels": dict(Bucket.choices),
+        "hide_confidence": experiment.hide_confidence,
+        "scheme": experiment.scheme,
+        **extra,
+    }
+
+
+def _render_item(request, assignment: Assignment, position: int, status: int = 200, **extra):
+    context = _item_context(request, assignment, position, **extra)
+    template = "scoring/partials/_item.html" if request.htmx else "scoring/item.html"
+    response = render(request, template, context, status=status)
+    if request.htmx:
+        # Keep the address bar on the item shown, so reload and back land here.
+        response["HX-Push-Url"] = reverse(
+            "scoring:item", kwargs={"assignment_token": assignment.token, "position": position}
+        )
+    return response
+
+
+@team_view(scope="assignment_token", get=Role.SCORER)
+def scoring_item(request, assignment: Assignment, position: int):
+    if not services.scoring_open(assignment.experiment):
+        raise Http404
+    if assignment.last_position != position:
+        Assignment.objects.filter(pk=assignment.pk).update(last_position=position)
+    dispute = request.GET.get("dispute", "")
+    if dispute:
+        return _render_item(request, assignment, position, confirm_tokens=dispute, show_dispute=True)
+    return _render_item(request, assignment, position)
+
+
+@team_view(scope="assignment_token", get=None, post=Role.SCORER)
+def scoring_decide(request, assignment: Assignment, position: int):
+    tokens = [t for t in request.POST.get("tokens", "").split(",") if t]
+    responses = selectors.resolve_tokens(assignment, position, tokens)
+    if not responses:
+        return _render_item(
+            request, assignment, position, status=400,
+            error=_("That answer is not on this item any more: nothing was saved."),
+        )
+    verdict = request.POST.get("verdict", "")
+    bucket = request.POST.get("bucket", "")
+    confirmed = request.POST.get("confirmed") == "1"
+    if (
+        verdict == Judgement.Verdict.WRONG
+        and not confirmed
+        and any(r.confidence == "HIGH" and not r.abstained for r in responses)
+    ):
+        # A confident, specific disagreement is more often a correct model than a wrong key.
+        return _render_item(request, assignment, position, confirm_tokens=",".join(tokens))
+    try:
+        services.judgement_decide(
+            assignment=assignment, responses=responses, verdict=verdict, bucket=bucket
+        )
+    except services.BucketNeeded as error:
+        return _render_item(
+            request, assignment, position, status=200, choose_tokens=",".join(tokens),
+            error=" ".join(error.messages),
+        )
+    except ValidationError as error:
+        return _render_item(request, assignment, position, status=400, error=" ".join(error.messages))
+    if not request.htmx:
+        return redirect("scoring:item", assignment_token=assignment.token, position=position)
+    return _render_item(request, assignment, position, focus_after=",".join(tokens))
+
+
+@team_view(scope="assignment_token", get=None, post=Role.SCORER)
+def scoring_undo(request, assignment: Assignment):
+    position = services.judgement_undo(assignment=assignment)
+    current = request.POST.get("position", "")
+    if position is None:
+        position = int(current) if current.isdigit() else assignment.last_position
+        extra = {"notice": _("Nothing to undo.")}
+    else:
+        extra = {"notice": _("Undone.")}
+    if not request.htmx:
+        return redirect("scoring:item", assignment_token=assignment.token, position=position)
+    return _render_item(request, assignment, position, **extra)
+
+
+@team_view(scope="assignment_token", get=None, post=Role.SCORER)
+def scoring_dispute(request, assignment: Assignment, position: int):
+    queue = selectors.queue_item(assignment, position)
+    if queue is None:
+        raise Http404
+    tokens = [t for t in request.POST.get("tokens", "").split(",") if t]
+    responses = selectors.resolve_tokens(assignment, position, tokens)
+    try:
+        services.dispute_raise(
+            assignment=assignment, item=queue.item, note=request.POST.get("note", ""),
+            response=responses[0] if responses else None,
+        )
+    except ValidationError as error:
+        return _render_item(
+            request, assignment, position, status=200, confirm_tokens=",".join(tokens),
+            dispute_error=" ".join(error.messages), show_dispute=True,
+            dispute_note=request.POST.get("note", ""),
+        )
+    if not request.htmx:
+        return redirect("scoring:item", assignment_token=assignment.token, position=position)
+    return _render_item(request, assignment, position, notice=_("Dispute recorded for the key review."))
+
+
+@team_view(scope="assignment_token", get=Role.SCORER, post=Role.SCORER)
+def scoring_reveal(request, assignment: Assignment):
+    judged, total = services.assignment_progress(assignment)
+    if request.method == "POST":
+        try:
+            services.assignment_reveal(assignment=assignment)
+        except ValidationError as error:
+            messages.error(request, " ".join(error.messages))
+        return redirect("scoring:reveal", assignment_token=assignment.token)
+    sheets = []
+    if assignment.revealed:
+        runs = assignment.experiment.runs.order_by("order", "pk")
+        sheets = [
+            {"token": selectors.sheet_token(assignment, run.pk), "run": run} for run in runs
+        ]
+    return render(
+        request,
+        "scoring/reveal.html",
+        {
+            "assignment": assignment, "experiment": assignment.experiment,
+            "team": assignment.experiment.team, "judged": judged, "total": total,
+            "sheets": sheets,
+        },
+    )

@@ -1,0 +1,108 @@
+// The scoring page by keyboard: one keypress per answer, nothing needs the mouse.
+(function () {
+  "use strict";
+
+  function item() { return document.getElementById("scoring-item"); }
+  function answers() { return Array.from(document.querySelectorAll("#scoring-item li.answer")); }
+  function focused() { return document.activeElement && document.activeElement.closest ? document.activeElement.closest("li.answer") : null; }
+  function helpOverlay() { return document.getElementById("help-overlay"); }
+
+  function focusAnswer(li) { if (li) { li.focus(); li.scrollIntoView({ block: "nearest" }); } }
+
+  function go(url) {
+    if (url) htmx.ajax("GET", url, { target: "#scoring-item", swap: "outerHTML" });
+  }
+
+  // After each swap: put focus where the scorer will act next.
+  function placeFocus() {
+    const root = item();
+    if (!root) return;
+    const confirm = root.querySelector("[data-confirm-wrong]");
+    const disputeOnly = root.querySelector(".confirm-panel.dispute-only [data-dispute-note]");
+    if (disputeOnly) { disputeOnly.focus(); return; }
+    if (confirm) { confirm.focus(); return; }
+    const list = answers();
+    const after = root.dataset.focusAfter;
+    let start = 0;
+    if (after) {
+      const index = list.findIndex(function (li) { return li.dataset.tokens === after; });
+      start = index + 1;
+    }
+    const open = list.slice(start).concat(list.slice(0, start)).find(function (li) { return !li.classList.contains("decided"); });
+    if (open) { focusAnswer(open); return; }
+    const next = root.querySelector("[data-next], [data-reveal]");
+    if (next) next.focus(); else if (list.length) focusAnswer(list[0]);
+  }
+
+  document.addEventListener("htmx:load", function (event) {
+    if (event.detail.elt && event.detail.elt.id === "scoring-item") placeFocus();
+  });
+  document.addEventListener("DOMContentLoaded", placeFocus);
+
+  function press(li, key) {
+    if (!li) return false;
+    const button = li.querySelector('.answer-actions button[data-key="' + key + '"]');
+    if (!button) return false;
+    button.click();
+    return true;
+  }
+
+  function toggleHelp(show) {
+    const overlay = helpOverlay();
+    if (!overlay) return;
+    overlay.hidden = show === undefined ? !overlay.hidden : !show;
+    if (!overlay.hidden) overlay.querySelector("[data-close-help]").focus(); else placeFocus();
+  }
+
+  document.addEventListener("click", function (event) {
+    if (event.target.closest("[data-open-help]")) toggleHelp(true);
+    if (event.target.closest("[data-close-help]")) toggleHelp(false);
+    if (event.target.closest("[data-undo]")) htmx.trigger("#undo-form", "submit");
+  });
+
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) {
+      if (event.key === "Enter" && event.target.matches("[data-dispute-note]")) {
+        event.preventDefault();
+        event.target.form.requestSubmit();
+      }
+      return;
+    }
+    const overlay = helpOverlay();
+    if (overlay && !overlay.hidden) {
+      if (event.key === "Escape" || event.key === "?") { event.preventDefault(); toggleHelp(false); }
+      return;
+    }
+    const root = item();
+    if (!root) return;
+    const typing = event.target.matches("textarea, input, select");
+    if (event.key === "Escape") {
+      const cancel = root.querySelector(".confirm-panel [data-cancel]");
+      if (cancel) { event.preventDefault(); cancel.click(); }
+      return;
+    }
+    if (typing) return;
+    const list = answers();
+    const current = focused();
+    const index = current ? list.indexOf(current) : -1;
+    const key = event.key;
+    let handled = true;
+    if (key === "?") toggleHelp(true);
+    else if (key === "ArrowDown" || key === "j") focusAnswer(list[Math.min(index + 1, list.length - 1)] || list[0]);
+    else if (key === "ArrowUp" || key === "k") focusAnswer(list[Math.max(index - 1, 0)]);
+    else if (key === "c" || key === "C") handled = press(current, "c");
+    else if (key === "w" || key === "W" || key === "x") handled = press(current, "w");
+    else if (["1", "2", "3", "4"].includes(key)) handled = press(current, key);
+    else if (key === "u" || key === "U") htmx.trigger("#undo-form", "submit");
+    else if (key === "n" || key === "ArrowRight") go(root.dataset.nextUrl);
+    else if (key === "p" || key === "ArrowLeft") go(root.dataset.prevUrl);
+    else if (key === "Enter" && root.dataset.itemDone && !event.target.matches("button, a")) {
+      const reveal = root.querySelector("[data-reveal]");
+      if (root.dataset.nextUrl) go(root.dataset.nextUrl); else if (reveal) reveal.click();
+    } else if (key === "d" || key === "D") {
+      const li = current || list[0];
+      if (li) go(window.location.pathname + "?dispute=" + encodeURIComponent(li.dataset.tokens));
+    } else handled = false;
+    if (handled) event.preventDefault();
+  });
+})();
