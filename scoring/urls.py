@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views
+from . import urls_report, views
 
 app_name = "scoring"
 
@@ -14,3 +14,5 @@ urlpatterns = [
     path("score/<str:assignment_token>/undo/", views.scoring_undo, name="undo"),
     path("score/<str:assignment_token>/reveal/", views.scoring_reveal, name="reveal"),
 ]
+
+urlpatterns += urls_report.urlpatterns

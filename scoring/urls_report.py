@@ -1,0 +1,3 @@
+"""Report and export URLs (included into the ``scoring`` namespace)."""
+
+urlpatterns: list = []
