@@ -285,17 +285,24 @@ def coincidence_matrix(ratings: Ratings) -> dict[tuple[Hashable, Hashable], Frac
     Symmetric; every pairable rating contributes 1 in total, so the matrix sums to the number of
     pairable ratings. Only non-zero cells are present.
     """
-    matrix: dict[tuple[Hashable, Hashable], Fraction] = defaultdict(Fraction)
+    # Integer pair counts per unit size first, one division per size at the end: exact and fast.
+    pairs_by_size: dict[int, Counter] = defaultdict(Counter)
     for unit in _units(ratings):
         m = len(unit)
         if m < 2:
             continue
         counts = Counter(unit)
+        pairs = pairs_by_size[m]
         for c, n_c in counts.items():
             for k, n_k in counts.items():
-                pairs = n_c * (n_c - 1) if c == k else n_c * n_k
-                if pairs:
-                    matrix[c, k] += Fraction(pairs, m - 1)
+                if c != k:
+                    pairs[c, k] += n_c * n_k
+                elif n_c > 1:
+                    pairs[c, c] += n_c * (n_c - 1)
+    matrix: dict[tuple[Hashable, Hashable], Fraction] = defaultdict(Fraction)
+    for m, pairs in pairs_by_size.items():
+        for cell, count in pairs.items():
+            matrix[cell] += Fraction(count, m - 1)
     return dict(matrix)
 
 
