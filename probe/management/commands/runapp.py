@@ -1,26 +1,115 @@
-"""python manage.py runapp: the web server and a real Celery worker process, together.
+"""python manage.py runapp: the web server, a real Celery worker process and the local simulator.
 
-The embedded default for a laptop: Ctrl-C stops both. Production runs gunicorn and
-``celery worker`` as separate services (docker-compose.yml).
+The embedded default for a laptop: Ctrl-C stops all three. The simulator serves the demo's
+simulated models at settings.SIMULATOR_URL, knowing what load_demo wrote to
+var/simulator-knowledge.json (nothing, if that file does not exist yet). Production runs
+gunicorn and ``celery worker`` as separate services (docker-compose.yml).
 """
 
+import json
 import os
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
+from .load_demo import knowledge_path, simulator_url
+
+SIMULATOR_START_TIMEOUT = 10.0
+
+
+def simulator_address() -> tuple[str, int]:
+    parts = urlsplit(simulator_url())
+    return parts.hostname or "127.0.0.1", parts.port or 8765
+
+
+def start_simulator(knowledge: Path, host: str, port: int) -> tuple[subprocess.Popen, Path | None]:
+    """The simulator as a subprocess; with an empty knowledge list if `knowledge` is missing.
+
+    Returns the process and the temporary file to remove afterwards (None if there is none).
+    """
+    empty = None
+    if not knowledge.exists():
+        handle, name = tempfile.mkstemp(prefix="simulator-knowledge-", suffix=".json")
+        with os.fdopen(handle, "w") as file:
+            json.dump({"items": []}, file)
+        empty = Path(name)
+    process = subprocess.Popen(
+        [
+            sys.executable, "-m", "adapters.simulator_server", "--host", host, "--port", str(port),
+            "--knowledge", str(empty or knowledge), "--quiet",
+        ],
+        cwd=settings.BASE_DIR,
+        env={**os.environ},
+    )
+    return process, empty
+
+
+def wait_for_port(host: str, port: int, process: subprocess.Popen, timeout: float) -> bool:
+    """Whether the process accepts connections on host:port before it exits or time runs out."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            return False
+        try:
+            with socket.create_connection((host, port), timeout=0.5):
+                return True
+        except OSError:
+            time.sleep(0.1)
+    return False
+
+
+def stop(process: subprocess.Popen, timeout: float = 10) -> None:
+    if process.poll() is not None:
+        return
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
 
 class Command(BaseCommand):
-    help = "Serve the app and run a Celery worker beside it."
+    help = "Serve the app and run a Celery worker and the local simulator beside it."
 
     def add_arguments(self, parser):
         parser.add_argument("addrport", nargs="?", default="127.0.0.1:8000")
         parser.add_argument("--concurrency", type=int, default=4)
+        parser.add_argument(
+            "--no-simulator", action="store_true", help="do not start the local simulator"
+        )
 
-    def handle(self, *args, addrport: str, concurrency: int, **options):
+    def handle(self, *args, addrport: str, concurrency: int, no_simulator: bool, **options):
+        # SIGTERM (a process manager, `kill`) unwinds like Ctrl-C, so the children are stopped
+        # too instead of being left running.
+        signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+        simulator, empty_knowledge = None, None
+        if not no_simulator:
+            host, port = simulator_address()
+            knowledge = knowledge_path()
+            simulator, empty_knowledge = start_simulator(knowledge, host, port)
+            if wait_for_port(host, port, simulator, SIMULATOR_START_TIMEOUT):
+                what = (
+                    "with no items (run load_demo to write its knowledge file)"
+                    if empty_knowledge else f"knowing {knowledge}"
+                )
+                self.stdout.write(
+                    f"Simulator started (pid {simulator.pid}) at {simulator_url()}, {what}."
+                )
+            else:
+                self.stderr.write(
+                    f"The simulator did not start at {host}:{port} (is the port in use?); "
+                    "simulated configurations will fail to connect."
+                )
         worker = subprocess.Popen(
             [
                 sys.executable, "-m", "celery", "-A", "probe", "worker",
@@ -33,8 +122,8 @@ class Command(BaseCommand):
         try:
             call_command("runserver", addrport, use_reloader=False)
         finally:
-            worker.send_signal(signal.SIGTERM)
-            try:
-                worker.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                worker.kill()
+            stop(worker)
+            if simulator is not None:
+                stop(simulator)
+            if empty_knowledge is not None:
+                empty_knowledge.unlink(missing_ok=True)

@@ -1,0 +1,286 @@
+"""Pages for prompt versions and model configurations.
+
+Prompt versions are never edited in place: the edit page writes the next version. The model
+configuration pages show the NAME of the key's environment variable and whether it is set in
+this process, never the key; "test connection" answers with an htmx fragment or a full page.
+"""
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.db.models import Count
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+
+import adapters
+
+from .access import can, team_view
+from .forms_prompts import (
+    ModelConfigForm,
+    PromptCreateForm,
+    PromptEditForm,
+    language_name,
+    provider_key_hints,
+)
+from .models import ModelConfig, PromptVersion, Role, Team
+from .services import configs as config_services
+from .services import prompts as prompt_services
+
+
+def _apply_errors(form, error: ValidationError) -> None:
+    if hasattr(error, "error_dict"):
+        for field, errors in error.error_dict.items():
+            form.add_error(field if field in form.fields else None, errors)
+    else:
+        form.add_error(None, error)
+
+
+# Prompt versions ------------------------------------------------------------------------------
+
+
+def _prompt_url(prompt: PromptVersion) -> str:
+    return reverse("probe:prompt_detail", kwargs={"prompt_pk": prompt.pk})
+
+
+def _team_versions(team: Team):
+    return (
+        PromptVersion.objects.filter(team=team)
+        .annotate(n_experiments=Count("experiments"))
+        .select_related("created_by", "parent")
+        .order_by("name", "-version")
+    )
+
+
+@team_view(scope="team_slug", get=Role.VIEWER)
+def prompt_list(request, team: Team):
+    prompt_services.prompt_defaults_ensure(team=team)
+    groups: dict[str, list[PromptVersion]] = {}
+    for version in _team_versions(team):
+        version.language_name = language_name(version.language)
+        groups.setdefault(version.name, []).append(version)
+    return render(
+        request,
+        "probe/prompt_list.html",
+        {
+            "team": team,
+            "groups": [{"name": name, "versions": versions} for name, versions in groups.items()],
+            "can_edit": can(request.membership, Role.EDITOR),
+        },
+    )
+
+
+@team_view(scope="team_slug", get=Role.EDITOR, post=Role.EDITOR)
+def prompt_create(request, team: Team):
+    initial = {}
+    source_pk = request.GET.get("from", "")
+    if source_pk.isdigit():
+        source = PromptVersion.objects.filter(team=team, pk=source_pk).first()
+        if source is not None:
+            initial = {"text": source.text, "language": source.language}
+    form = PromptCreateForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        try:
+            prompt = prompt_services.prompt_create(
+                team=team, user=request.user, name=form.cleaned_data["name"],
+                text=form.cleaned_data["text"], language=form.cleaned_data["language"],
+                note=form.cleaned_data["note"],
+            )
+        except ValidationError as error:
+            _apply_errors(form, error)
+        else:
+            messages.success(request, _("%(prompt)s created.") % {"prompt": prompt})
+            return redirect(_prompt_url(prompt))
+    return render(request, "probe/prompt_form.html", {"team": team, "form": form})
+
+
+@team_view(scope="prompt_pk", get=Role.VIEWER)
+def prompt_detail(request, prompt: PromptVersion):
+    team = prompt.team
+    versions = list(_team_versions(team).filter(name=prompt.name))
+    experiments = list(prompt.experiments.order_by("-created").values_list("name", flat=True)[:50])
+    return render(
+        request,
+        "probe/prompt_detail.html",
+        {
+            "team": team,
+            "prompt": prompt,
+            "language_name": language_name(prompt.language),
+            "versions": versions,
+            "experiments": experiments,
+            "n_experiments": prompt.experiments.count(),
+            "can_edit": can(request.membership, Role.EDITOR),
+        },
+    )
+
+
+@team_view(scope="prompt_pk", get=Role.EDITOR, post=Role.EDITOR)
+def prompt_edit(request, prompt: PromptVersion):
+    """Write the next version of this prompt: the version shown here never changes."""
+    form = PromptEditForm(request.POST or None, initial=PromptEditForm.initial_for(prompt))
+    if request.method == "POST" and form.is_valid():
+        try:
+            version = prompt_services.prompt_new_version(
+                prompt=prompt, user=request.user, text=form.cleaned_data["text"],
+                note=form.cleaned_data["note"], language=form.cleaned_data["language"],
+            )
+        except ValidationError as error:
+            _apply_errors(form, error)
+        else:
+            messages.success(
+                request, _("Saved as %(version)s; %(old)s is unchanged.") % {"version": version, "old": prompt}
+            )
+            return redirect(_prompt_url(version))
+    latest = PromptVersion.objects.filter(team=prompt.team, name=prompt.name).order_by("-version").first()
+    return render(
+        request,
+        "probe/prompt_edit.html",
+        {
+            "team": prompt.team, "prompt": prompt, "form": form,
+            "next_version": (latest.version if latest else prompt.version) + 1,
+            "is_latest": latest is None or latest.pk == prompt.pk,
+        },
+    )
+
+
+@team_view(scope="prompt_pk", get=Role.EDITOR, post=Role.EDITOR)
+def prompt_delete(request, prompt: PromptVersion):
+    team = prompt.team
+    if request.method == "POST":
+        try:
+            prompt_services.prompt_delete(prompt=prompt, user=request.user)
+        except ValidationError as error:
+            messages.error(request, " ".join(error.messages))
+            return redirect(_prompt_url(prompt))
+        messages.success(request, _("%(prompt)s deleted.") % {"prompt": prompt})
+        return redirect("probe:prompt_list", team_slug=team.slug)
+    return render(
+        request,
+        "probe/prompt_delete.html",
+        {"team": team, "prompt": prompt, "n_experiments": prompt.experiments.count()},
+    )
+
+
+@team_view(scope="prompt_pk", get=Role.VIEWER)
+def prompt_diff(request, prompt: PromptVersion):
+    """Side by side: `?other=` on the left, this version on the right (same team only)."""
+    team = prompt.team
+    other_pk = request.GET.get("other", "")
+    other = None
+    if other_pk:
+        if not other_pk.isdigit():
+            raise Http404
+        # Another team's version is a 404 like any other object of theirs.
+        other = get_object_or_404(PromptVersion, pk=other_pk, team=team)
+    elif prompt.parent_id and prompt.parent.team_id == team.pk:
+        other = prompt.parent
+    choices: dict[str, list[PromptVersion]] = {}
+    for version in PromptVersion.objects.filter(team=team).exclude(pk=prompt.pk).order_by("name", "-version"):
+        choices.setdefault(version.name, []).append(version)
+    diff = prompt_services.prompt_diff(other.text, prompt.text) if other is not None else None
+    return render(
+        request,
+        "probe/prompt_diff.html",
+        {
+            "team": team, "prompt": prompt, "other": other, "diff": diff,
+            "choices": choices.items(),
+        },
+    )
+
+
+# Model configurations ---------------------------------------------------------------------------
+
+
+def _configs_with_status(team: Team):
+    configs = list(
+        ModelConfig.objects.filter(team=team).annotate(n_runs=Count("runs")).order_by("label", "pk")
+    )
+    for config in configs:
+        config.key_status = config_services.api_key_env_status(config.api_key_env)
+        config.key_needed = config_services.requires_api_key(config.provider, config.base_url)
+    return configs
+
+
+def _provider_labels() -> dict[str, str]:
+    return dict(adapters.provider_choices())
+
+
+@team_view(scope="team_slug", get=Role.VIEWER)
+def config_list(request, team: Team):
+    configs = _configs_with_status(team)
+    labels = _provider_labels()
+    for config in configs:
+        config.provider_label = labels.get(config.provider, config.provider)
+    return render(
+        request,
+        "probe/config_list.html",
+        {
+            "team": team,
+            "active": [c for c in configs if not c.archived],
+            "archived": [c for c in configs if c.archived],
+            "can_edit": can(request.membership, Role.EDITOR),
+        },
+    )
+
+
+def _config_form_context(team: Team, form, config: ModelConfig | None = None) -> dict:
+    context = {"team": team, "form": form, "config": config, "hints": provider_key_hints()}
+    if config is not None:
+        context["n_runs"] = config.runs.count()
+        context["key_status"] = config_services.api_key_env_status(config.api_key_env)
+    return context
+
+
+@team_view(scope="team_slug", get=Role.EDITOR, post=Role.EDITOR)
+def config_create(request, team: Team):
+    form = ModelConfigForm(request.POST or None, team=team)
+    if request.method == "POST" and form.is_valid():
+        try:
+            config = config_services.config_create(team=team, user=request.user, **form.settings())
+        except ValidationError as error:
+            _apply_errors(form, error)
+        else:
+            messages.success(request, _("Configuration “%(label)s” saved.") % {"label": config.label})
+            return redirect(reverse("probe:config_list", kwargs={"team_slug": team.slug}) + f"#config-{config.pk}")
+    return render(request, "probe/config_form.html", _config_form_context(team, form))
+
+
+@team_view(scope="config_pk", get=Role.EDITOR, post=Role.EDITOR)
+def config_edit(request, config: ModelConfig):
+    team = config.team
+    form = ModelConfigForm(
+        request.POST or None, team=team, instance=config, initial=ModelConfigForm.initial_for(config)
+    )
+    if request.method == "POST" and form.is_valid():
+        try:
+            config_services.config_update(config=config, user=request.user, **form.settings())
+        except ValidationError as error:
+            _apply_errors(form, error)
+        else:
+            messages.success(request, _("Configuration “%(label)s” saved.") % {"label": config.label})
+            return redirect(reverse("probe:config_list", kwargs={"team_slug": team.slug}) + f"#config-{config.pk}")
+    return render(request, "probe/config_form.html", _config_form_context(team, form, config))
+
+
+@team_view(scope="config_pk", get=None, post=Role.EDITOR)
+def config_archive(request, config: ModelConfig):
+    action = request.POST.get("action")
+    if action in {"archive", "restore"}:
+        config_services.config_set_archived(
+            config=config, user=request.user, archived=action == "archive"
+        )
+        if action == "archive":
+            messages.success(request, _("“%(label)s” archived: new experiments will not offer it.") % {"label": config.label})
+        else:
+            messages.success(request, _("“%(label)s” restored.") % {"label": config.label})
+    return redirect(reverse("probe:config_list", kwargs={"team_slug": config.team.slug}) + f"#config-{config.pk}")
+
+
+@team_view(scope="config_pk", get=None, post=Role.EDITOR)
+def config_test(request, config: ModelConfig):
+    """One small request with the configuration's settings; the outcome as a fragment or a page."""
+    check = config_services.config_test_connection(config=config)
+    context = {"team": config.team, "config": config, "check": check}
+    if request.htmx:
+        return render(request, "probe/partials/_connection_result.html", context)
+    return render(request, "probe/config_test.html", context)
