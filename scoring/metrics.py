@@ -376,6 +376,8 @@ def pairwise_gaps(net_by_config: Mapping[Hashable, float | None], floor: float) 
     """
     if isinstance(floor, bool) or not isinstance(floor, int | float):
         raise TypeError(f"floor must be a number, not {type(floor).__name__}")
+    if not floor >= 0:  # also rejects NaN
+        raise ValueError(f"floor must be >= 0 (got {floor})")
     present = [(label, float(value)) for label, value in net_by_config.items() if value is not None]
     gaps = []
     for (x, vx), (y, vy) in combinations(present, 2):

@@ -5,7 +5,10 @@ the comment beside it.
 """
 
 import math
+import subprocess
+import sys
 from itertools import permutations
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -352,6 +355,11 @@ def test_pairwise_gaps_skip_configurations_without_figures():
     assert pairwise_gaps({}, floor=3) == []
 
 
+def test_pairwise_gaps_refuse_a_negative_floor():
+    with pytest.raises(ValueError):
+        pairwise_gaps({"x": 1, "y": 2}, floor=-1)
+
+
 def test_pairwise_gaps_with_zero_floor_mark_nothing_as_noise_but_ties():
     gaps = pairwise_gaps({"x": 10, "y": 10.5}, floor=0)
     assert gaps == [Gap("y", "x", 0.5, False)]
@@ -527,3 +535,14 @@ def test_pairwise_gaps_properties(nets, floor):
 def test_noise_floor_scales_linearly():
     for n in range(0, 200, 7):
         assert math.isclose(noise_floor(n), n / 10)
+
+
+def test_the_modules_import_no_django():
+    # Pure functions: importable without settings, apps or models.
+    code = (
+        "import sys, scoring.metrics, scoring.agreement; "
+        "sys.exit(any(name == 'django' or name.startswith('django.') for name in sys.modules))"
+    )
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr or "django was imported"
