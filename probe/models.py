@@ -160,6 +160,29 @@ class KeyEntry(models.Model):
         return self.answer[:80]
 
 
+class KeyEntryRevision(models.Model):
+    """A bank key entry as it was before a change, with who changed it, when, why and the source."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="key_revisions")
+    answer = models.TextField(blank=True)  # "" when the item had no key entry before
+    flagged = models.BooleanField(default=False)
+    flag_note = models.TextField(blank=True)
+    sources = models.JSONField(default=list, blank=True)
+    new_answer = models.TextField(blank=True)
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    changed_at = models.DateTimeField(auto_now_add=True)
+    reason = models.TextField(blank=True)
+    source = models.TextField(blank=True)  # the primary source checked, when the review did it
+
+    class Meta:
+        ordering = ["item", "-changed_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"key of item {self.item_id} changed {self.changed_at:%Y-%m-%d}"
+
+
 class AuditEvent(models.Model):
     class Action(models.TextChoices):
         CREATE = "create", _("created")

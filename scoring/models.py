@@ -136,3 +136,70 @@ class KeyDispute(models.Model):
 
     def __str__(self) -> str:
         return f"dispute on item {self.item_id}"
+
+
+class KeyDecision(models.Model):
+    """The key review's decision on one experiment item, checked against a primary source.
+
+    The item's snapshot never changes: the key in force is the newest decision's (an amendment's
+    new text, or the snapshot's when confirmed), and an item judged ambiguous is dropped from the
+    figures. Every decision is kept: who, when, why, which source.
+    """
+
+    class Outcome(models.TextChoices):
+        CONFIRMED = "confirmed", _("Key confirmed")
+        AMENDED = "amended", _("Key amended")
+        AMBIGUOUS = "ambiguous", _("Item ambiguous: dropped from the figures")
+
+    experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE, related_name="key_decisions")
+    item = models.ForeignKey(ExperimentItem, on_delete=models.CASCADE, related_name="key_decisions")
+    outcome = models.CharField(_("outcome"), max_length=10, choices=Outcome.choices)
+    previous_answer = models.TextField(blank=True)  # the key in force before this decision
+    new_answer = models.TextField(_("new key text"), blank=True)
+    source = models.TextField(_("primary source checked"), help_text=_("A citation or a URL."))
+    note = models.TextField(_("note"), blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    rechecked = models.PositiveIntegerField(default=0)  # judgements sent back for a re-check
+    carried_to_bank = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["item__position", "-created", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.outcome} on item {self.item_id}"
+
+
+class Reconciliation(models.Model):
+    """Once begun, scorers' decisions become visible to the lead, who settles disagreements."""
+
+    experiment = models.OneToOneField(
+        Experiment, on_delete=models.CASCADE, related_name="reconciliation"
+    )
+    started_at = models.DateTimeField(auto_now_add=True)
+    started_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    name_scorers = models.BooleanField(default=True)
+
+    def __str__(self) -> str:
+        return f"reconciliation of {self.experiment}"
+
+
+class FinalBucket(models.Model):
+    """The team's reconciled bucket for a response: unanimous, or set by a lead with a note."""
+
+    response = models.OneToOneField(Response, on_delete=models.CASCADE, related_name="final")
+    bucket = models.CharField(max_length=16, choices=Bucket.choices)
+    unanimous = models.BooleanField(default=False)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    note = models.TextField(blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.response_id}: {self.bucket}"

@@ -6,7 +6,7 @@ from django.db.models import Max
 from django.utils.translation import gettext as _
 
 from .. import bankformat
-from ..models import AuditEvent, Bank, Block, Item, KeyEntry, Team
+from ..models import AuditEvent, Bank, Block, Item, KeyEntry, KeyEntryRevision, Team
 from .audit import audit_record
 
 A = AuditEvent.Action
@@ -229,9 +229,13 @@ def item_set_retired(*, item: Item, user, retired: bool) -> Item:
 
 @transaction.atomic
 def key_entry_set(
-    *, item: Item, user, answer: str, flagged: bool, flag_note: str, sources: list[str]
+    *, item: Item, user, answer: str, flagged: bool, flag_note: str, sources: list[str],
+    reason: str = "", source: str = "",
 ) -> KeyEntry | None:
-    """Create, change or (with an empty answer and nothing else) remove an item's key entry."""
+    """Create, change or (with an empty answer and nothing else) remove an item's key entry.
+
+    Every change keeps the entry as it was in a KeyEntryRevision: who, when, why, which source.
+    """
     answer = answer.strip()
     flag_note = flag_note.strip()
     sources = [s.strip() for s in sources if s.strip()]
@@ -243,6 +247,7 @@ def key_entry_set(
                 {"answer": _("A key entry with a flag, note or source needs an answer.")}
             )
         if entry is not None:
+            _revision(item, entry, user, new_answer="", reason=reason, source=source)
             audit_record(
                 team=bank.team, user=user, bank=bank, action=A.DELETE, subject="key entry",
                 summary=item.question[:200], details={"answer": entry.answer},
@@ -251,20 +256,38 @@ def key_entry_set(
         return None
     data = {"answer": answer, "flagged": flagged, "flag_note": flag_note, "sources": sources}
     if entry is None:
+        _revision(item, None, user, new_answer=answer, reason=reason, source=source)
         entry = KeyEntry.objects.create(item=item, **data)
         audit_record(
             team=bank.team, user=user, bank=bank, action=A.CREATE, subject="key entry",
             summary=item.question[:200],
         )
         return entry
+    before = KeyEntry(answer=entry.answer, flagged=entry.flagged, flag_note=entry.flag_note,
+                      sources=list(entry.sources))
     changes = _changed(entry, data)
     if changes:
+        _revision(item, before, user, new_answer=answer, reason=reason, source=source)
         entry.save()
         audit_record(
             team=bank.team, user=user, bank=bank, action=A.UPDATE, subject="key entry",
             summary=item.question[:200], details={"changes": changes},
         )
     return entry
+
+
+def _revision(item: Item, old: KeyEntry | None, user, *, new_answer: str, reason: str, source: str):
+    KeyEntryRevision.objects.create(
+        item=item,
+        answer=old.answer if old else "",
+        flagged=old.flagged if old else False,
+        flag_note=old.flag_note if old else "",
+        sources=list(old.sources) if old else [],
+        new_answer=new_answer,
+        changed_by=user if user is not None and user.is_authenticated else None,
+        reason=reason,
+        source=source,
+    )
 
 
 # Import and export ------------------------------------------------------------------------

@@ -235,3 +235,16 @@ def test_audit_log_lists_changes(client, world):
     client.force_login(world.users["owner"])
     body = client.get(reverse("probe:audit_log", kwargs={"team_slug": world.team.slug})).content.decode()
     assert "acme-editor" in body and "retired" in body
+
+
+def test_every_key_change_keeps_its_history(editor, world):
+    from probe.models import KeyEntryRevision
+
+    item = world.items[0]
+    url = reverse("probe:item_edit", kwargs={"item_pk": item.pk}) + "?key=1"
+    base = {"question": item.question, "answer_format": "", "key": "1"}
+    editor.post(url, {**base, "key-key_answer": "429", "key-sources": "RFC 6585"}, **HX)
+    editor.post(url, {**base, "key-key_answer": ""}, **HX)
+    revisions = list(KeyEntryRevision.objects.filter(item=item).order_by("pk"))
+    assert [(r.answer, r.new_answer) for r in revisions] == [(KEY_ANSWERS[0], "429"), ("429", "")]
+    assert revisions[0].changed_by == world.users["editor"] and revisions[1].sources == ["RFC 6585"]
