@@ -1,0 +1,291 @@
+"""Experiment and run writes: create (with the item snapshot), start, cancel, retry, close.
+
+Each service checks the current state before changing it and raises ValidationError with a
+message a person can act on. Collection itself (the per-unit work, pasting, parsing, the
+status roll-up) is in services/collection.py.
+"""
+
+import random
+import secrets
+from collections.abc import Iterable
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from ..models import (
+    AuditEvent,
+    Bank,
+    Experiment,
+    ExperimentItem,
+    Item,
+    ModelConfig,
+    PromptVersion,
+    Run,
+    Team,
+)
+from . import collection
+from .audit import audit_record
+from .collection import experiment_prompts, unit_prompt  # noqa: F401 (re-exported)
+
+A = AuditEvent.Action
+MAX_REPEATS = 20
+# Seeds are shown on the page and typed back in to reproduce an order: keep them short.
+SEED_LIMIT = 2**31
+
+
+# Create --------------------------------------------------------------------------------------
+
+
+def run_order(n_runs: int, seed: int) -> list[int]:
+    """The place (1..n) of each run in the collection order, shuffled reproducibly by `seed`."""
+    order = list(range(1, n_runs + 1))
+    random.Random(seed).shuffle(order)
+    return order
+
+
+@transaction.atomic
+def experiment_create(
+    *,
+    team: Team,
+    user,
+    bank: Bank,
+    prompt_version: PromptVersion,
+    configs: Iterable[ModelConfig],
+    repeats: int = 2,
+    mode: str = Experiment.Mode.SHEET,
+    name: str = "",
+    seed: int | None = None,
+) -> Experiment:
+    """Snapshot the bank's active items and create the runs (configurations x repeats).
+
+    Items are numbered 1..N in block order; their key entries are copied with them, so later
+    edits to the bank do not change the experiment. Runs are put in a random order drawn from
+    the stored seed (a fresh random seed when none is given).
+    """
+    errors: dict[str, str] = {}
+    if bank.team_id != team.pk:
+        errors["bank"] = _("Choose a bank of this team.")
+    if prompt_version.team_id != team.pk:
+        errors["prompt_version"] = _("Choose a prompt version of this team.")
+    configs = list(dict.fromkeys(configs))
+    if not configs:
+        errors["configs"] = _("Choose at least one model configuration.")
+    elif any(c.team_id != team.pk for c in configs):
+        errors["configs"] = _("Every model configuration must belong to this team.")
+    elif any(c.archived for c in configs):
+        errors["configs"] = _("An archived model configuration cannot be used in a new experiment.")
+    if not isinstance(repeats, int) or repeats < 1:
+        errors["repeats"] = _("Each configuration must run at least once.")
+    elif repeats > MAX_REPEATS:
+        errors["repeats"] = _("At most %(n)s repeats.") % {"n": MAX_REPEATS}
+    if mode not in Experiment.Mode.values:
+        errors["mode"] = _("Choose how the items are sent.")
+    if seed is not None and not (0 <= seed < SEED_LIMIT):
+        errors["seed"] = _("The seed must be a whole number from 0 to %(max)s.") % {
+            "max": SEED_LIMIT - 1
+        }
+    if errors:
+        raise ValidationError(errors)
+
+    items = list(
+        Item.objects.filter(block__bank=bank, retired=False)
+        .select_related("block", "key_entry")
+        .order_by("block__order", "block_id", "order", "pk")
+    )
+    if not items:
+        raise ValidationError(
+            {"bank": _("The bank %(bank)s has no active items to put to the models.") % {"bank": bank.name}}
+        )
+    if seed is None:
+        seed = secrets.randbelow(SEED_LIMIT)
+    name = name.strip() or _("%(bank)s, %(when)s") % {
+        "bank": bank.name, "when": timezone.localtime().strftime("%Y-%m-%d %H:%M"),
+    }
+    experiment = Experiment.objects.create(
+        team=team, name=name[:200], bank=bank, bank_name=bank.name, prompt_version=prompt_version,
+        mode=mode, repeats=repeats, seed=seed, created_by=user,
+    )
+    snapshot = []
+    for position, item in enumerate(items, start=1):
+        entry = item.key_entry_or_none
+        snapshot.append(
+            ExperimentItem(
+                experiment=experiment, position=position, block_code=item.block.code,
+                block_title=item.block.title, question=item.question,
+                answer_format=item.answer_format, source_item=item,
+                key_answer=entry.answer if entry else "",
+                key_flagged=bool(entry and entry.flagged),
+                key_flag_note=entry.flag_note if entry else "",
+                key_sources=list(entry.sources) if entry else [],
+            )
+        )
+    ExperimentItem.objects.bulk_create(snapshot)
+
+    # Sorted by primary key, so the same configurations and seed give the same order whatever
+    # order the form listed them in.
+    pairs = [(c, r) for c in sorted(configs, key=lambda c: c.pk) for r in range(1, repeats + 1)]
+    Run.objects.bulk_create(
+        Run(
+            experiment=experiment, model_config=config, repeat=repeat, order=place,
+            config_snapshot=config.settings_snapshot(),
+        )
+        for (config, repeat), place in zip(pairs, run_order(len(pairs), seed), strict=True)
+    )
+    audit_record(
+        team=team, user=user, bank=bank, action=A.CREATE, subject="experiment", summary=name,
+        details={
+            "items": len(snapshot), "runs": len(pairs), "repeats": repeats, "mode": mode,
+            "prompt_version": prompt_version.pk, "seed": seed,
+        },
+    )
+    return experiment
+
+
+# Start and cancel ----------------------------------------------------------------------------
+
+
+def _locked(model, obj):
+    return model.objects.select_for_update().get(pk=obj.pk)
+
+
+@transaction.atomic
+def experiment_start(*, experiment: Experiment, user, queue: bool = True) -> Experiment:
+    """Queue every waiting run that has a provider to call (manual runs wait for a paste).
+
+    `queue=False` marks the runs queued without sending tasks: the `collect` command then runs
+    the same units in its own process.
+    """
+    experiment = _locked(Experiment, experiment)
+    if experiment.status != Experiment.Status.READY:
+        raise ValidationError(
+            _("This experiment cannot be started: it is %(status)s.")
+            % {"status": experiment.get_status_display().lower()}
+        )
+    now = timezone.now()
+    experiment.status = Experiment.Status.COLLECTING
+    experiment.collection_started = now
+    experiment.save(update_fields=["status", "collection_started"])
+    runs = [r for r in experiment.runs.filter(status=Run.Status.PENDING) if not r.is_manual]
+    for run in runs:
+        run.status = Run.Status.QUEUED
+        run.queued_at = now
+        run.save(update_fields=["status", "queued_at"])
+        if queue:
+            collection.queue_run(run)
+    # Manual runs may all have been pasted before the start.
+    collection.experiment_rollup(experiment_pk=experiment.pk)
+    audit_record(
+        team=experiment.team, user=user, bank=experiment.bank, action=A.UPDATE,
+        subject="experiment", summary=_("started collection: %(name)s") % {"name": experiment.name},
+        details={"queued_runs": len(runs)},
+    )
+    experiment.refresh_from_db()
+    return experiment
+
+
+@transaction.atomic
+def experiment_cancel(*, experiment: Experiment, user) -> Experiment:
+    """Stop collecting: every run not yet finished is cancelled; collected answers are kept."""
+    experiment = _locked(Experiment, experiment)
+    if experiment.status not in (Experiment.Status.READY, Experiment.Status.COLLECTING):
+        raise ValidationError(
+            _("This experiment cannot be cancelled: it is %(status)s.")
+            % {"status": experiment.get_status_display().lower()}
+        )
+    now = timezone.now()
+    cancelled = experiment.runs.exclude(status__in=Run.FINISHED).update(
+        status=Run.Status.CANCELLED, finished_at=now
+    )
+    experiment.status = Experiment.Status.CANCELLED
+    experiment.save(update_fields=["status"])
+    audit_record(
+        team=experiment.team, user=user, bank=experiment.bank, action=A.UPDATE,
+        subject="experiment", summary=_("cancelled: %(name)s") % {"name": experiment.name},
+        details={"cancelled_runs": cancelled},
+    )
+    return experiment
+
+
+def _check_experiment_open(experiment: Experiment) -> None:
+    if experiment.status == Experiment.Status.CANCELLED:
+        raise ValidationError(_("The experiment was cancelled."))
+    if experiment.status == Experiment.Status.COLLECTED:
+        raise ValidationError(_("Collection is complete: the runs can no longer change."))
+
+
+@transaction.atomic
+def run_cancel(*, run: Run, user) -> Run:
+    """Stop one run. A request already in flight finishes, and its reply is kept."""
+    run = Run.objects.select_for_update().select_related("experiment").get(pk=run.pk)
+    _check_experiment_open(run.experiment)
+    if run.status not in (Run.Status.PENDING, Run.Status.QUEUED, Run.Status.RUNNING, Run.Status.FAILED):
+        raise ValidationError(
+            _("This run cannot be cancelled: it is %(status)s.")
+            % {"status": run.get_status_display().lower()}
+        )
+    run.status = Run.Status.CANCELLED
+    run.finished_at = timezone.now()
+    run.save(update_fields=["status", "finished_at"])
+    audit_record(
+        team=run.experiment.team, user=user, bank=run.experiment.bank, action=A.UPDATE,
+        subject="run", summary=_("cancelled run %(run)s of %(name)s") % {"run": run, "name": run.experiment.name},
+    )
+    return run
+
+
+@transaction.atomic
+def run_retry(*, run: Run, user, queue: bool = True) -> Run:
+    """A failed or cancelled run goes back to the queue. Its attempts and responses are kept:
+    only the units without a response are collected again, and a unit whose reply already
+    arrived is parsed from that reply rather than asked again."""
+    run = Run.objects.select_for_update().select_related("experiment").get(pk=run.pk)
+    experiment = run.experiment
+    _check_experiment_open(experiment)
+    if run.status not in (Run.Status.FAILED, Run.Status.CANCELLED):
+        raise ValidationError(
+            _("Only a failed or cancelled run can be retried; this one is %(status)s.")
+            % {"status": run.get_status_display().lower()}
+        )
+    if run.is_manual:
+        run.status = Run.Status.PENDING
+    elif experiment.status == Experiment.Status.READY:
+        run.status = Run.Status.PENDING  # queued when the experiment starts
+    else:
+        run.status = Run.Status.QUEUED
+    # Retries are counted from the attempts made since this moment.
+    run.queued_at = timezone.now()
+    run.finished_at = None
+    run.error_message = ""
+    run.error_request_id = ""
+    run.save(update_fields=["status", "queued_at", "finished_at", "error_message", "error_request_id"])
+    if run.status == Run.Status.QUEUED and queue:
+        collection.queue_run(run)
+    audit_record(
+        team=experiment.team, user=user, bank=experiment.bank, action=A.UPDATE, subject="run",
+        summary=_("retried run %(run)s of %(name)s") % {"run": run, "name": experiment.name},
+    )
+    return run
+
+
+@transaction.atomic
+def run_close_failed(*, run: Run, user) -> Run:
+    """Close a failed (or cancelled) run, so that scoring can open without it."""
+    run = Run.objects.select_for_update().select_related("experiment").get(pk=run.pk)
+    experiment = run.experiment
+    _check_experiment_open(experiment)
+    if run.status not in (Run.Status.FAILED, Run.Status.CANCELLED):
+        raise ValidationError(
+            _("Only a failed or cancelled run can be closed; this one is %(status)s.")
+            % {"status": run.get_status_display().lower()}
+        )
+    run.status = Run.Status.CLOSED
+    run.finished_at = run.finished_at or timezone.now()
+    run.save(update_fields=["status", "finished_at"])
+    collection.experiment_rollup(experiment_pk=experiment.pk)
+    audit_record(
+        team=experiment.team, user=user, bank=experiment.bank, action=A.UPDATE, subject="run",
+        summary=_("closed run %(run)s of %(name)s as failed") % {"run": run, "name": experiment.name},
+    )
+    return run
