@@ -1,0 +1,452 @@
+"""The report of an experiment: counts from the database, figures from scoring.metrics.
+
+A report is built from a *bucket source*: any queryset whose rows carry a ``response`` foreign key
+and a ``bucket`` field, one row per response. Today that is one scorer's judgements
+(``judgement_source``); the team's reconciled final buckets will be another source of the same
+shape, and ``report_build`` will not need to change.
+
+Every count is taken by the database in a fixed number of grouped queries (``values()`` +
+``annotate(Count(..., filter=...))``), whatever the number of items, runs or judgements; Python
+only folds the grouped rows (a few per run, block, confidence and bucket) into the pure figure
+functions of scoring.metrics. Definitions and degenerate cases are those of scoring.metrics.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from itertools import repeat
+
+from django.db.models import Count, Q, QuerySet
+
+from probe.models import Experiment, ExperimentItem, Response, Run
+from probe.sheetparser import issue_label
+
+from . import metrics
+from .metrics import (
+    AACounts,
+    AAFigures,
+    BucketCounts,
+    Calibration,
+    FourBucketFigures,
+    RepeatSummary,
+)
+from .models import Assignment, Judgement
+
+__all__ = [
+    "BlockRow",
+    "BucketSource",
+    "Compliance",
+    "ConfigReport",
+    "GapRow",
+    "Report",
+    "RunReport",
+    "judgement_source",
+    "parse_weight",
+    "report_build",
+    "scorer_report",
+]
+
+# The most common format issues listed per configuration.
+TOP_ISSUES = 5
+
+FOUR_FIGURES = ("knowledge", "hallucination_rate", "net_usable")
+AA_FIGURES = (
+    "index", "accuracy", "attempt_rate", "partial_rate", "abstention_rate", "hallucination_rate",
+    "net",
+)
+
+
+@dataclass(frozen=True)
+class BucketSource:
+    """Where the buckets come from.
+
+    ``rows``: a queryset with one row per response, each with a ``response`` foreign key and a
+    ``bucket`` field (a scorer's Judgement, later a reconciled final bucket).
+    ``unblinded_field``: the boolean field that marks a bucket changed after the reveal, or None
+    when the source has no such notion.
+    ``scorer``: who the buckets are by (a username), for headings and exports.
+    """
+
+    experiment: Experiment
+    rows: QuerySet
+    scorer: str = ""
+    unblinded_field: str | None = None
+    revealed_at: datetime | None = None
+
+    def has_field(self, name: str) -> bool:
+        return any(f.name == name for f in self.rows.model._meta.get_fields())
+
+    def scoped(self) -> QuerySet:
+        # Never count a row of another experiment, whatever queryset the caller passed.
+        return self.rows.filter(response__run__experiment_id=self.experiment.pk).order_by()
+
+
+def judgement_source(assignment: Assignment) -> BucketSource:
+    """One scorer's judgements as a bucket source."""
+    return BucketSource(
+        experiment=assignment.experiment,
+        rows=Judgement.objects.filter(assignment=assignment),
+        scorer=assignment.user.get_username(),
+        unblinded_field="unblinded",
+        revealed_at=assignment.revealed_at,
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# The report's shape
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Compliance:
+    """Format compliance: the share of responses the parser read without any issue."""
+
+    responses: int = 0
+    clean: int = 0
+    issue_counts: Counter = field(default_factory=Counter)
+
+    @property
+    def share(self) -> float | None:
+        return self.clean / self.responses if self.responses else None
+
+    @property
+    def top_issues(self) -> list[tuple[str, str, int]]:
+        """(code, translated label, responses with it), most common first."""
+        ranked = sorted(self.issue_counts.items(), key=lambda kv: (-kv[1], kv[0]))[:TOP_ISSUES]
+        return [(code, issue_label(code), n) for code, n in ranked]
+
+    def add(self, other: Compliance) -> None:
+        self.responses += other.responses
+        self.clean += other.clean
+        self.issue_counts.update(other.issue_counts)
+
+
+@dataclass
+class RunReport:
+    """One run (one repeat of one configuration)."""
+
+    pk: int
+    repeat: int
+    status: str
+    counts: BucketCounts | AACounts
+    figures: FourBucketFigures | AAFigures
+    calibration: Calibration
+    unblinded: int
+    compliance: Compliance
+    # per block code: the figures over that block's items
+    blocks: dict[str, FourBucketFigures | AAFigures] = field(default_factory=dict)
+
+    @property
+    def net(self) -> float | None:
+        """The figure the configurations are compared on: net usable, or the AA index."""
+        if isinstance(self.figures, AAFigures):
+            return self.figures.index
+        return self.figures.net_usable
+
+
+@dataclass
+class ConfigReport:
+    """One model configuration, its runs (repeats) and their summary."""
+
+    key: int  # the model configuration's pk
+    label: str
+    provider: str
+    model_name: str
+    runs: list[RunReport]
+    summary: dict[str, RepeatSummary]  # figure or bucket name -> mean / min / max over repeats
+    calibration: Calibration  # pooled over the repeats
+    compliance: Compliance
+
+    @property
+    def simulated(self) -> bool:
+        return self.provider == "simulator"
+
+    @property
+    def unblinded(self) -> int:
+        return sum(run.unblinded for run in self.runs)
+
+    @property
+    def net(self) -> RepeatSummary:
+        return self.summary["index" if "index" in self.summary else "net_usable"]
+
+
+@dataclass
+class GapRow:
+    """A pairwise gap in mean net usable (AA: mean index), larger first."""
+
+    a: ConfigReport
+    b: ConfigReport
+    gap: float
+    is_noise: bool
+
+
+@dataclass
+class BlockCell:
+    config: ConfigReport
+    summary: dict[str, RepeatSummary]
+
+
+@dataclass
+class BlockRow:
+    code: str
+    title: str
+    n_items: int
+    cells: list[BlockCell]
+    floor: float  # the noise floor scaled to this block (items, or index points for AA)
+
+
+@dataclass
+class Report:
+    experiment: Experiment
+    scheme: str
+    scorer: str
+    revealed_at: datetime | None
+    w: float
+    n_items: int
+    repeats: int
+    noise_floor_items: float
+    noise_floor_default: bool  # True when the experiment leaves it at 3 items per 30
+    configs: list[ConfigReport]
+    gaps: list[GapRow]
+    blocks: list[BlockRow]
+    unblinded: int
+    has_unblinded_field: bool
+    scored: int  # bucket rows counted
+    responses: int  # responses in the experiment
+
+    @property
+    def is_aa(self) -> bool:
+        return self.scheme == Experiment.Scheme.AA
+
+    @property
+    def bucket_names(self) -> tuple[str, ...]:
+        return metrics.AA_BUCKETS if self.is_aa else metrics.FOUR_BUCKETS
+
+    @property
+    def noise_floor(self) -> float:
+        """The floor in the unit the configurations are compared in (items; AA: index points)."""
+        if self.is_aa:
+            return 100 * self.noise_floor_items / self.n_items if self.n_items else 0.0
+        return self.noise_floor_items
+
+    @property
+    def unscored(self) -> int:
+        return self.responses - self.scored
+
+    @property
+    def runs(self) -> list[RunReport]:
+        return [run for config in self.configs for run in config.runs]
+
+
+# ------------------------------------------------------------------------------------------------
+# Building it
+# ------------------------------------------------------------------------------------------------
+
+
+def parse_weight(value: str | None, default: float = 1.0) -> float:
+    """w from a query string: a finite number from 0 to 100, or ValueError."""
+    if value is None or str(value).strip() == "":
+        return default
+    w = float(str(value).strip().replace(",", "."))
+    if not (0 <= w <= 100):  # also rejects NaN and infinities
+        raise ValueError("w must be between 0 and 100")
+    return w
+
+
+def scorer_report(assignment: Assignment, *, w: float = 1.0) -> Report:
+    """The report of one scorer's judgements."""
+    return report_build(judgement_source(assignment), w=w)
+
+
+def _figures(scheme: str, bucket_counts: dict[str, int], n_items: int, w: float):
+    if scheme == Experiment.Scheme.AA:
+        counts = AACounts.from_mapping(bucket_counts)
+        figs = metrics.aa_figures(
+            counts.correct, counts.incorrect, counts.partial, counts.not_attempted,
+            n_items=max(n_items, counts.n),
+        )
+        return counts, figs
+    counts = BucketCounts.from_mapping(bucket_counts)
+    return counts, metrics.four_bucket_figures(counts, n_items=max(n_items, counts.n), w=w)
+
+
+def _summaries(scheme: str, runs_figures: list) -> dict[str, RepeatSummary]:
+    names = metrics.AA_BUCKETS if scheme == Experiment.Scheme.AA else metrics.FOUR_BUCKETS
+    figure_names = AA_FIGURES if scheme == Experiment.Scheme.AA else FOUR_FIGURES
+    out = {}
+    for name in names:
+        out[name] = metrics.repeat_summary(getattr(f, name) for f in runs_figures)
+    for name in figure_names:
+        if name == "net":  # AA: correct - incorrect, in items
+            out[name] = metrics.repeat_summary(f.correct - f.incorrect for f in runs_figures)
+        else:
+            out[name] = metrics.repeat_summary(getattr(f, name) for f in runs_figures)
+    out["unscored"] = metrics.repeat_summary(f.unscored for f in runs_figures)
+    return out
+
+
+def _calibration(cells: dict[tuple[str, str], int], scheme: str) -> Calibration:
+    """calibration() over grouped (confidence, bucket) -> count cells, without a row per answer."""
+    abstain = metrics.NOT_ATTEMPTED if scheme == Experiment.Scheme.AA else metrics.ABSTAINED
+    rows = (
+        repeat((confidence, bucket == metrics.CORRECT, bucket == abstain), n)
+        for (confidence, bucket), n in cells.items()
+    )
+    return metrics.calibration(row for group in rows for row in group)
+
+
+def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
+    """The whole report, in five queries whatever the size of the experiment."""
+    experiment = source.experiment
+    scheme = experiment.scheme
+    w = float(w)
+
+    # 1. The runs, with what the report says of their configuration (after the reveal only).
+    runs = list(
+        Run.objects.filter(experiment=experiment)
+        .order_by("order", "pk")
+        .values("pk", "model_config_id", "repeat", "status", "config_snapshot")
+    )
+    # 2. The items per block: N, and each block's N.
+    blocks = list(
+        ExperimentItem.objects.filter(experiment=experiment)
+        .values("block_code", "block_title")
+        .annotate(n=Count("pk"))
+        .order_by("block_code", "block_title")
+    )
+    n_items = sum(b["n"] for b in blocks)
+
+    # 3. Every bucket count at once: grouped by run, block, confidence and bucket.
+    unblinded_field = source.unblinded_field if source.unblinded_field else None
+    annotations = {"n": Count("pk")}
+    if unblinded_field:
+        annotations["unblinded"] = Count("pk", filter=Q(**{unblinded_field: True}))
+    grouped = (
+        source.scoped()
+        .values("response__run_id", "response__item__block_code", "response__confidence", "bucket")
+        .annotate(**annotations)
+        .order_by()
+    )
+    by_run: dict[int, Counter] = defaultdict(Counter)
+    by_run_block: dict[tuple[int, str], Counter] = defaultdict(Counter)
+    calib_cells: dict[int, Counter] = defaultdict(Counter)
+    unblinded_by_run: Counter = Counter()
+    scored = 0
+    for row in grouped:
+        run_pk, bucket, n = row["response__run_id"], row["bucket"], row["n"]
+        by_run[run_pk][bucket] += n
+        by_run_block[(run_pk, row["response__item__block_code"])][bucket] += n
+        confidence = (row["response__confidence"] or "").strip().upper()
+        if confidence not in metrics.CONFIDENCE_LEVELS:
+            confidence = None  # counted apart as unrated, as metrics.calibration does with ""
+        calib_cells[run_pk][(confidence, bucket)] += n
+        unblinded_by_run[run_pk] += row.get("unblinded", 0)
+        scored += n
+
+    # 4. Format compliance: responses grouped by run and by their (usually empty) issue list.
+    compliance_by_run: dict[int, Compliance] = defaultdict(Compliance)
+    responses = 0
+    for row in (
+        Response.objects.filter(run__experiment=experiment)
+        .values("run_id", "issues")
+        .annotate(n=Count("pk"))
+        .order_by()
+    ):
+        entry = compliance_by_run[row["run_id"]]
+        issues = row["issues"] or []
+        entry.responses += row["n"]
+        responses += row["n"]
+        if not issues:
+            entry.clean += row["n"]
+        for code in set(issues):
+            entry.issue_counts[code] += row["n"]
+
+    # Fold into runs and configurations.
+    block_n = {}
+    for b in blocks:
+        block_n[b["block_code"]] = block_n.get(b["block_code"], 0) + b["n"]
+    block_titles: dict[str, str] = {}
+    for b in blocks:
+        block_titles.setdefault(b["block_code"], b["block_title"])
+
+    config_runs: dict[int, list[RunReport]] = defaultdict(list)
+    config_meta: dict[int, dict] = {}
+    for run in runs:
+        counts, figs = _figures(scheme, by_run[run["pk"]], n_items, w)
+        run_report = RunReport(
+            pk=run["pk"],
+            repeat=run["repeat"],
+            status=run["status"],
+            counts=counts,
+            figures=figs,
+            calibration=_calibration(calib_cells[run["pk"]], scheme),
+            unblinded=unblinded_by_run[run["pk"]],
+            compliance=compliance_by_run[run["pk"]],
+            blocks={
+                code: _figures(scheme, by_run_block[(run["pk"], code)], n, w)[1]
+                for code, n in block_n.items()
+            },
+        )
+        config_runs[run["model_config_id"]].append(run_report)
+        config_meta.setdefault(run["model_config_id"], run["config_snapshot"] or {})
+
+    configs: list[ConfigReport] = []
+    for key, run_reports in config_runs.items():
+        run_reports.sort(key=lambda r: (r.repeat, r.pk))
+        snapshot = config_meta[key]
+        pooled_cells: Counter = Counter()
+        compliance = Compliance()
+        for run_report in run_reports:
+            pooled_cells.update(calib_cells[run_report.pk])
+            compliance.add(run_report.compliance)
+        configs.append(
+            ConfigReport(
+                key=key,
+                label=snapshot.get("label") or f"#{key}",
+                provider=snapshot.get("provider", ""),
+                model_name=snapshot.get("model_name", ""),
+                runs=run_reports,
+                summary=_summaries(scheme, [r.figures for r in run_reports]),
+                calibration=_calibration(pooled_cells, scheme),
+                compliance=compliance,
+            )
+        )
+    configs.sort(key=lambda c: (c.label.casefold(), c.key))
+
+    floor_items = metrics.noise_floor(n_items, experiment.noise_floor)
+    report = Report(
+        experiment=experiment,
+        scheme=scheme,
+        scorer=source.scorer,
+        revealed_at=source.revealed_at,
+        w=w,
+        n_items=n_items,
+        repeats=max((len(c.runs) for c in configs), default=0),
+        noise_floor_items=floor_items,
+        noise_floor_default=experiment.noise_floor is None,
+        configs=configs,
+        gaps=[],
+        blocks=[],
+        unblinded=sum(unblinded_by_run.values()),
+        has_unblinded_field=bool(unblinded_field),
+        scored=scored,
+        responses=responses,
+    )
+    by_key = {c.key: c for c in configs}
+    report.gaps = [
+        GapRow(by_key[g.a], by_key[g.b], g.gap, g.is_noise)
+        for g in metrics.pairwise_gaps({c.key: c.net.mean for c in configs}, report.noise_floor)
+    ]
+    for code, n in block_n.items():
+        cells = [
+            BlockCell(c, _summaries(scheme, [r.blocks[code] for r in c.runs])) for c in configs
+        ]
+        # The floor scales with the items it is over (3 per 30 by default): a block of 6 items
+        # has a floor of 0.6 items; an AA index is already per item, so its floor stays put.
+        floor = report.noise_floor if report.is_aa else (
+            floor_items * n / n_items if n_items else 0.0
+        )
+        report.blocks.append(BlockRow(code, block_titles[code], n, cells, floor))
+    return report

@@ -1,0 +1,62 @@
+"""Number formatting for the report: fractions as percentages, None as a dash."""
+
+from django import template
+from django.utils.formats import number_format
+
+from scoring.models import Bucket
+
+register = template.Library()
+
+DASH = "–"
+
+
+def _number(value: float, decimals: int) -> str:
+    value = round(float(value), decimals)
+    if value.is_integer():
+        return number_format(int(value))
+    # 12.50 -> 12.5, keeping the locale's decimal mark
+    return number_format(value, decimal_pos=decimals).rstrip("0")
+
+
+@register.filter
+def num(value, decimals: int = 2) -> str:
+    """12.0 -> "12"; 12.333 -> "12.33"; None -> "–"."""
+    if value is None or value == "":
+        return DASH
+    return _number(value, int(decimals))
+
+
+@register.filter
+def pct(value, decimals: int = 1) -> str:
+    """A fraction as a percentage: 0.6667 -> "66.7 %"; None -> "–"."""
+    if value is None or value == "":
+        return DASH
+    return f"{number_format(round(float(value) * 100, int(decimals)), decimal_pos=int(decimals))} %"
+
+
+@register.filter
+def span(summary, kind: str = "num") -> str:
+    """A RepeatSummary's range, "min–max" (or the one value when they agree)."""
+    if summary is None or summary.min is None:
+        return DASH
+    fmt = pct if kind == "pct" else num
+    low, high = fmt(summary.min), fmt(summary.max)
+    return low if low == high else f"{low}–{high}"
+
+
+@register.filter
+def attr(obj, name: str):
+    return getattr(obj, name, None)
+
+
+@register.filter
+def lookup(mapping, key):
+    return mapping.get(key) if mapping else None
+
+
+@register.filter
+def bucket_label(value: str) -> str:
+    try:
+        return Bucket(value).label
+    except ValueError:
+        return value

@@ -1,0 +1,89 @@
+"""The report page of one scorer and the browser exports: only after that scorer's reveal."""
+
+from django.http import Http404, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.text import slugify
+from django.utils.translation import gettext as _
+
+from probe.access import team_view
+from probe.models import Role
+
+from . import charts, exports
+from .models import Assignment
+from .report import judgement_source, parse_weight, report_build
+
+EXPORTS = {"responses", "figures"}
+FORMATS = {"csv": "text/csv; charset=utf-8", "json": "application/json"}
+
+
+def _weight(request) -> tuple[float, str]:
+    """w from the query string, and an error message when it was not usable (w is then 1)."""
+    raw = request.GET.get("w")
+    try:
+        return parse_weight(raw), ""
+    except ValueError:
+        return 1.0, _("w must be a number from 0 to 100; 1 is used instead.")
+
+
+def _locked(request, assignment: Assignment):
+    # Nothing of the figures, not even a configuration's label, before this scorer's reveal.
+    return render(
+        request,
+        "scoring/report_locked.html",
+        {"assignment": assignment, "experiment": assignment.experiment,
+         "team": assignment.experiment.team},
+    )
+
+
+@team_view(scope="assignment_token", get=Role.SCORER)
+def report(request, assignment: Assignment):
+    if not assignment.revealed:
+        return _locked(request, assignment)
+    w, w_error = _weight(request)
+    result = report_build(judgement_source(assignment), w=w)
+    context = {
+        "assignment": assignment,
+        "experiment": assignment.experiment,
+        "team": assignment.experiment.team,
+        "report": result,
+        "w_input": request.GET.get("w", "1") if not w_error else "1",
+        "w_error": w_error,
+        "bucket_chart": charts.bucket_chart(result),
+        "calibration_chart": charts.calibration_chart(result),
+        "net_chart": charts.net_chart(result),
+    }
+    if request.htmx:
+        response = render(request, "scoring/report_body.html", context)
+        url = reverse("scoring:report", kwargs={"assignment_token": assignment.token})
+        response["HX-Push-Url"] = f"{url}?w={w:g}"
+        return response
+    return render(request, "scoring/report.html", context)
+
+
+@team_view(scope="assignment_token", get=Role.SCORER)
+def report_export(request, assignment: Assignment, what: str, fmt: str):
+    if what not in EXPORTS or fmt not in FORMATS:
+        raise Http404
+    if not assignment.revealed:
+        return HttpResponse(
+            _("The exports open after your reveal."), status=403,
+            content_type="text/plain; charset=utf-8",
+        )
+    source = judgement_source(assignment)
+    if what == "responses":
+        if fmt == "csv":
+            body = exports.csv_text(exports.response_rows(source), exports.RESPONSE_COLUMNS)
+        else:
+            body = exports.responses_json([source])
+    else:
+        w, _error = _weight(request)
+        result = report_build(source, w=w)
+        if fmt == "csv":
+            body = exports.csv_text(exports.figure_rows(result), exports.FIGURE_COLUMNS)
+        else:
+            body = exports.figures_json([result])
+    response = HttpResponse(body, content_type=FORMATS[fmt])
+    name = slugify(assignment.experiment.name) or "experiment"
+    response["Content-Disposition"] = f'attachment; filename="{name}-{what}.{fmt}"'
+    return response
