@@ -373,6 +373,10 @@ def responses_json(sources: list[BucketSource]) -> str:
                       indent=1)
 
 
-def figures_json(reports: list[Report]) -> str:
-    data = [report_dict(r) for r in reports]
-    return json.dumps(data[0] if len(data) == 1 else data, ensure_ascii=False, indent=1)
+def figures_json(report: Report | list[Report]) -> str:
+    """One report as one object; a list of reports (one per scorer) as a list of objects."""
+    if isinstance(report, list):
+        data = [report_dict(r) for r in report]
+    else:
+        data = report_dict(report)
+    return json.dumps(data, ensure_ascii=False, indent=1)

@@ -82,7 +82,7 @@ def report_export(request, assignment: Assignment, what: str, fmt: str):
         if fmt == "csv":
             body = exports.csv_text(exports.figure_rows(result), exports.FIGURE_COLUMNS)
         else:
-            body = exports.figures_json([result])
+            body = exports.figures_json(result)
     response = HttpResponse(body, content_type=FORMATS[fmt])
     name = slugify(assignment.experiment.name) or "experiment"
     response["Content-Disposition"] = f'attachment; filename="{name}-{what}.{fmt}"'

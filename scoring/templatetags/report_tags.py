@@ -28,10 +28,10 @@ def num(value, decimals: int = 2) -> str:
 
 @register.filter
 def pct(value, decimals: int = 1) -> str:
-    """A fraction as a percentage: 0.6667 -> "66.7 %"; None -> "–"."""
+    """A fraction as a percentage: 0.6667 -> "66.7 %", 0.5 -> "50 %"; None -> "–"."""
     if value is None or value == "":
         return DASH
-    return f"{number_format(round(float(value) * 100, int(decimals)), decimal_pos=int(decimals))} %"
+    return f"{_number(float(value) * 100, int(decimals))} %"
 
 
 @register.filter

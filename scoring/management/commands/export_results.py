@@ -1,0 +1,87 @@
+"""python manage.py export_results EXPERIMENT --format csv|json [--what responses|figures]
+[--scorer USERNAME] [--w W] [--output PATH]. Columns: docs/export-columns.md."""
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from probe.models import Experiment
+from scoring import exports
+from scoring.models import Assignment
+from scoring.report import judgement_source, parse_weight, report_build
+
+
+class Command(BaseCommand):
+    help = (
+        "Export an experiment's results: every response with its bucket, or the report's "
+        "figures, as CSV or JSON. One scorer with --scorer; otherwise every scorer in turn."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("experiment", help="The experiment's id, or its exact name.")
+        parser.add_argument("--format", choices=["csv", "json"], default="csv")
+        parser.add_argument("--what", choices=["responses", "figures"], default="responses")
+        parser.add_argument("--scorer", default="", help="The scorer's username.")
+        parser.add_argument("--team", default="", help="The team's slug, when names repeat.")
+        parser.add_argument("--w", default="1", help="Weight of a confidently wrong answer (figures).")
+        parser.add_argument("--output", "-o", default="", help="Write to this file, not stdout.")
+
+    def handle(self, *args, experiment: str, format: str, what: str, scorer: str, team: str,
+               w: str, output: str, **options):
+        found = self._experiment(experiment, team)
+        try:
+            weight = parse_weight(w)
+        except ValueError as error:
+            raise CommandError("--w must be a number from 0 to 100.") from error
+        assignments = (
+            Assignment.objects.filter(experiment=found)
+            .select_related("experiment", "user")
+            .order_by("user__username")
+        )
+        if scorer:
+            assignments = assignments.filter(user__username=scorer)
+        assignments = list(assignments)
+        if not assignments:
+            if scorer:
+                raise CommandError(f"{scorer!r} is not a scorer of experiment {found.pk}.")
+            raise CommandError(f"Nobody has scored experiment {found.pk} yet.")
+        for assignment in assignments:
+            if not assignment.revealed:
+                self.stderr.write(
+                    f"Note: {assignment.user.get_username()} has not revealed yet "
+                    "(the export names the models all the same)."
+                )
+        sources = [judgement_source(a) for a in assignments]
+        if what == "responses":
+            if format == "csv":
+                rows = (row for source in sources for row in exports.response_rows(source))
+                text = exports.csv_text(rows, exports.RESPONSE_COLUMNS)
+            else:
+                text = exports.responses_json(sources)
+        else:
+            reports = [report_build(source, w=weight) for source in sources]
+            if format == "csv":
+                rows = (row for report in reports for row in exports.figure_rows(report))
+                text = exports.csv_text(rows, exports.FIGURE_COLUMNS)
+            else:
+                # --scorer: that scorer's report, one object; otherwise a list, one per scorer.
+                text = exports.figures_json(reports[0] if scorer else reports)
+        if output:
+            Path(output).write_text(text, encoding="utf-8")
+            self.stderr.write(f"Wrote {output}")
+        else:
+            self.stdout.write(text, ending="" if text.endswith("\n") else "\n")
+
+    def _experiment(self, name: str, team: str) -> Experiment:
+        qs = Experiment.objects.select_related("team")
+        if team:
+            qs = qs.filter(team__slug=team)
+        matches = list(qs.filter(pk=int(name))) if name.isdigit() else list(qs.filter(name=name))
+        if not matches:
+            raise CommandError(f"No experiment {name!r}" + (f" in team {team!r}." if team else "."))
+        if len(matches) > 1:
+            where = ", ".join(f"{e.pk} ({e.team.slug})" for e in matches)
+            raise CommandError(
+                f"Several experiments are called {name!r}: {where}. Give the id or --team."
+            )
+        return matches[0]

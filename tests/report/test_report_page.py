@@ -1,0 +1,221 @@
+"""The report page: refused before the reveal, then every figure on the page, w, htmx, charts."""
+
+import re
+from html.parser import HTMLParser
+
+import pytest
+from django.urls import reverse
+
+from probe.models import Experiment
+from scoring import services
+from scoring.models import Judgement
+
+from .conftest import build, score_all
+from .test_report_figures import EXAMPLE_12, EXAMPLE_14
+
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+def url(assignment, **query):
+    base = reverse("scoring:report", kwargs={"assignment_token": assignment.token})
+    return base + ("?" + "&".join(f"{k}={v}" for k, v in query.items()) if query else "")
+
+
+class Cells(HTMLParser):
+    """The text of every table row, by table id: {table id: [[cell text, ...], ...]}."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables, self.table, self.row, self.cell = {}, None, None, None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "table":
+            self.table = self.tables.setdefault(attrs.get("id", ""), [])
+        elif tag == "tr" and self.table is not None:
+            self.row = []
+            self.table.append(self.row)
+        elif tag in ("td", "th") and self.row is not None:
+            self.cell = []
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self.cell is not None:
+            self.row.append(" ".join("".join(self.cell).split()))
+            self.cell = None
+        elif tag == "table":
+            self.table = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell.append(data)
+
+
+def tables(body: str) -> dict:
+    parser = Cells()
+    parser.feed(body)
+    return parser.tables
+
+
+def rows_after(table, label):
+    """The rows of a configuration's group: from its heading row to the next heading."""
+    out, inside = [], False
+    for row in table:
+        if len(row) == 1:
+            inside = row[0].startswith(label)
+            continue
+        if inside:
+            out.append(row)
+    return out
+
+
+@pytest.fixture
+def examples(world, scorer, client):
+    built = build(
+        world,
+        {("Twelve", 1): EXAMPLE_12, ("Twelve", 2): "C" * 22 + "W" * 8,
+         ("Fourteen", 1): EXAMPLE_14, ("Fourteen", 2): EXAMPLE_14},
+        providers={"Fourteen": "simulator"},
+        blocks=[("A", "HTTP semantics", 10), ("B", "Python", 20)],
+    )
+    assignment = score_all(built.experiment, scorer)
+    client.force_login(scorer)
+    return assignment
+
+
+def test_before_the_reveal_the_report_shows_no_figure_and_no_label(world, scorer, client):
+    built = build(world, {("Twelve", 1): EXAMPLE_12, ("Fourteen", 1): EXAMPLE_14},
+                  providers={"Fourteen": "simulator"})
+    assignment = score_all(built.experiment, scorer, reveal=False)
+    client.force_login(scorer)
+    response = client.get(url(assignment))
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "The report opens after your reveal" in body
+    assert reverse("scoring:reveal", kwargs={"assignment_token": assignment.token}) in body
+    for secret in ("Twelve", "Fourteen", "model-of", "openai", "simulat", "Net usable",
+                   "Knowledge", "<svg", "<table"):
+        assert secret not in body, secret
+    for what in ("responses", "figures"):
+        for fmt in ("csv", "json"):
+            export = client.get(reverse("scoring:export", kwargs={
+                "assignment_token": assignment.token, "what": what, "fmt": fmt}))
+            assert export.status_code == 403
+            assert "Twelve" not in export.content.decode()
+            assert "attachment" not in export.get("Content-Disposition", "")
+
+
+def test_the_page_carries_the_figures(examples, client):
+    body = client.get(url(examples)).content.decode()
+    summary = tables(body)["summary-table"]
+    twelve = rows_after(summary, "Twelve")
+    # Repeat 1, Repeat 2, Mean, Range; columns: label, 4 buckets, knowledge, hallucination, net
+    assert twelve[0] == ["Repeat 1", "20", "8", "2", "0", "66.7 %", "26.7 %", "12"]
+    assert twelve[1] == ["Repeat 2", "22", "8", "0", "0", "73.3 %", "26.7 %", "14"]
+    assert twelve[2][0] == "Mean" and twelve[2][-1] == "13"
+    assert twelve[3] == ["Range", "20–22", "8", "0–2", "0", "66.7 %–73.3 %", "26.7 %", "12–14"]
+    fourteen = rows_after(summary, "Fourteen")
+    # 2 / 18 = 11.1 %: the abstentions are out of the denominator
+    assert fourteen[0] == ["Repeat 1", "16", "2", "0", "12", "53.3 %", "11.1 %", "14"]
+    assert "simulated" in [r for r in summary if r and r[0].startswith("Fourteen")][0][0]
+
+    gaps = tables(body)["gap-table"]
+    assert gaps[1][0].startswith("Fourteen") and gaps[1][1].startswith("Twelve")
+    assert gaps[1][2:] == ["1", "noise"]  # 14 - 13 < 3
+
+    blocks = tables(body)["block-table"]
+    block_a = next(r for r in blocks if r and r[0].startswith("A "))
+    # Fourteen (first by label): A = items 1-10 all correct; Twelve: A all correct in both repeats
+    assert block_a[:5] == ["A HTTP semantics", "10", "10", "100 %", "10"]
+
+    calibration = tables(body)["calibration-table"]
+    twelve_cal = next(r for r in calibration if r and r[0].startswith("Twelve"))
+    # HIGH: 42 correct of 58 (20 + 8 and 22 + 8); MEDIUM none; LOW: 0 of 2
+    assert twelve_cal[1:8] == ["58", "72 %", "0", "–", "2", "0 %", "0"]
+    compliance = tables(body)["compliance-table"]
+    assert any(r[0].startswith("Twelve") and r[2] == "100 %" for r in compliance if r)
+
+    assert "No decision was changed after the reveal." in body
+    # Three charts, each with a title and a description, drawn inline (no script, no CDN).
+    assert body.count("<svg") == 3
+    assert len(re.findall(r"<title id=\"chart-[a-z]+-title\">", body)) == 3
+    assert len(re.findall(r"<desc id=\"chart-[a-z]+-desc\">", body)) == 3
+    assert "http://" not in body.split("<svg", 1)[1] and "<script" not in body.split("<main", 1)[1]
+    # The net usable chart's description carries the same numbers as the table.
+    assert "Twelve: mean 13, range 12 to 14." in body
+
+
+def test_w_on_the_page(examples, client):
+    body = client.get(url(examples, w=2)).content.decode()
+    twelve = rows_after(tables(body)["summary-table"], "Twelve")
+    assert twelve[0][-1] == "4" and twelve[1][-1] == "6"  # 20 - 2 x 8, 22 - 2 x 8
+    assert "Figures with w = 2." in body
+    assert 'value="2"' in body
+    assert "figures.csv?w=2" in body
+
+
+def test_a_bad_w_falls_back_to_1_and_says_so(examples, client):
+    body = client.get(url(examples, w="lots")).content.decode()
+    assert "w must be a number from 0 to 100" in body
+    assert rows_after(tables(body)["summary-table"], "Twelve")[0][-1] == "12"
+
+
+def test_htmx_swaps_only_the_body_and_pushes_the_url(examples, client):
+    response = client.get(url(examples, w="0.5"), **HX)
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert body.startswith('<div id="report-body"') and "<html" not in body
+    assert response["HX-Push-Url"].endswith("/report/?w=0.5")
+    assert rows_after(tables(body)["summary-table"], "Twelve")[0][-1] == "16"
+
+
+def test_unblinded_decisions_are_marked(examples, client):
+    judgement = Judgement.objects.filter(assignment=examples, bucket="confident_wrong").first()
+    services.judgement_decide(assignment=examples, responses=[judgement.response], bucket="correct")
+    body = client.get(url(examples)).content.decode()
+    assert "1 decision was changed after your reveal" in body
+    assert "† 1" in body
+
+
+def test_another_scorers_report_is_404(examples, client, world):
+    client.force_login(world.users["editor"])
+    assert client.get(url(examples)).status_code == 404
+    export = reverse("scoring:export", kwargs={
+        "assignment_token": examples.token, "what": "responses", "fmt": "csv"})
+    assert client.get(export).status_code == 404
+
+
+def test_a_viewer_cannot_open_a_report(examples, client, world):
+    client.force_login(world.users["viewer"])
+    assert client.get(url(examples)).status_code == 404  # not their assignment either
+
+
+def test_second_scheme_page(world, scorer, client):
+    built = build(world, {("Alpha", 1): "C" * 15 + "W" * 6 + "P" * 4 + "A" * 5,
+                          ("Beta", 1): "C" * 12 + "W" * 3 + "A" * 15},
+                  scheme=Experiment.Scheme.AA)
+    assignment = score_all(built.experiment, scorer)
+    client.force_login(scorer)
+    body = client.get(url(assignment)).content.decode()
+    summary = tables(body)["summary-table"]
+    alpha = rows_after(summary, "Alpha")
+    assert alpha[0] == ["Repeat 1", "15", "6", "4", "5", "30", "50 %", "83.3 %", "13.3 %",
+                        "16.7 %", "40 %"]
+    assert 'id="id_w"' not in body  # w belongs to the four-bucket scheme
+    assert "That is 10 index points." in body
+
+
+def test_page_query_count_does_not_grow_with_the_items(world, scorer, client):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def queries(n_items):
+        letters = ("CWHAm" * 10)[:n_items]
+        built = build(world, {("Alpha", 1): letters, ("Beta", 1): letters}, name=f"{n_items}")
+        assignment = score_all(built.experiment, scorer)
+        client.force_login(scorer)
+        client.get(url(assignment))
+        with CaptureQueriesContext(connection) as ctx:
+            assert client.get(url(assignment)).status_code == 200
+        return len(ctx)
+
+    assert queries(10) == queries(30)
