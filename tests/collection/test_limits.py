@@ -1,0 +1,79 @@
+"""The per-provider concurrency limit: lease semaphores in Redis, or in this process without it."""
+
+import os
+import time
+import uuid
+
+import pytest
+
+from probe import limits
+
+BACKENDS = ["local"] + (["redis"] if os.environ.get("REDIS_URL") else [])
+
+
+@pytest.fixture(params=BACKENDS)
+def limiter(request):
+    if request.param == "local":
+        return limits.LocalLimiter()
+    return limits.RedisLimiter(os.environ["REDIS_URL"])
+
+
+def _key() -> str:
+    return f"openai_chat|test-{uuid.uuid4().hex}|KEY_VAR"
+
+
+def test_the_second_lease_waits_for_the_first_to_be_released(limiter):
+    key = _key()
+    first = limiter.try_acquire(key, 1)
+    assert first is not None
+    assert limiter.try_acquire(key, 1) is None
+    assert limiter.held(key) == 1
+    first.release()
+    second = limiter.try_acquire(key, 1)
+    assert second is not None
+    second.release()
+    assert limiter.held(key) == 0
+
+
+def test_a_lease_runs_out_when_its_holder_stops_renewing(limiter):
+    key = _key()
+    crashed = limiter.try_acquire(key, 1, seconds=0.3)  # never released: a worker died
+    assert crashed is not None
+    assert limiter.try_acquire(key, 1, seconds=0.3) is None
+    time.sleep(0.45)
+    after = limiter.try_acquire(key, 1, seconds=0.3)
+    assert after is not None
+    after.release()
+
+
+def test_a_renewed_lease_outlives_its_first_term(limiter):
+    key = _key()
+    held = limiter.try_acquire(key, 1, seconds=0.45).keep_alive()
+    time.sleep(0.7)
+    assert limiter.try_acquire(key, 1) is None, "renewed every third of its term"
+    held.release()
+    assert limiter.try_acquire(key, 1) is not None
+
+
+def test_limits_count_per_key_and_up_to_the_limit(limiter):
+    key, other = _key(), _key()
+    leases = [limiter.try_acquire(key, 3) for _ in range(3)]
+    assert all(leases)
+    assert limiter.try_acquire(key, 3) is None
+    assert limiter.try_acquire(other, 1) is not None, "another provider/key is not affected"
+    for lease in leases:
+        lease.release()
+
+
+def test_the_limit_key_is_provider_host_and_key_variable():
+    snapshot = {"provider": "openai_chat", "base_url": "https://OpenRouter.ai/api/v1", "api_key_env": "OR_KEY"}
+    assert limits.limit_key(snapshot) == "openai_chat|openrouter.ai|OR_KEY"
+    assert limits.limit_key({"provider": "anthropic"}, "https://api.anthropic.com") == "anthropic|api.anthropic.com|"
+
+
+def test_the_limiter_follows_settings(settings):
+    settings.REDIS_URL = None
+    assert isinstance(limits.get_limiter(), limits.LocalLimiter)
+    if os.environ.get("REDIS_URL"):
+        settings.REDIS_URL = os.environ["REDIS_URL"]
+        assert isinstance(limits.get_limiter(), limits.RedisLimiter)
