@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass, field
 
 from . import metrics
+from .models import Bucket
 from .report import Report
 
 WIDTH = 760
@@ -136,10 +137,12 @@ def bucket_chart(report: Report) -> BucketChart:
             )
             y += ROW
         y += GROUP_GAP
-    legend = [
-        LegendEntry(bucket, GUTTER + i * 130, BUCKET_COLOURS[bucket])
-        for i, bucket in enumerate(report.bucket_names)
-    ]
+    legend = []
+    x = GUTTER
+    for bucket in report.bucket_names:
+        legend.append(LegendEntry(bucket, x, BUCKET_COLOURS[bucket]))
+        # about 7 px per character at the legend's 12 px: room for the translated label
+        x += 16 + 7 * len(str(Bucket(bucket).label)) + 18
     return BucketChart(WIDTH, int(y) + 14, GUTTER, PLOT, report.n_items, rows, legend)
 
 
