@@ -3,6 +3,7 @@
 from django import forms
 from django.conf import global_settings, settings
 from django.core.exceptions import ValidationError
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
 import adapters
@@ -64,7 +65,7 @@ class PromptEditForm(forms.Form):
 
 
 def _model_label(name: str):
-    return ModelConfig._meta.get_field(name).verbose_name
+    return capfirst(ModelConfig._meta.get_field(name).verbose_name)
 
 
 def _model_help(name: str):

@@ -6,6 +6,7 @@ name with the edited version as its parent. A version that an experiment used ca
 """
 
 import difflib
+import re
 from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
@@ -18,6 +19,7 @@ from ..models import AuditEvent, PromptVersion, Team
 from .audit import audit_record
 
 SUBJECT = "prompt version"
+_WORD = re.compile(r"\s+|\S+")
 
 
 def normalise_text(text: str) -> str:
@@ -212,19 +214,8 @@ class PromptDiff:
 
 
 def _words(line: str) -> list[str]:
-    # Words with their following spaces, so joining the pieces gives the line back exactly.
-    pieces, current = [], ""
-    for char in line:
-        if char.isspace() and current and not current[-1].isspace():
-            current += char
-        elif not char.isspace() and current and current[-1].isspace():
-            pieces.append(current)
-            current = char
-        else:
-            current += char
-    if current:
-        pieces.append(current)
-    return pieces
+    # Words and the runs of space between them, so joining the pieces gives the line back.
+    return _WORD.findall(line)
 
 
 def _word_diff(old: str, new: str) -> tuple[tuple[Segment, ...], tuple[Segment, ...]]:
@@ -241,7 +232,22 @@ def _word_diff(old: str, new: str) -> tuple[tuple[Segment, ...], tuple[Segment, 
                 left.append(Segment("".join(a[i1:i2]), changed=True))
             if j2 > j1:
                 right.append(Segment("".join(b[j1:j2]), changed=True))
-    return tuple(left), tuple(right)
+    return _merged(left), _merged(right)
+
+
+def _merged(segments: list[Segment]) -> tuple[Segment, ...]:
+    """Neighbouring changes joined, across a space between them, so a phrase reads as one change."""
+    out: list[Segment] = []
+    for index, segment in enumerate(segments):
+        bridge = (
+            not segment.changed and not segment.text.strip() and out and out[-1].changed
+            and index + 1 < len(segments) and segments[index + 1].changed
+        )
+        if (segment.changed or bridge) and out and out[-1].changed:
+            out[-1] = Segment(out[-1].text + segment.text, changed=True)
+        elif segment.text:
+            out.append(segment)
+    return tuple(out)
 
 
 def prompt_diff(old_text: str, new_text: str) -> PromptDiff:

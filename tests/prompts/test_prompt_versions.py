@@ -160,6 +160,13 @@ def test_diff_function_rows_and_counts():
     assert prompt_services.prompt_diff("same", "same").identical
 
 
+def test_diff_marks_a_changed_phrase_as_one_change():
+    diff = prompt_services.prompt_diff("MEDIUM means probably right. LOW", "MEDIUM means you would bet. LOW")
+    (row,) = diff.rows
+    assert [s.text for s in row.old if s.changed] == ["probably right."]
+    assert [s.text for s in row.new if s.changed] == ["you would bet."]
+
+
 def test_diff_page_shows_added_and_removed_lines(viewer, world, house):
     v2 = prompt_services.prompt_new_version(
         prompt=house, user=None, note="n",
