@@ -16,3 +16,7 @@ urlpatterns = [
 ]
 
 urlpatterns += urls_report.urlpatterns
+
+from . import urls_review  # noqa: E402
+
+urlpatterns += urls_review.urlpatterns

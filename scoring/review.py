@@ -1,0 +1,460 @@
+"""Key review: (!) entries, disputed keys and suspect keys, each settled against a primary source.
+
+An experiment's item snapshot never changes. The key in force for an item is the newest
+KeyDecision's (the amended text, or the key as it stood when confirmed or judged ambiguous); an
+item whose newest decision says "ambiguous" is dropped from the figures. Amending a key sends the
+judgements that relied on the old key back to their scorers as "re-check"; the amendment may be
+carried back to the bank through probe's ``key_entry_set``, which keeps the bank's own history.
+
+Reads (selectors) first, then writes (services).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from probe.access import is_blinded
+from probe.models import (
+    Bank,
+    Experiment,
+    ExperimentItem,
+    Item,
+    KeyEntry,
+    KeyEntryRevision,
+    Response,
+)
+from probe.services.banks import item_set_retired, key_entry_set
+from probe.sheetparser import normalise_answer
+
+from .models import Assignment, Bucket, Judgement, KeyDecision, KeyDispute, Reconciliation
+from .services import scoring_open
+
+# A wrong answer given with HIGH confidence lands in one of these.
+WRONG_BUCKETS = (Bucket.CONFIDENT_WRONG, Bucket.INCORRECT)
+# The verdicts that compared an answer with the key (a preset UNKNOWN did not).
+KEY_VERDICTS = (Judgement.Verdict.CORRECT, Judgement.Verdict.WRONG, Judgement.Verdict.DIRECT)
+
+REASONS = {
+    "flagged": gettext_lazy("(!) entry: check against a primary source"),
+    "disputed": gettext_lazy("disputed while scoring"),
+    "high_wrong": gettext_lazy("a HIGH-confidence answer was marked wrong"),
+    "shared_wrong": gettext_lazy("two or more configurations gave the same answer, not the key's"),
+}
+
+
+# --------------------------------------------------------------------------------------------
+# The key in force, dropped items, re-checks
+# --------------------------------------------------------------------------------------------
+
+
+def _key_after(decision: KeyDecision) -> str:
+    if decision.outcome == KeyDecision.Outcome.AMENDED:
+        return decision.new_answer
+    return decision.previous_answer
+
+
+def key_in_force(item: ExperimentItem) -> str:
+    """The item's key as it stands: the newest decision's, or the snapshot's when none."""
+    newest = KeyDecision.objects.filter(item=item).order_by("-pk").first()
+    return item.key_answer if newest is None else _key_after(newest)
+
+
+def latest_decisions(experiment: Experiment) -> dict[int, KeyDecision]:
+    """The newest decision per item of the experiment, by item id (one query)."""
+    latest: dict[int, KeyDecision] = {}
+    for decision in KeyDecision.objects.filter(experiment=experiment).order_by("item_id", "-pk"):
+        latest.setdefault(decision.item_id, decision)
+    return latest
+
+
+def keys_in_force(experiment: Experiment) -> dict[int, str]:
+    """Item id -> the key in force, for every item of the experiment (two queries)."""
+    latest = latest_decisions(experiment)
+    return {
+        item.pk: _key_after(latest[item.pk]) if item.pk in latest else item.key_answer
+        for item in ExperimentItem.objects.filter(experiment=experiment).only("pk", "key_answer")
+    }
+
+
+def dropped_items(experiment: Experiment) -> QuerySet[ExperimentItem]:
+    """The items whose newest key decision says "ambiguous": left out of every figure.
+
+    A queryset, so it composes as a subquery: ``rows.exclude(response__item__in=dropped_items(e))``.
+    """
+    newest = (
+        KeyDecision.objects.filter(item=OuterRef("pk")).order_by("-pk").values("outcome")[:1]
+    )
+    return (
+        ExperimentItem.objects.filter(experiment=experiment)
+        .annotate(key_outcome=Subquery(newest))
+        .filter(key_outcome=KeyDecision.Outcome.AMBIGUOUS)
+    )
+
+
+def recheck_positions(assignment: Assignment) -> list[int]:
+    """Positions of the items where this scorer has judgements to re-check (the key changed)."""
+    return list(
+        Judgement.objects.filter(assignment=assignment, needs_recheck=True)
+        .values_list("response__item__position", flat=True)
+        .distinct()
+        .order_by("response__item__position")
+    )
+
+
+def recheck_count(assignment: Assignment) -> int:
+    return Judgement.objects.filter(assignment=assignment, needs_recheck=True).count()
+
+
+# --------------------------------------------------------------------------------------------
+# The queue
+# --------------------------------------------------------------------------------------------
+
+
+def sees_only_own_judgements(experiment: Experiment, user) -> bool:
+    """A scorer sees no other scorer's decisions before reconciliation begins, even here."""
+    if Reconciliation.objects.filter(experiment=experiment).exists():
+        return False
+    return Assignment.objects.filter(experiment=experiment, user=user).exists()
+
+
+@dataclass
+class ReviewAnswer:
+    """One answer that differs from the key in force, grouped like the scoring page groups it."""
+
+    answer: str
+    sheets: int = 0
+    configs: set = field(default_factory=set)  # configuration ids: counted, never shown
+    confidences: Counter = field(default_factory=Counter)
+    high_wrong: bool = False
+    labels: list[str] = field(default_factory=list)  # only for a viewer who is not blinded
+
+    @property
+    def n_configs(self) -> int:
+        return len(self.configs)
+
+    @property
+    def confidence_list(self) -> list[tuple[str, int]]:
+        order = {"HIGH": 0, "MEDIUM": 1, "LOW": 2}
+        return sorted(
+            ((c or "–", n) for c, n in self.confidences.items()), key=lambda p: order.get(p[0], 3)
+        )
+
+
+@dataclass
+class ReviewEntry:
+    item: ExperimentItem
+    key: str  # in force
+    reasons: list[str]
+    disputes: list[KeyDispute]
+    answers: list[ReviewAnswer]
+    matching: int  # sheets whose answer matches the key in force
+    abstained: int  # sheets that answered UNKNOWN or left the item out
+    decisions: list[KeyDecision]  # newest first
+
+    @property
+    def latest(self) -> KeyDecision | None:
+        return self.decisions[0] if self.decisions else None
+
+    @property
+    def open_disputes(self) -> list[KeyDispute]:
+        return [d for d in self.disputes if d.status == KeyDispute.Status.OPEN]
+
+    @property
+    def is_open(self) -> bool:
+        return not self.decisions or bool(self.open_disputes)
+
+    @property
+    def dropped(self) -> bool:
+        return self.latest is not None and self.latest.outcome == KeyDecision.Outcome.AMBIGUOUS
+
+    @property
+    def key_changed(self) -> bool:
+        return self.key != self.item.key_answer
+
+    @property
+    def reason_labels(self) -> list[tuple[str, str]]:
+        return [(code, REASONS[code]) for code in self.reasons]
+
+
+def review_queue(
+    experiment: Experiment, *, user, membership, positions: list[int] | None = None
+) -> list[ReviewEntry]:
+    """Every item of the experiment that needs, or had, a check against a primary source.
+
+    A fixed number of queries whatever the size of the experiment; the counting is grouped in
+    the database and only the grouped rows are merged here by their normalised answer. Nothing
+    names a model unless the viewer is not blinded; configurations are counted by id, never shown.
+    """
+    blinded = is_blinded(experiment, user, membership)
+    own_only = sees_only_own_judgements(experiment, user)
+
+    items_qs = ExperimentItem.objects.filter(experiment=experiment)
+    if positions is not None:
+        items_qs = items_qs.filter(position__in=positions)
+    items = {item.pk: item for item in items_qs}
+
+    decisions: dict[int, list[KeyDecision]] = defaultdict(list)
+    for d in (
+        KeyDecision.objects.filter(experiment=experiment, item__in=list(items))
+        .select_related("decided_by")
+        .order_by("item_id", "-pk")
+    ):
+        decisions[d.item_id].append(d)
+    keys = {
+        pk: _key_after(decisions[pk][0]) if decisions.get(pk) else item.key_answer
+        for pk, item in items.items()
+    }
+
+    disputes_qs = KeyDispute.objects.filter(experiment=experiment, item__in=list(items)).select_related(
+        "response", "assignment__user"
+    )
+    if own_only:
+        disputes_qs = disputes_qs.filter(assignment__user=user)
+    disputes: dict[int, list[KeyDispute]] = defaultdict(list)
+    for dispute in disputes_qs.order_by("created", "pk"):
+        disputes[dispute.item_id].append(dispute)
+
+    # Suspect 1: a HIGH-confidence answer marked wrong (by this viewer only, before reconciliation).
+    high_wrong_qs = Judgement.objects.filter(
+        response__item__in=list(items), bucket__in=WRONG_BUCKETS, response__confidence="HIGH"
+    )
+    if own_only:
+        high_wrong_qs = high_wrong_qs.filter(assignment__user=user)
+    high_wrong: dict[int, set[str]] = defaultdict(set)
+    for item_id, answer in high_wrong_qs.values_list("response__item_id", "response__answer").distinct():
+        high_wrong[item_id].add(normalise_answer(answer or ""))
+
+    # Suspect 2: the same answer, not the key's, from two or more different configurations.
+    fields = ["item_id", "answer", "confidence", "abstained", "run__model_config_id"]
+    if not blinded:
+        fields.append("run__config_snapshot__label")
+    grouped = (
+        Response.objects.filter(item__in=list(items)).values(*fields).annotate(n=Count("pk")).order_by()
+    )
+    answers: dict[int, dict[str, ReviewAnswer]] = defaultdict(dict)
+    matching: Counter = Counter()
+    abstained: Counter = Counter()
+    key_norms = {pk: normalise_answer(k) for pk, k in keys.items()}
+    for row in grouped:
+        item_id, text, n = row["item_id"], row["answer"], row["n"]
+        if row["abstained"] or text is None:
+            abstained[item_id] += n
+            continue
+        norm = normalise_answer(text)
+        if norm and norm == key_norms[item_id]:
+            matching[item_id] += n
+            continue
+        entry = answers[item_id].setdefault(norm, ReviewAnswer(answer=text))
+        entry.sheets += n
+        entry.configs.add(row["run__model_config_id"])
+        entry.confidences[row["confidence"]] += n
+        entry.high_wrong = entry.high_wrong or norm in high_wrong.get(item_id, ())
+        label = row.get("run__config_snapshot__label")
+        if label and label not in entry.labels:
+            entry.labels.append(label)
+
+    entries = []
+    for pk, item in sorted(items.items(), key=lambda p: p[1].position):
+        reasons = []
+        if item.key_flagged:
+            reasons.append("flagged")
+        if disputes.get(pk):
+            reasons.append("disputed")
+        if high_wrong.get(pk):
+            reasons.append("high_wrong")
+        item_answers = sorted(answers.get(pk, {}).values(), key=lambda a: (-a.n_configs, -a.sheets, a.answer))
+        if any(a.n_configs >= 2 for a in item_answers):
+            reasons.append("shared_wrong")
+        if not reasons and not decisions.get(pk) and positions is None:
+            continue
+        entries.append(
+            ReviewEntry(
+                item=item, key=keys[pk], reasons=reasons, disputes=disputes.get(pk, []),
+                answers=item_answers, matching=matching[pk], abstained=abstained[pk],
+                decisions=decisions.get(pk, []),
+            )
+        )
+    return entries
+
+
+@dataclass
+class BankReviewEntry:
+    item: Item
+    entry: KeyEntry | None
+    experiment_entries: list[tuple[Experiment, ReviewEntry]]  # open ones, from collected experiments
+    revisions: list[KeyEntryRevision]
+
+    @property
+    def flagged(self) -> bool:
+        return self.entry is not None and self.entry.flagged
+
+    @property
+    def is_open(self) -> bool:
+        return self.flagged or bool(self.experiment_entries)
+
+
+def bank_review_queue(bank: Bank, *, user, membership) -> list[BankReviewEntry]:
+    """The bank's (!) entries, and the open reviews of the collected experiments made from it."""
+    by_item: dict[int, list[tuple[Experiment, ReviewEntry]]] = defaultdict(list)
+    for experiment in bank.experiments.filter(status=Experiment.Status.COLLECTED).order_by("-created"):
+        for review in review_queue(experiment, user=user, membership=membership):
+            if review.is_open and review.item.source_item_id is not None:
+                by_item[review.item.source_item_id].append((experiment, review))
+    items = list(
+        Item.objects.filter(block__bank=bank)
+        .filter(Q(pk__in=list(by_item)) | Q(key_entry__flagged=True, retired=False))
+        .select_related("block", "key_entry")
+        .order_by("block__order", "block_id", "order", "pk")
+    )
+    revisions: dict[int, list[KeyEntryRevision]] = defaultdict(list)
+    for revision in KeyEntryRevision.objects.filter(item__in=items).select_related("changed_by"):
+        revisions[revision.item_id].append(revision)
+    return [
+        BankReviewEntry(
+            item=item, entry=item.key_entry_or_none, experiment_entries=by_item.get(item.pk, []),
+            revisions=revisions.get(item.pk, [])[:5],
+        )
+        for item in items
+    ]
+
+
+# --------------------------------------------------------------------------------------------
+# Decisions
+# --------------------------------------------------------------------------------------------
+
+
+def _clean(outcome: str, source: str, new_answer: str) -> tuple[str, str, dict]:
+    errors: dict[str, str] = {}
+    if outcome not in KeyDecision.Outcome.values:
+        errors["outcome"] = _("Choose an outcome: confirmed, amended or ambiguous.")
+    source = source.strip()
+    if not source:
+        errors["source"] = _("Name the primary source you checked: a citation or a URL.")
+    new_answer = new_answer.strip()
+    if outcome == KeyDecision.Outcome.AMENDED and not new_answer:
+        errors["new_answer"] = _("An amended key needs its new text.")
+    return source, new_answer, errors
+
+
+@transaction.atomic
+def key_decision_create(
+    *,
+    item: ExperimentItem,
+    user,
+    outcome: str,
+    source: str,
+    new_answer: str = "",
+    note: str = "",
+    carry_to_bank: bool = False,
+) -> KeyDecision:
+    """Settle an experiment item's key against a primary source.
+
+    Amended: every judgement of this item that compared an answer with the old key (verdict
+    correct, wrong or a bucket set directly; not the presets of UNKNOWN answers) goes back to its
+    scorer as "re-check", and the count is kept on the decision; with ``carry_to_bank`` the new
+    text also becomes the bank's key entry (which records its own revision). Ambiguous: the item
+    is dropped from the figures. Every outcome resolves the item's open disputes.
+    """
+    experiment = item.experiment
+    if not scoring_open(experiment):
+        raise ValidationError(_("The key is sealed until every run is collected."))
+    # One decision at a time per item: the previous key must be the one in force.
+    item = ExperimentItem.objects.select_for_update().select_related("source_item").get(pk=item.pk)
+    previous = key_in_force(item)
+    source, new_answer, errors = _clean(outcome, source, new_answer)
+    amended = outcome == KeyDecision.Outcome.AMENDED
+    if amended and new_answer and new_answer == previous:
+        errors["new_answer"] = _("That is the key in force: choose 'Key confirmed' instead.")
+    carry = amended and carry_to_bank
+    if carry and item.source_item is None:
+        errors["carry_to_bank"] = _(
+            "The bank item this was taken from no longer exists: nothing to carry the amendment to."
+        )
+    if errors:
+        raise ValidationError(errors)
+    decision = KeyDecision.objects.create(
+        experiment=experiment, item=item, outcome=outcome, previous_answer=previous,
+        new_answer=new_answer if amended else "", source=source, note=note.strip(),
+        decided_by=user if user is not None and user.is_authenticated else None,
+    )
+    if amended:
+        decision.rechecked = Judgement.objects.filter(
+            response__item=item, verdict__in=KEY_VERDICTS
+        ).update(needs_recheck=True)
+    if carry:
+        _carry_to_bank(decision, item.source_item, user)
+        decision.carried_to_bank = True
+    if amended:
+        decision.save(update_fields=["rechecked", "carried_to_bank"])
+    KeyDispute.objects.filter(item=item, status=KeyDispute.Status.OPEN).update(
+        status=KeyDispute.Status.RESOLVED
+    )
+    # Unanimous final buckets of re-checked judgements are no longer settled.
+    from .reconcile import final_buckets_sync
+
+    if amended and Reconciliation.objects.filter(experiment=experiment).exists():
+        final_buckets_sync(experiment=experiment)
+    return decision
+
+
+def _carry_to_bank(decision: KeyDecision, bank_item: Item, user) -> None:
+    entry = bank_item.key_entry_or_none
+    sources = list(entry.sources) if entry else []
+    if decision.source not in sources:
+        sources.append(decision.source)
+    reason = _("Key review of experiment '%(experiment)s', item %(position)s.") % {
+        "experiment": decision.experiment.name, "position": decision.item.position,
+    }
+    if decision.note:
+        reason = f"{reason} {decision.note}"
+    key_entry_set(
+        item=bank_item, user=user, answer=decision.new_answer,
+        flagged=entry.flagged if entry else False, flag_note=entry.flag_note if entry else "",
+        sources=sources, reason=reason, source=decision.source,
+    )
+
+
+@transaction.atomic
+def bank_key_decide(
+    *, item: Item, user, outcome: str, source: str, new_answer: str = "", note: str = ""
+) -> KeyEntry | None:
+    """Settle a bank key entry against a primary source (experiments keep their snapshots).
+
+    Confirmed or amended: the (!) flag is cleared, since the check it asked for is done, and the
+    source joins the entry's references. Ambiguous: the entry keeps a (!) flag saying so and the
+    item is retired, so that no new experiment asks it. ``key_entry_set`` keeps the revision.
+    """
+    entry = item.key_entry_or_none
+    source, new_answer, errors = _clean(outcome, source, new_answer)
+    note = note.strip()
+    if entry is None and outcome != KeyDecision.Outcome.AMENDED:
+        errors["outcome"] = _("This item has no key entry yet: amend it to write one.")
+    if errors:
+        raise ValidationError(errors)
+    sources = list(entry.sources) if entry else []
+    if source not in sources:
+        sources.append(source)
+    label = KeyDecision.Outcome(outcome).label
+    reason = _("Key review: %(outcome)s.") % {"outcome": label}
+    if note:
+        reason = f"{reason} {note}"
+    if outcome == KeyDecision.Outcome.AMBIGUOUS:
+        flag_note = _("Ambiguous: %(note)s") % {"note": note} if note else _("Ambiguous.")
+        result = key_entry_set(
+            item=item, user=user, answer=entry.answer, flagged=True, flag_note=flag_note,
+            sources=sources, reason=reason, source=source,
+        )
+        item_set_retired(item=item, user=user, retired=True)
+        return result
+    answer = new_answer if outcome == KeyDecision.Outcome.AMENDED else entry.answer
+    return key_entry_set(
+        item=item, user=user, answer=answer, flagged=False, flag_note="", sources=sources,
+        reason=reason, source=source,
+    )

@@ -1,0 +1,383 @@
+"""Key review, scorers, agreement and reconciliation pages: keyboard-first, like scoring.
+
+Every page is for owners and editors (the key review shows the key and every sheet's answers; the
+scorers page counts; agreement and reconciliation show scorers' buckets side by side), except
+that only an owner invites scorers. Buckets side by side appear only once reconciliation has
+begun, and never to someone still scoring the experiment.
+"""
+
+from django import forms
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from probe.access import can, is_blinded, team_view
+from probe.models import Bank, Experiment, Item, Role
+
+from . import reconcile, review
+from .models import SCHEME_BUCKETS, Bucket, KeyDecision
+from .services import scoring_open
+
+OUTCOME_KEYS = {
+    KeyDecision.Outcome.CONFIRMED: "1",
+    KeyDecision.Outcome.AMENDED: "2",
+    KeyDecision.Outcome.AMBIGUOUS: "3",
+}
+
+
+class KeyDecisionForm(forms.Form):
+    source = forms.CharField(
+        label=gettext_lazy("Primary source checked"), max_length=2000,
+        help_text=gettext_lazy("A citation or a URL: where you checked the answer."),
+    )
+    outcome = forms.ChoiceField(
+        label=gettext_lazy("Outcome"), choices=KeyDecision.Outcome.choices, widget=forms.RadioSelect
+    )
+    new_answer = forms.CharField(
+        label=gettext_lazy("New key text"), required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )
+    note = forms.CharField(
+        label=gettext_lazy("Note"), required=False, widget=forms.Textarea(attrs={"rows": 2})
+    )
+    carry_to_bank = forms.BooleanField(
+        label=gettext_lazy("Carry the amendment back to the bank's key entry"), required=False
+    )
+
+
+def _errors_into(form: forms.Form, error: ValidationError) -> None:
+    if hasattr(error, "error_dict"):
+        for name, errors in error.error_dict.items():
+            form.add_error(name if name in form.fields else None, errors)
+    else:
+        form.add_error(None, error)
+
+
+# --------------------------------------------------------------------------------------------
+# Key review of an experiment
+# --------------------------------------------------------------------------------------------
+
+
+def _entry_context(request, experiment, entry, form=None, **extra) -> dict:
+    return {
+        "experiment": experiment, "entry": entry,
+        "form": form or KeyDecisionForm(prefix=f"k{entry.item.position}"),
+        "outcome_keys": OUTCOME_KEYS,
+        "blinded": is_blinded(experiment, request.user, request.membership),
+        **extra,
+    }
+
+
+@team_view(scope="experiment_pk", get=Role.EDITOR)
+def key_review(request, experiment: Experiment):
+    context = {
+        "experiment": experiment, "team": experiment.team, "section": "key_review",
+        "sealed": not scoring_open(experiment),
+    }
+    if not context["sealed"]:
+        entries = review.review_queue(experiment, user=request.user, membership=request.membership)
+        show_all = request.GET.get("show") == "all"
+        context.update(
+            show_all=show_all,
+            n_open=sum(1 for e in entries if e.is_open),
+            n_all=len(entries),
+            entries=[
+                _entry_context(request, experiment, e)
+                for e in entries
+                if show_all or e.is_open
+            ],
+            blinded=is_blinded(experiment, request.user, request.membership),
+            own_only=review.sees_only_own_judgements(experiment, request.user),
+        )
+    return render(request, "scoring/review.html", context)
+
+
+@team_view(scope="experiment_pk", get=None, post=Role.EDITOR)
+def key_review_decide(request, experiment: Experiment, position: int):
+    item = experiment.items.filter(position=position).first()
+    if item is None or not scoring_open(experiment):
+        raise Http404
+    form = KeyDecisionForm(request.POST, prefix=f"k{position}")
+    notice = ""
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            decision = review.key_decision_create(
+                item=item, user=request.user, outcome=data["outcome"], source=data["source"],
+                new_answer=data["new_answer"], note=data["note"],
+                carry_to_bank=data["carry_to_bank"],
+            )
+        except ValidationError as error:
+            _errors_into(form, error)
+        else:
+            notice = _decision_notice(decision)
+            if not request.htmx:
+                messages.success(request, notice)
+                url = reverse("scoring:key_review", kwargs={"experiment_pk": experiment.pk})
+                return redirect(f"{url}#review-{position}")
+            form = None
+    entries = review.review_queue(
+        experiment, user=request.user, membership=request.membership, positions=[position]
+    )
+    if not entries:
+        raise Http404
+    context = _entry_context(request, experiment, entries[0], form, notice=notice, just_saved=bool(notice))
+    if request.htmx:
+        return render(request, "scoring/partials/_review_entry.html", context)
+    # Without htmx, the whole page with this entry's errors.
+    page = {
+        "experiment": experiment, "team": experiment.team, "section": "key_review",
+        "sealed": False, "entries": [context], "n_open": None, "show_all": True,
+        "blinded": context["blinded"],
+    }
+    return render(request, "scoring/review.html", page, status=400)
+
+
+def _decision_notice(decision: KeyDecision) -> str:
+    if decision.outcome == KeyDecision.Outcome.AMENDED:
+        text = _("Key amended; %(n)s judgement(s) sent back to their scorers for a re-check.") % {
+            "n": decision.rechecked
+        }
+        if decision.carried_to_bank:
+            text += " " + _("The bank's key entry was changed too.")
+        return text
+    if decision.outcome == KeyDecision.Outcome.AMBIGUOUS:
+        return _("Item marked ambiguous: it is dropped from the figures.")
+    return _("Key confirmed.")
+
+
+# --------------------------------------------------------------------------------------------
+# Key review of a bank
+# --------------------------------------------------------------------------------------------
+
+
+def _bank_entry_context(request, entry, form=None, **extra) -> dict:
+    blinded = {
+        experiment.pk: is_blinded(experiment, request.user, request.membership)
+        for experiment, _review in entry.experiment_entries
+    }
+    return {
+        "entry": entry,
+        "form": form or KeyDecisionForm(prefix=f"b{entry.item.pk}"),
+        "outcome_keys": OUTCOME_KEYS,
+        "experiment_entries": [
+            {"experiment": e, "review": r, "blinded": blinded[e.pk]} for e, r in entry.experiment_entries
+        ],
+        **extra,
+    }
+
+
+@team_view(scope="bank_pk", get=Role.EDITOR)
+def bank_key_review(request, bank: Bank):
+    entries = review.bank_review_queue(bank, user=request.user, membership=request.membership)
+    return render(
+        request,
+        "scoring/review_bank.html",
+        {
+            "bank": bank, "team": bank.team,
+            "entries": [_bank_entry_context(request, e) for e in entries],
+        },
+    )
+
+
+@team_view(scope="item_pk", get=None, post=Role.EDITOR)
+def bank_key_decide(request, item: Item):
+    bank = item.block.bank
+    form = KeyDecisionForm(request.POST, prefix=f"b{item.pk}")
+    form.fields["carry_to_bank"].required = False
+    notice = ""
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            review.bank_key_decide(
+                item=item, user=request.user, outcome=data["outcome"], source=data["source"],
+                new_answer=data["new_answer"], note=data["note"],
+            )
+        except ValidationError as error:
+            _errors_into(form, error)
+        else:
+            notice = _("Bank key entry updated; its history keeps the previous text and the source.")
+            if not request.htmx:
+                messages.success(request, notice)
+                return redirect("scoring:bank_key_review", bank_pk=bank.pk)
+            form = None
+    entries = [
+        e for e in review.bank_review_queue(bank, user=request.user, membership=request.membership)
+        if e.item.pk == item.pk
+    ]
+    if not entries:
+        # Settled and no longer in the queue: say so in place of the entry.
+        if request.htmx:
+            return render(
+                request, "scoring/partials/_review_bank_done.html", {"item": item, "notice": notice}
+            )
+        return redirect("scoring:bank_key_review", bank_pk=bank.pk)
+    context = _bank_entry_context(request, entries[0], form, notice=notice)
+    if request.htmx:
+        return render(request, "scoring/partials/_review_bank_entry.html", context)
+    return render(
+        request, "scoring/review_bank.html",
+        {"bank": bank, "team": bank.team, "entries": [context]}, status=400,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Scorers: invitations and progress (counts only)
+# --------------------------------------------------------------------------------------------
+
+
+@team_view(scope="experiment_pk", get=Role.EDITOR, post=Role.OWNER)
+def scorers(request, experiment: Experiment):
+    if request.method == "POST":
+        wanted = [v for v in request.POST.getlist("user") if v.isdigit()]
+        candidates = {m.user_id: m.user for m in reconcile.scorer_candidates(experiment)}
+        users = [candidates[int(v)] for v in wanted if int(v) in candidates]
+        try:
+            if len(users) != len(wanted):
+                raise ValidationError(_("Some of those members may not score this experiment."))
+            invited = reconcile.scorers_invite(
+                experiment=experiment, users=users, invited_by=request.user
+            )
+        except ValidationError as error:
+            messages.error(request, " ".join(error.messages))
+        else:
+            messages.success(
+                request,
+                _("Invited: %(names)s. Each scores blind and alone.")
+                % {"names": ", ".join(a.user.get_username() for a in invited)},
+            )
+        return redirect("scoring:scorers", experiment_pk=experiment.pk)
+    progress = reconcile.scorer_progress(experiment)
+    return render(
+        request,
+        "scoring/reconcile_scorers.html",
+        {
+            "experiment": experiment, "team": experiment.team, "section": "scorers",
+            "progress": progress, "open": scoring_open(experiment),
+            "candidates": reconcile.scorer_candidates(experiment),
+            "can_invite": can(request.membership, Role.OWNER),
+            "n_finished": sum(1 for p in progress if p.finished),
+            "reconciliation": reconcile.reconciliation_of(experiment),
+        },
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Reconciliation and agreement
+# --------------------------------------------------------------------------------------------
+
+
+def _closed_context(request, experiment: Experiment) -> dict:
+    """What a lead sees before reconciliation (or while still scoring): counts only."""
+    progress = reconcile.scorer_progress(experiment)
+    own = next((p for p in progress if p.assignment.user_id == request.user.pk), None)
+    return {
+        "experiment": experiment, "team": experiment.team,
+        "progress": progress,
+        "n_finished": sum(1 for p in progress if p.finished),
+        "own": own,
+        "reconciliation": reconcile.reconciliation_of(experiment),
+        "open": scoring_open(experiment),
+    }
+
+
+@team_view(scope="experiment_pk", get=Role.EDITOR, post=Role.EDITOR)
+def reconcile_overview(request, experiment: Experiment):
+    if request.method == "POST":
+        try:
+            reconcile.reconciliation_start(experiment=experiment, user=request.user)
+        except ValidationError as error:
+            messages.error(request, " ".join(error.messages))
+        else:
+            messages.success(request, _("Reconciliation has begun: unanimous responses are final."))
+        return redirect("scoring:reconcile", experiment_pk=experiment.pk)
+    if not reconcile.decisions_visible(experiment, request.user):
+        return render(
+            request, "scoring/reconcile_closed.html",
+            {**_closed_context(request, experiment), "section": "reconcile"},
+        )
+    # A scorer may have changed a judgement since (a re-check after a key amendment): the
+    # unanimous rows follow before they are counted. Idempotent.
+    reconcile.final_buckets_sync(experiment=experiment)
+    summary = reconcile.reconcile_summary(experiment)
+    return render(
+        request, "scoring/reconcile.html",
+        {"experiment": experiment, "team": experiment.team, "section": "reconcile", "s": summary},
+    )
+
+
+def _reconcile_item_response(request, experiment: Experiment, position: int, status=200, **extra):
+    data = reconcile.reconcile_item(experiment, position, user=request.user)
+    if data is None:
+        raise Http404
+    scheme = experiment.scheme
+    context = {
+        "experiment": experiment, "team": experiment.team, "section": "reconcile", "r": data,
+        "bucket_keys": [
+            (str(i), b, Bucket(b).label) for i, b in enumerate(SCHEME_BUCKETS[scheme], start=1)
+        ],
+        "bucket_labels": dict(Bucket.choices),
+        **extra,
+    }
+    template = "scoring/partials/_reconcile_item.html" if request.htmx else "scoring/reconcile_item.html"
+    response = render(request, template, context, status=status)
+    if request.htmx:
+        response["HX-Push-Url"] = reverse(
+            "scoring:reconcile_item", kwargs={"experiment_pk": experiment.pk, "position": position}
+        )
+    return response
+
+
+@team_view(scope="experiment_pk", get=Role.EDITOR, post=Role.EDITOR)
+def reconcile_item(request, experiment: Experiment, position: int):
+    if not reconcile.decisions_visible(experiment, request.user):
+        if request.method == "POST":
+            messages.error(request, _("Reconciliation has not begun, or you are still scoring."))
+        return redirect("scoring:reconcile", experiment_pk=experiment.pk)
+    if request.method == "GET":
+        reconcile.final_buckets_sync(experiment=experiment)
+        return _reconcile_item_response(request, experiment, position)
+    token = request.POST.get("token", "")
+    response = reconcile.resolve_response(experiment, position, token, user=request.user)
+    if response is None:
+        return _reconcile_item_response(
+            request, experiment, position, status=400 if not request.htmx else 200,
+            error=_("That answer is not on this item: nothing was saved."),
+        )
+    bucket = request.POST.get("set") or request.POST.get("bucket", "")
+    try:
+        reconcile.final_bucket_set(
+            experiment=experiment, response=response, user=request.user, bucket=bucket,
+            note=request.POST.get("note", ""),
+        )
+    except ValidationError as error:
+        return _reconcile_item_response(
+            request, experiment, position, error=" ".join(error.messages), error_token=token,
+            note=request.POST.get("note", ""),
+        )
+    if not request.htmx:
+        return redirect("scoring:reconcile_item", experiment_pk=experiment.pk, position=position)
+    return _reconcile_item_response(
+        request, experiment, position, focus_after=token, notice=_("Final bucket saved.")
+    )
+
+
+@team_view(scope="experiment_pk", get=Role.EDITOR)
+def agreement(request, experiment: Experiment):
+    if not reconcile.decisions_visible(experiment, request.user):
+        return render(
+            request, "scoring/reconcile_closed.html",
+            {**_closed_context(request, experiment), "section": "agreement"},
+        )
+    return render(
+        request, "scoring/reconcile_agreement.html",
+        {
+            "experiment": experiment, "team": experiment.team, "section": "agreement",
+            "a": reconcile.agreement_report(experiment),
+            "reconciliation": reconcile.reconciliation_of(experiment),
+        },
+    )
