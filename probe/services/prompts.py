@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Max, ProtectedError
+from django.db.models import ProtectedError
 from django.utils.translation import gettext as _
 
 from .. import prompts
@@ -107,9 +107,17 @@ def prompt_new_version(
     if not note:
         raise ValidationError({"note": _("Say briefly what changed, for the version history.")})
     team = prompt.team
-    # Lock the name's versions so two editors saving at once get versions n+1 and n+2.
-    siblings = PromptVersion.objects.select_for_update().filter(team=team, name=prompt.name)
-    latest = siblings.aggregate(latest=Max("version"))["latest"] or prompt.version
+    # Two editors saving at once must get versions n+1 and n+2, not a clash: lock the team's
+    # row, then read the latest version in a statement that starts after the lock is held (under
+    # READ COMMITTED it sees the other editor's committed version). Where rows cannot be locked
+    # (SQLite serialises writers anyway), the unique constraint turns a clash into the error below.
+    Team.objects.select_for_update().filter(pk=team.pk).values_list("pk", flat=True).first()
+    latest = (
+        PromptVersion.objects.filter(team=team, name=prompt.name)
+        .order_by("-version")
+        .values_list("version", flat=True)
+        .first()
+    ) or prompt.version
     _refuse_identical(team, prompt.name, text)
     try:
         with transaction.atomic():

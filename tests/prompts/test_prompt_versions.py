@@ -255,3 +255,34 @@ def test_detail_shows_the_exact_text_full_hash_and_a_copy_button(viewer, world):
     assert ja.content_hash in body
     assert 'data-copy="#prompt-text"' in body
     assert "Edit (new version)" not in body  # viewers read only
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_editors_saving_at_once_get_consecutive_versions():
+    """On PostgreSQL, where rows are locked: no clash, versions 2 and 3."""
+    import threading
+
+    from django.db import connection, connections
+
+    if connection.vendor != "postgresql":
+        pytest.skip("needs row locks (PostgreSQL)")
+    team = factories.TeamFactory()
+    v1 = prompt_services.prompt_create(team=team, user=None, name="Race", text="one")
+    barrier = threading.Barrier(2)
+    results, errors = [], []
+
+    def save(text):
+        try:
+            barrier.wait()
+            results.append(prompt_services.prompt_new_version(prompt=v1, user=None, text=text, note="n").version)
+        except Exception as error:  # noqa: BLE001 (reported below)
+            errors.append(error)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=save, args=(text,)) for text in ("two", "three")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors and sorted(results) == [2, 3]
