@@ -61,6 +61,8 @@ def _kwargs_for(pattern, world, kind="viewer", name=""):
         "run_pk": world.runs[0].pk,
         "assignment_token": assignment.token,
         "position": 1,
+        "what": "responses",
+        "fmt": "csv",
     }
     if name.startswith("scoring:"):
         values["experiment_pk"] = world.scored.pk
