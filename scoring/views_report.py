@@ -14,6 +14,8 @@ from .models import Assignment
 from .report import judgement_source, parse_weight, report_build
 
 EXPORTS = {"responses", "figures"}
+# Every pair is listed up to 12 configurations (66 pairs); beyond, neighbours in the ranking.
+PAGE_GAPS = 66
 FORMATS = {"csv": "text/csv; charset=utf-8", "json": "application/json"}
 
 
@@ -24,6 +26,17 @@ def _weight(request) -> tuple[float, str]:
         return parse_weight(raw), ""
     except ValueError:
         return 1.0, _("w must be a number from 0 to 100; 1 is used instead.")
+
+
+def _page_gaps(result) -> tuple[list, bool]:
+    """The gaps the page lists, best pair first, and whether some were left to the exports."""
+    rank = {c.key: -(c.net.mean or 0) for c in result.configs}
+    gaps = sorted(result.gaps, key=lambda g: (rank[g.a.key], rank[g.b.key]))
+    if len(gaps) <= PAGE_GAPS:
+        return gaps, False
+    ranked = sorted((c for c in result.configs if c.net.mean is not None), key=lambda c: rank[c.key])
+    neighbours = {frozenset((a.key, b.key)) for a, b in zip(ranked, ranked[1:], strict=False)}
+    return [g for g in gaps if frozenset((g.a.key, g.b.key)) in neighbours], True
 
 
 def _locked(request, assignment: Assignment):
@@ -42,6 +55,7 @@ def report(request, assignment: Assignment):
         return _locked(request, assignment)
     w, w_error = _weight(request)
     result = report_build(judgement_source(assignment), w=w)
+    gaps, gaps_cut = _page_gaps(result)
     context = {
         "assignment": assignment,
         "experiment": assignment.experiment,
@@ -49,6 +63,9 @@ def report(request, assignment: Assignment):
         "report": result,
         "w_input": request.GET.get("w", "1") if not w_error else "1",
         "w_error": w_error,
+        "gaps": gaps,
+        "gaps_cut": gaps_cut,
+        "noise_pairs": sum(g.is_noise for g in result.gaps),
         "bucket_chart": charts.bucket_chart(result),
         "calibration_chart": charts.calibration_chart(result),
         "net_chart": charts.net_chart(result),

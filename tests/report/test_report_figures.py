@@ -6,11 +6,19 @@ Each expectation is worked by hand in the comment beside it.
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from probe.models import Experiment
-from scoring import services
+from scoring import metrics, services
 from scoring.models import Bucket, Judgement
-from scoring.report import judgement_source, parse_weight, report_build, scorer_report
+from scoring.report import (
+    _calibration,
+    judgement_source,
+    parse_weight,
+    report_build,
+    scorer_report,
+)
 
 from .conftest import build, score_all
 
@@ -258,3 +266,16 @@ def test_query_count_does_not_grow_with_the_items(world, scorer, scheme):
         return len(ctx)
 
     assert queries(10) == queries(30) <= 6  # assignment.experiment, .user, then four counts
+
+
+@given(st.dictionaries(
+    st.tuples(st.sampled_from([None, "HIGH", "MEDIUM", "LOW"]),
+              st.sampled_from(["correct", "confident_wrong", "hedged_wrong", "abstained"])),
+    st.integers(min_value=0, max_value=40), max_size=16))
+@settings(max_examples=200, deadline=None)
+def test_calibration_from_grouped_counts_equals_metrics_calibration(cells):
+    # report._calibration counts what the database grouped; metrics.calibration takes one row per
+    # answer. They must agree.
+    rows = [(confidence, bucket == "correct", bucket == "abstained")
+            for (confidence, bucket), n in cells.items() for _ in range(n)]
+    assert _calibration(cells, Experiment.Scheme.FOUR) == metrics.calibration(rows)

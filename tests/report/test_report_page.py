@@ -219,3 +219,18 @@ def test_page_query_count_does_not_grow_with_the_items(world, scorer, client):
         return len(ctx)
 
     assert queries(10) == queries(30)
+
+
+def test_many_configurations_list_neighbours_in_the_ranking(world, scorer, client):
+    # 13 configurations: 78 pairs; the page lists the 12 neighbours, the export every pair.
+    sheets = {(f"cfg {i:02d}", 1): "C" * (10 + i) + "A" * (20 - i) for i in range(13)}
+    built = build(world, sheets)
+    assignment = score_all(built.experiment, scorer)
+    client.force_login(scorer)
+    body = client.get(url(assignment)).content.decode()
+    gaps = [r for r in tables(body)["gap-table"][1:]]
+    assert len(gaps) == 12
+    assert gaps[0][:3] == ["cfg 12", "cfg 11", "1"]  # best first, each against the next
+    # nets 10..22 one apart: 12 pairs 1 apart and 11 pairs 2 apart are under the floor of 3
+    assert "23 of 78 pairs are under the noise floor." in body
+    assert "every pair is in the figures export" in body
