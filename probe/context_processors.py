@@ -8,4 +8,11 @@ def teams(request):
     if user is None or not user.is_authenticated:
         return {}
     memberships = list(Membership.objects.filter(user=user).select_related("team"))
-    return {"my_memberships": memberships}
+    current = getattr(request, "membership", None)  # set by access.team_view
+    role = current.role if current is not None else ""
+    return {
+        "my_memberships": memberships,
+        "team_role": role,
+        "team_can_edit": role in ("editor", "owner"),
+        "team_is_owner": role == "owner",
+    }

@@ -183,6 +183,9 @@ CELERY_TASK_TIME_LIMIT = 15 * 60
 CELERY_TASK_SOFT_TIME_LIMIT = 14 * 60
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
+# The local simulator that the demo and the integration tests collect from (runapp starts it).
+SIMULATOR_URL = os.environ.get("SIMULATOR_URL", "http://127.0.0.1:8765/v1")
+
 # Redis for limits shared by every worker (per-provider concurrency); None on a laptop.
 REDIS_URL = os.environ.get("REDIS_URL") or (
     CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else None

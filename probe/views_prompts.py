@@ -205,7 +205,9 @@ def _provider_labels() -> dict[str, str]:
     return dict(adapters.provider_choices())
 
 
-@team_view(scope="team_slug", get=Role.VIEWER)
+# Model configurations are for editors: a scorer who could list them would learn which models
+# are in play before the reveal, and viewers have no use for API key variable names.
+@team_view(scope="team_slug", get=Role.EDITOR)
 def config_list(request, team: Team):
     configs = _configs_with_status(team)
     labels = _provider_labels()

@@ -19,6 +19,9 @@ def team_create(*, name: str, owner, slug: str = "") -> Team:
         candidate = f"{base}-{n}"
     team = Team.objects.create(name=name, slug=candidate)
     Membership.objects.create(team=team, user=owner, role=Role.OWNER)
+    from .prompts import prompt_defaults_ensure
+
+    prompt_defaults_ensure(team=team)
     return team
 
 

@@ -203,19 +203,20 @@ def test_simulated_configurations_carry_a_visible_badge(editor, world, simulator
         assert 'class="tag sim-tag"' in response.content.decode()
 
 
-def test_viewers_read_the_list_but_cannot_write(viewer, world):
-    assert viewer.get(url("config_list", team_slug=world.team.slug)).status_code == 200
+def test_viewers_and_scorers_neither_read_nor_write(viewer, world):
+    # A scorer who could list the configurations would learn which models are in play.
+    assert viewer.get(url("config_list", team_slug=world.team.slug)).status_code == 403
     assert viewer.post(url("config_create", team_slug=world.team.slug), form_data()).status_code == 403
     assert viewer.post(url("config_test", config_pk=world.config.pk)).status_code == 403
     assert viewer.post(url("config_archive", config_pk=world.config.pk), {"action": "archive"}).status_code == 403
 
 
-def test_the_list_says_whether_the_variable_is_set_never_its_value(viewer, world, monkeypatch):
+def test_the_list_says_whether_the_variable_is_set_never_its_value(editor, world, monkeypatch):
     monkeypatch.setenv(KEY_VAR, SECRET)
     monkeypatch.delenv("PROBE_UNSET_VARIABLE", raising=False)
     make(world, label="Keyed", provider="openai_chat", model_name="gpt-4.1", api_key_env=KEY_VAR)
     make(world, label="Unkeyed", provider="openai_chat", model_name="gpt-4.1", api_key_env="PROBE_UNSET_VARIABLE")
-    body = viewer.get(url("config_list", team_slug=world.team.slug)).content.decode()
+    body = editor.get(url("config_list", team_slug=world.team.slug)).content.decode()
     assert KEY_VAR in body and ">set<" in body and ">not set<" in body
     assert SECRET not in body and SECRET[-6:] not in body and f"{len(SECRET)} char" not in body
 
