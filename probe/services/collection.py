@@ -60,6 +60,12 @@ MAX_PASTE_CHARS = 1_000_000
 ACTIVE = (Run.Status.QUEUED, Run.Status.RUNNING)
 
 
+def storable(text: str | None) -> str:
+    """Text as stored. PostgreSQL text cannot hold NUL; a NUL in a reply (never in JSON, which
+    escapes it) is kept as the visible symbol U+2400 rather than losing the body."""
+    return (text or "").replace("\x00", "\u2400")
+
+
 # The exact text ------------------------------------------------------------------------------
 
 
@@ -207,8 +213,8 @@ def _record_success(run: Run, item_pk: int | None, items, completion: Completion
             latency_ms=completion.latency_ms, request_id=(completion.request_id or "")[:200],
             finish_reason=(completion.finish_reason or "")[:60],
             input_tokens=completion.input_tokens, output_tokens=completion.output_tokens,
-            reasoning_tokens=completion.reasoning_tokens, text=completion.text,
-            raw_body=completion.raw_body,
+            reasoning_tokens=completion.reasoning_tokens, text=storable(completion.text),
+            raw_body=storable(completion.raw_body),
         )
         _store_from_attempt(run, items, attempt)
     return attempt
@@ -220,7 +226,8 @@ def _record_error(run: Run, item_pk: int | None, error: AdapterError, *, final: 
         outcome=Attempt.Outcome.FATAL if final else Attempt.Outcome.RETRYABLE,
         http_status=error.status, latency_ms=getattr(error, "latency_ms", None),
         request_id=(error.request_id or "")[:200], error_kind=(error.kind or "")[:60],
-        error_message=error.message, retry_after=error.retry_after, raw_body=error.body or "",
+        error_message=storable(error.message), retry_after=error.retry_after,
+        raw_body=storable(error.body),
     )
 
 
@@ -312,7 +319,7 @@ def collect_unit_once(*, run_pk: int, item_pk: int | None = None) -> float | Non
         message += " " + _("(Gave up after %(n)d attempts.)") % {"n": retried + 1}
     if item is not None:
         message = _("Item %(n)s: %(message)s") % {"n": item.position, "message": message}
-    _fail_run(run.pk, message, error.request_id)
+    _fail_run(run.pk, storable(message), error.request_id)
     run_rollup(run_pk=run.pk)
     return None
 
@@ -434,7 +441,7 @@ def run_paste(*, run: Run, user, text: str, item: ExperimentItem | None = None) 
             raise ValidationError({"item": _("This experiment sends the whole sheet at once: paste the whole reply.")})
         items = list(experiment.items.order_by("position"))
     # One line ending style: a reply copied from a browser on Windows must parse the same.
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = storable(text.replace("\r\n", "\n").replace("\r", "\n"))
     item_pk = item.pk if item is not None else None
     attempt = Attempt.objects.create(
         run=run, item_id=item_pk, number=_attempt_number(run, item_pk),

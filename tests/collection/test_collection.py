@@ -204,7 +204,8 @@ def test_a_bad_body_ends_in_a_clear_failed_state(world, replay_server, monkeypat
     assert says in run.error_message
     assert run.error_request_id == "req_replay_1"
     attempt = run.attempts.get()
-    assert attempt.raw_body == reply.body, "the raw body is kept whatever it is"
+    # Kept whatever it is (a NUL, which PostgreSQL text cannot hold, as the symbol ␀).
+    assert attempt.raw_body == reply.body.replace("\x00", "\u2400")
     assert not run.responses.exists()
 
 
@@ -345,3 +346,19 @@ def test_the_limit_full_means_come_back_soon_without_a_provider_attempt(world, s
         held.release()
     assert collection.collect_unit_once(run_pk=run.pk) is None
     assert simulator.count == 1
+
+
+def test_the_task_keeps_coming_back_as_long_as_the_collector_asks(world, monkeypatch):
+    """Celery's own retry limit (3 by default) must not cut a unit short: waits for a free
+    slot are not provider attempts, and provider attempts are counted from the Attempt rows."""
+    answers = [0.0] * 12 + [None]
+    calls = []
+
+    def once(*, run_pk, item_pk=None):
+        calls.append(run_pk)
+        return answers[len(calls) - 1]
+
+    monkeypatch.setattr(collection, "collect_unit_once", once)
+    result = collect_unit.apply(kwargs={"run_pk": world.runs[0].pk})
+    assert result.successful(), result.traceback
+    assert len(calls) == 13

@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from probe.models import Experiment, Response, Run
+from adapters.simulator_server import start_simulator_in_thread
+from probe.models import Attempt, Experiment, Response, Run
 from probe.services import experiments
-from tests.collection.conftest import make_config
+from tests.collection.conftest import WORLD_KNOWLEDGE, make_config
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -75,35 +76,46 @@ def _stop(process: subprocess.Popen, lines: list[str]) -> None:
 
 @pytest.mark.integration
 @pytest.mark.django_db(transaction=True)
-def test_a_real_worker_collects_three_simulated_configs_twice(world, simulator, settings):
+def test_a_real_worker_collects_three_simulated_configs_twice(world, settings):
+    """Per item, so that 18 units compete for two slots of the shared limit (waits for a slot)
+    and the flaky model's 429s and 500s are retried through Celery, not in a loop."""
     queue = f"collect-test-{uuid.uuid4().hex[:10]}"
     settings.PROBE_COLLECTION_QUEUE = queue
+    server, base_url = start_simulator_in_thread(WORLD_KNOWLEDGE, latency_scale=0.1)
+    calls: list = []
+    answer = server.simulator.chat_completion
+    server.simulator.chat_completion = lambda payload: calls.append(1) or answer(payload)
+    # The three share provider, host and (no) key, hence one limit of 2 for 4 worker threads.
     configs = [
-        make_config(world, label=label, model_name=model, base_url=simulator.base_url, concurrency_limit=2)
-        for label, model in [("Expert", "sim-expert"), ("Cautious", "sim-cautious"), ("Sloppy", "sim-sloppy")]
+        make_config(world, label=label, model_name=model, base_url=base_url, concurrency_limit=2)
+        for label, model in [("Expert", "sim-expert"), ("Sloppy", "sim-sloppy"), ("Flaky", "sim-flaky")]
     ]
     experiment = experiments.experiment_create(
         team=world.team, user=world.users["editor"], bank=world.bank, prompt_version=world.prompt,
-        configs=configs, repeats=2,
+        configs=configs, repeats=2, mode="item",
     )
     process, lines = _start_worker(queue)
     try:
         experiments.experiment_start(experiment=experiment, user=world.users["editor"])
-        deadline = time.monotonic() + 45
+        deadline = time.monotonic() + 50
         while Experiment.objects.get(pk=experiment.pk).status != Experiment.Status.COLLECTED:
             _drain(process, lines)
             assert process.poll() is None, "worker died:\n" + "".join(lines)
             statuses = list(experiment.runs.values_list("status", "error_message"))
-            assert time.monotonic() < deadline, f"not collected in 45 s: {statuses}\n" + "".join(lines[-40:])
+            assert time.monotonic() < deadline, f"not collected in 50 s: {statuses}\n" + "".join(lines[-40:])
             time.sleep(0.2)
     finally:
         _stop(process, lines)
+        server.stop()
 
     runs = list(experiment.runs.all())
     assert len(runs) == 6 and all(r.status == Run.Status.COLLECTED for r in runs)
-    assert all(r.attempts.filter(outcome="complete").count() == 1 for r in runs)
+    assert all(r.attempts.filter(outcome="complete").count() == 3 for r in runs), "one per item"
     assert Response.objects.filter(run__experiment=experiment).count() == 18
     assert Response.objects.filter(run__experiment=experiment, answer__isnull=True).count() == 0
     assert all(r.compliance is not None for r in runs)
-    assert simulator.count == 6, "one request per run: no duplicate provider calls"
+    attempts = Attempt.objects.filter(run__experiment=experiment)
+    assert len(calls) == attempts.count(), "every request the simulator saw is an attempt"
+    assert attempts.filter(outcome=Attempt.Outcome.COMPLETE).count() == 18, "no second successful call"
     assert any("collect_unit" in line and "succeeded" in line for line in lines), "".join(lines[-40:])
+    assert any("retry: Retry in" in line for line in lines), "waits and retries go through Celery"
