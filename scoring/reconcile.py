@@ -312,7 +312,8 @@ class Disagreement:
 
     @property
     def final(self) -> FinalBucket | None:
-        return self.standing.final
+        """The lead's final bucket (a unanimous row left over from before a change is not one)."""
+        return self.standing.final if self.standing.decided else None
 
     @property
     def decided(self) -> bool:

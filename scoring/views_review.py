@@ -339,7 +339,8 @@ def reconcile_item(request, experiment: Experiment, position: int):
             messages.error(request, _("Reconciliation has not begun, or you are still scoring."))
         return redirect("scoring:reconcile", experiment_pk=experiment.pk)
     if request.method == "GET":
-        reconcile.final_buckets_sync(experiment=experiment)
+        # Classified from the judgements as they are now; the overview re-syncs the stored
+        # unanimous rows (a whole-experiment pass, too slow for every step from item to item).
         return _reconcile_item_response(request, experiment, position)
     token = request.POST.get("token", "")
     response = reconcile.resolve_response(experiment, position, token, user=request.user)
