@@ -44,8 +44,8 @@ SETTLED = "!document.querySelector('.htmx-request, .htmx-swapping, .htmx-settlin
 
 def wait_for_open(page, selector):
     page.wait_for_function(
-        "() => { const li = document.activeElement && document.activeElement.closest('%s');"
-        " return %s && li && !li.classList.contains('decided'); }" % (selector, SETTLED)
+        f"() => {{ const li = document.activeElement && document.activeElement.closest('{selector}');"
+        f" return {SETTLED} && li && !li.classList.contains('decided'); }}"
     )
 
 
