@@ -1,7 +1,7 @@
 """The report page of one scorer and the browser exports: only after that scorer's reveal."""
 
 from django.http import Http404, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
@@ -83,10 +83,8 @@ def report_export(request, assignment: Assignment, what: str, fmt: str):
     if what not in EXPORTS or fmt not in FORMATS:
         raise Http404
     if not assignment.revealed:
-        return HttpResponse(
-            _("The exports open after your reveal."), status=403,
-            content_type="text/plain; charset=utf-8",
-        )
+        # To the report's locked page, which says why; nothing of the results on the way.
+        return redirect("scoring:report", assignment_token=assignment.token)
     source = judgement_source(assignment)
     if what == "responses":
         if fmt == "csv":

@@ -99,7 +99,7 @@ def test_before_the_reveal_the_report_shows_no_figure_and_no_label(world, scorer
         for fmt in ("csv", "json"):
             export = client.get(reverse("scoring:export", kwargs={
                 "assignment_token": assignment.token, "what": what, "fmt": fmt}))
-            assert export.status_code == 403
+            assert export.status_code == 302 and export["Location"] == url(assignment)
             assert "Twelve" not in export.content.decode()
             assert "attachment" not in export.get("Content-Disposition", "")
 
