@@ -533,7 +533,7 @@ def scorers_invite(*, experiment: Experiment, users: list, invited_by) -> list[A
 @transaction.atomic
 def reconciliation_start(*, experiment: Experiment, user) -> Reconciliation:
     """Open the scorers' buckets to the leads; unanimous responses are final at once."""
-    experiment = Experiment.objects.select_for_update().select_related("team").get(pk=experiment.pk)
+    experiment = Experiment.objects.select_for_update(of=("self",)).select_related("team").get(pk=experiment.pk)
     if reconciliation_of(experiment) is not None:
         raise ValidationError(_("Reconciliation has already begun."))
     if not scoring_open(experiment):

@@ -366,7 +366,7 @@ def key_decision_create(
     if not scoring_open(experiment):
         raise ValidationError(_("The key is sealed until every run is collected."))
     # One decision at a time per item: the previous key must be the one in force.
-    item = ExperimentItem.objects.select_for_update().select_related("source_item").get(pk=item.pk)
+    item = ExperimentItem.objects.select_for_update(of=("self",)).select_related("source_item").get(pk=item.pk)
     previous = key_in_force(item)
     source, new_answer, errors = _clean(outcome, source, new_answer)
     amended = outcome == KeyDecision.Outcome.AMENDED

@@ -1,5 +1,6 @@
 """In the browser, by keyboard: two scorers score, disagree on a few answers, an editor begins
-reconciliation, settles each disagreement with a note, and reads the agreement figures."""
+reconciliation, settles each disagreement with a note, reads the agreement figures, and amends a
+key in the key review."""
 
 import re
 from pathlib import Path
@@ -8,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from scoring import reconcile
-from scoring.models import FinalBucket, Judgement
+from scoring.models import FinalBucket, Judgement, KeyDecision
 from tests.conftest import make_collected_experiment
 from tests.probe import factories
 
@@ -137,6 +138,21 @@ def test_two_scorers_disagree_and_an_editor_reconciles(live_server, page, world)
     expect(page.locator("table.confusion td.off")).to_have_count(3)  # C/CW, C/HW, HW/C
     page.screenshot(path=str(ARTIFACTS / "reconcile_agreement.png"), full_page=True)
 
+    # The key review, by keyboard too: the first open entry has the focus; S, the source, Esc,
+    # 2 (amended: the cursor goes to the new text), Ctrl+Enter.
     page.goto(f"{live_server.url}/experiments/{experiment.pk}/key-review/")
-    page.keyboard.press("j")
+    expect(page.locator("#review-1")).to_be_focused()
     page.screenshot(path=str(ARTIFACTS / "review_queue.png"), full_page=True)
+    page.keyboard.press("s")
+    page.keyboard.type("RFC 6585 §4")
+    page.keyboard.press("Escape")
+    page.keyboard.press("2")
+    expect(page.locator("#id_k1-new_answer")).to_be_focused()
+    page.keyboard.type("429")
+    page.keyboard.press("Control+Enter")
+    expect(page.locator("#review-1")).to_contain_text("6 judgement(s) sent back to their scorers")
+    decision = KeyDecision.objects.get()
+    assert (decision.outcome, decision.new_answer, decision.source, decision.rechecked) == (
+        "amended", "429", "RFC 6585 §4", 6
+    )
+    assert Judgement.objects.filter(needs_recheck=True).count() == 6

@@ -345,3 +345,21 @@ def test_an_editor_who_scores_sees_only_their_own_suspects_before_reconciliation
     own = entry_for(world.scored, world.users["editor"], 2)
     assert own is None or ("high_wrong" not in own.reasons and not own.disputes)
     assert "high_wrong" in entry_for(world.scored, world.users["owner"], 2).reasons
+
+
+def test_bank_level_amendment_and_ambiguity(world):
+    editor = world.users["editor"]
+    entry = review.bank_key_decide(
+        item=world.items[1], user=editor, outcome="amended", new_answer="Retry-After",
+        source="RFC 9110 §10.2.3", note="drop the suffix",
+    )
+    assert entry.answer == "Retry-After" and not entry.flagged and "RFC 9110 §10.2.3" in entry.sources
+    revision = KeyEntryRevision.objects.get(item=world.items[1])
+    assert revision.answer == "Retry-After (keyed)" and revision.changed_by == editor
+    assert "drop the suffix" in revision.reason
+    review.bank_key_decide(item=world.items[0], user=editor, outcome="ambiguous", source="RFC 6585", note="two codes")
+    world.items[0].refresh_from_db()
+    entry = KeyEntry.objects.get(item=world.items[0])
+    assert world.items[0].retired and entry.flagged and "two codes" in entry.flag_note
+    with pytest.raises(ValidationError):
+        review.bank_key_decide(item=world.items[2], user=editor, outcome="confirmed", source="x")  # no key entry
