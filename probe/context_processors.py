@@ -11,8 +11,26 @@ def teams(request):
     current = getattr(request, "membership", None)  # set by access.team_view
     role = current.role if current is not None else ""
     return {
+        "nav_section": _section(request),
         "my_memberships": memberships,
         "team_role": role,
         "team_can_edit": role in ("editor", "owner"),
         "team_is_owner": role == "owner",
     }
+
+
+def _section(request) -> str:
+    """Which navigation entry the current page belongs to."""
+    match = getattr(request, "resolver_match", None)
+    if match is None or not match.url_name:
+        return ""
+    name, namespace = match.url_name, match.namespace
+    if namespace == "scoring":
+        return "banks" if name.startswith("bank_") else "experiments"
+    for prefix, section in (
+        ("experiment", "experiments"), ("run_", "experiments"), ("prompt", "prompts"),
+        ("config", "models"), ("member", "members"), ("audit", "audit"),
+    ):
+        if name.startswith(prefix):
+            return section
+    return "banks"

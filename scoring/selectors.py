@@ -56,7 +56,7 @@ class AnswerGroup:
 
     @property
     def decided(self) -> bool:
-        return all(m.judgement is not None for m in self.members)
+        return all(m.judgement is not None and not m.judgement.needs_recheck for m in self.members)
 
     @property
     def buckets(self) -> list[str]:
@@ -114,6 +114,7 @@ class QueueItem:
     judged: int
     total: int
     disputes: list[KeyDispute]
+    rechecks: int = 0
 
     @property
     def item_done(self) -> bool:
@@ -173,7 +174,8 @@ def queue_item(assignment: Assignment, position: int) -> QueueItem | None:
         for j in Judgement.objects.filter(assignment=assignment, response__item=item)
     }
     counts = Assignment.objects.filter(pk=assignment.pk).aggregate(
-        judged=Count("judgements", distinct=True),
+        judged=Count("judgements", filter=Q(judgements__needs_recheck=False), distinct=True),
+        rechecks=Count("judgements", filter=Q(judgements__needs_recheck=True), distinct=True),
     )
     total = Response.objects.filter(run__experiment_id=experiment.pk).count()
     n_items = ExperimentItem.objects.filter(experiment=experiment).count()
@@ -185,6 +187,7 @@ def queue_item(assignment: Assignment, position: int) -> QueueItem | None:
         judged=counts["judged"],
         total=total,
         disputes=disputes,
+        rechecks=counts["rechecks"],
     )
 
 
@@ -196,7 +199,15 @@ def resolve_tokens(assignment: Assignment, position: int, tokens: list[str]) -> 
 
 
 def first_open_position(assignment: Assignment) -> int:
-    """Where to resume: the first item with a response this scorer has not judged."""
+    """Where to resume: a re-check first, else the first item with an unjudged response."""
+    recheck = (
+        Judgement.objects.filter(assignment=assignment, needs_recheck=True)
+        .order_by("response__item__position")
+        .values_list("response__item__position", flat=True)
+        .first()
+    )
+    if recheck:
+        return recheck
     undecided = (
         Response.objects.filter(run__experiment=assignment.experiment)
         .exclude(judgements__assignment=assignment)

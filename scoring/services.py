@@ -120,6 +120,11 @@ def judgement_decide(
             judgement.unblinded = judgement.unblinded or after_reveal
             judgement.needs_recheck = False
             judgement.save(update_fields=["bucket", "verdict", "unblinded", "needs_recheck", "updated"])
+        elif judgement.needs_recheck:
+            # Re-checked and kept: the decision stands against the amended key.
+            judgement.needs_recheck = False
+            judgement.save(update_fields=["needs_recheck", "updated"])
+            continue
         else:
             continue
         changes.append(
@@ -130,6 +135,7 @@ def judgement_decide(
             )
         )
     JudgementChange.objects.bulk_create(changes)
+    _sync_final_buckets(assignment.experiment)
     return batch
 
 
@@ -157,12 +163,23 @@ def judgement_undo(*, assignment: Assignment) -> int | None:
             judgement.delete()
         change.undone = True
     JudgementChange.objects.bulk_update(changes, ["undone"])
+    _sync_final_buckets(assignment.experiment)
     return changes[0].judgement.response.item.position if changes else None
 
 
+def _sync_final_buckets(experiment: Experiment) -> None:
+    """Once reconciliation has begun, unanimous final buckets follow the scorers' changes."""
+    from .models import Reconciliation
+    from .reconcile import final_buckets_sync
+
+    if Reconciliation.objects.filter(experiment=experiment).exists():
+        final_buckets_sync(experiment=experiment)
+
+
 def assignment_progress(assignment: Assignment) -> tuple[int, int]:
+    """(judged, total): a judgement sent back for a re-check counts as open."""
     total = Response.objects.filter(run__experiment_id=assignment.experiment_id).count()
-    judged = assignment.judgements.count()
+    judged = assignment.judgements.filter(needs_recheck=False).count()
     return judged, total
 
 

@@ -52,6 +52,7 @@ def _item_context(request, assignment: Assignment, position: int, **extra) -> di
     return {
         "assignment": assignment,
         "experiment": experiment,
+        "team": experiment.team,
         "q": queue,
         "bucket_keys": BUCKET_KEYS[experiment.scheme],
         "bucket_labels": dict(Bucket.choices),

@@ -61,13 +61,8 @@
   });
 
   document.addEventListener("keydown", function (event) {
-    if (event.ctrlKey || event.metaKey || event.altKey) {
-      if (event.key === "Enter" && event.target.matches("[data-dispute-note]")) {
-        event.preventDefault();
-        event.target.form.requestSubmit();
-      }
-      return;
-    }
+    // Ctrl+Enter in the dispute note is app.js's (it saves any form).
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
     const overlay = helpOverlay();
     if (overlay && !overlay.hidden) {
       if (event.key === "Escape" || event.key === "?") { event.preventDefault(); toggleHelp(false); }

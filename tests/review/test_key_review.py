@@ -183,7 +183,6 @@ def test_a_direct_bucket_relied_on_the_key_too(world):
     assert Judgement.objects.get(needs_recheck=True).verdict == Judgement.Verdict.DIRECT
 
 
-@pytest.mark.xfail(reason="judgement_decide keeps needs_recheck when the bucket does not change: asked the lead")
 def test_confirming_the_same_bucket_clears_the_recheck(world, two_scorers):
     a, _b, _c = two_scorers
     review.key_decision_create(

@@ -1,0 +1,95 @@
+"""Before a scorer's reveal, nothing they can fetch names a model.
+
+The test logs in as a scorer, starts scoring, then follows every link, form action and htmx
+URL reachable from the experiment's pages, and looks for any model name, provider, configuration
+label, run id or raw provider body in bodies, headers and URLs.
+"""
+
+import re
+from urllib.parse import urljoin, urlparse
+
+import pytest
+from django.urls import reverse
+
+from probe.models import Attempt, Run
+
+URL_ATTRS = re.compile(r'(?:href|action|hx-get|hx-post|data-next-url|data-prev-url)="([^"#]+)')
+
+
+def secrets_of(experiment) -> list[str]:
+    """What would identify a model on this experiment's sheets."""
+    found = set()
+    for run in Run.objects.filter(experiment=experiment).select_related("model_config"):
+        config = run.model_config
+        found.update({config.label, config.model_name, config.provider})
+        found.update(str(v) for v in run.config_snapshot.values() if isinstance(v, str) and len(v) > 3)
+    return sorted(v for v in found if v)
+
+
+def crawl(client, start_urls, *, limit=400, keep=lambda path: True):
+    seen, queue, pages = set(), list(start_urls), []
+    while queue and len(seen) < limit:
+        url = queue.pop(0)
+        if url in seen:
+            continue
+        seen.add(url)
+        for headers in ({}, {"HTTP_HX_REQUEST": "true"}):
+            response = client.get(url, **headers)
+            pages.append((url, headers, response))
+            if response.status_code in (301, 302) and response.get("Location", "").startswith("/"):
+                queue.append(response["Location"])
+            body = response.content.decode("utf-8", "replace")
+            for link in URL_ATTRS.findall(body):
+                absolute = urljoin(url, link.replace("&amp;", "&"))
+                parsed = urlparse(absolute)
+                if parsed.netloc or not parsed.path.startswith("/"):
+                    continue
+                if parsed.path.startswith(("/static/", "/accounts/logout", "/admin")):
+                    continue
+                if not keep(parsed.path):
+                    continue
+                queue.append(parsed.path + (f"?{parsed.query}" if parsed.query else ""))
+    return pages
+
+
+@pytest.mark.parametrize("role", ["scorer", "editor"])
+def test_nothing_reachable_names_a_model_before_reveal(client, world, role):
+    from scoring import services
+
+    user = world.users[role]
+    client.force_login(user)
+    assignment = services.assignment_start(experiment=world.scored, user=user)
+    forbidden = secrets_of(world.scored)
+    assert "Acme-second-config-label" in forbidden and "sim-overconfident" in forbidden
+    run_ids = list(Run.objects.filter(experiment=world.scored).values_list("pk", flat=True))
+    raw_bodies = list(Attempt.objects.filter(run__experiment=world.scored).values_list("raw_body", flat=True))
+    starts = [
+        reverse("probe:experiment_detail", kwargs={"experiment_pk": world.scored.pk}),
+        reverse("scoring:start", kwargs={"experiment_pk": world.scored.pk}),
+        reverse("scoring:item", kwargs={"assignment_token": assignment.token, "position": 1}),
+        reverse("scoring:reveal", kwargs={"assignment_token": assignment.token}),
+    ]
+    if role == "scorer":
+        keep = lambda path: True  # noqa: E731 - a scorer may follow every link there is
+    else:
+        # An editor also manages the team's model configurations (which name models by design);
+        # what must stay blind is everything that belongs to this experiment's sheets.
+        prefixes = (f"/experiments/{world.scored.pk}/", "/score/", "/runs/")
+        keep = lambda path: path.startswith(prefixes)  # noqa: E731
+    pages = crawl(client, starts, keep=keep)
+    fetched = {url for url, _, _ in pages}
+    assert any("/score/" in url for url in fetched) and len(fetched) >= 6
+    for url, headers, response in pages:
+        where = f"{url} {'(htmx)' if headers else ''}"
+        for run_id in run_ids:
+            assert f"/runs/{run_id}/" not in url, f"a run URL is reachable: {where}"
+        body = response.content.decode("utf-8", "replace")
+        header_text = " ".join(f"{k}: {v}" for k, v in response.items())
+        for secret in forbidden:
+            assert secret not in body, f"{secret!r} in the body of {where}"
+            assert secret not in header_text, f"{secret!r} in the headers of {where}"
+            assert secret not in url
+        for raw in raw_bodies:
+            if len(raw) > 40:
+                assert raw not in body, f"a raw provider body in {where}"
+        assert not re.search(r"/runs/\d+/", body), f"a link to a run in {where}"
