@@ -43,7 +43,11 @@ def span(summary, kind: str = "num") -> str:
         return DASH
     fmt = pct if kind == "pct" else num
     low, high = fmt(summary.min), fmt(summary.max)
-    return low if low == high else f"{low}–{high}"
+    if low == high:
+        return low
+    if summary.min < 0:  # "-30–-18" reads badly: a true minus sign and a spaced dash
+        return f"{low.replace('-', '−')} – {high.replace('-', '−')}"
+    return f"{low}–{high}"
 
 
 @register.filter
@@ -72,7 +76,10 @@ def config_label(config, short: bool = False):
     """
     html = format_html('<span class="config-label">{}</span>', config.label)
     if config.simulated:
-        html += format_html(' <span class="tag sim-tag">{}</span>', _("simulated"))
+        html += format_html(
+            ' <span class="tag sim-tag" title="{}">{}</span>',
+            _("Answers come from the local simulator, not from a real model."), _("simulated"),
+        )
     if not short:
         html += format_html(
             ' <span class="muted small">{} · {}</span>', config.provider, config.model_name
