@@ -31,7 +31,7 @@ from .metrics import (
     FourBucketFigures,
     RepeatSummary,
 )
-from .models import Assignment, Judgement
+from .models import Assignment, FinalBucket, Judgement
 
 __all__ = [
     "BlockRow",
@@ -41,6 +41,7 @@ __all__ = [
     "GapRow",
     "Report",
     "RunReport",
+    "final_source",
     "judgement_source",
     "parse_weight",
     "report_build",
@@ -91,6 +92,11 @@ def judgement_source(assignment: Assignment) -> BucketSource:
         unblinded_field="unblinded",
         revealed_at=assignment.revealed_at,
     )
+
+
+def final_source(experiment: Experiment) -> BucketSource:
+    """The team's reconciled final buckets as a bucket source (no scorer, no unblinded marks)."""
+    return BucketSource(experiment=experiment, rows=FinalBucket.objects.all())
 
 
 # ------------------------------------------------------------------------------------------------

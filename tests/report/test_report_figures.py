@@ -279,3 +279,23 @@ def test_calibration_from_grouped_counts_equals_metrics_calibration(cells):
     rows = [(confidence, bucket == "correct", bucket == "abstained")
             for (confidence, bucket), n in cells.items() for _ in range(n)]
     assert _calibration(cells, Experiment.Scheme.FOUR) == metrics.calibration(rows)
+
+
+def test_the_final_buckets_make_a_report_through_the_same_seam(world, scorer):
+    from scoring.models import FinalBucket
+    from scoring.report import final_source
+
+    built = build(world, {("Alpha", 1): EXAMPLE_14, ("Beta", 1): EXAMPLE_12})
+    assignment = score_all(built.experiment, scorer)
+    # Final buckets as a reconciliation would leave them: here, one scorer's, one changed.
+    FinalBucket.objects.bulk_create(
+        FinalBucket(response_id=j.response_id, bucket=j.bucket, unanimous=True)
+        for j in Judgement.objects.filter(assignment=assignment)
+    )
+    FinalBucket.objects.filter(
+        response__run=built.runs[("Beta", 1)], response__item__position=21
+    ).update(bucket="correct")
+    report = report_build(final_source(built.experiment))
+    assert config(report, "Alpha").runs[0].figures.net_usable == 14
+    assert config(report, "Beta").runs[0].figures.net_usable == 14  # 21 - 7
+    assert report.scorer == "" and not report.has_unblinded_field
