@@ -211,3 +211,20 @@ def test_members_read_the_experiment_list(client, world, role):
     response = client.get(reverse("probe:experiment_list", kwargs={"team_slug": world.team.slug}))
     assert response.status_code == 200
     assert ("New experiment" in response.content.decode()) == (role in ("editor", "owner"))
+
+
+def test_the_progress_fragment_costs_the_same_queries_for_more_runs(client, world):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client.force_login(world.users["editor"])
+
+    def queries_for(n_configs: int) -> int:
+        configs = [make_config(world, label=f"Sim {n_configs}-{n}") for n in range(n_configs)]
+        experiment = make_experiment(world, configs, repeats=2)
+        url = reverse("probe:experiment_detail", kwargs={"experiment_pk": experiment.pk})
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get(url, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="experiment-progress").status_code == 200
+        return len(captured)
+
+    assert queries_for(1) == queries_for(5)
