@@ -13,6 +13,7 @@ from functools import wraps
 
 from django.core.exceptions import PermissionDenied
 from django.db import models
+from django.db.models import OuterRef, Subquery
 from django.http import Http404, HttpResponseNotAllowed
 
 from .models import (
@@ -71,7 +72,13 @@ def lookup(user, scope_name: str, value) -> tuple[models.Model, Membership]:
     if not user.is_authenticated:
         raise Http404
     team_filter = f"{scope.team_path}__memberships__user" if scope.team_path else "memberships__user"
-    qs = scope.model.objects.filter(**{team_filter: user, scope.field: value})
+    team_ref = f"{scope.team_path}" if scope.team_path else "pk"
+    member = Membership.objects.filter(team=OuterRef(team_ref), user=user)
+    # The membership comes in the same query (this runs on every request, scoring included).
+    qs = scope.model.objects.filter(**{team_filter: user, scope.field: value}).annotate(
+        _member_pk=Subquery(member.values("pk")[:1]),
+        _member_role=Subquery(member.values("role")[:1]),
+    )
     if scope.owner_path:
         qs = qs.filter(**{scope.owner_path: user})
     if scope.select_related:
@@ -80,8 +87,7 @@ def lookup(user, scope_name: str, value) -> tuple[models.Model, Membership]:
     if obj is None:
         raise Http404
     team = scope.team_of(obj)
-    membership = Membership.objects.get(team=team, user=user)
-    membership.team = team  # already loaded: spare the query
+    membership = Membership(pk=obj._member_pk, team=team, user=user, role=obj._member_role)
     return obj, membership
 
 

@@ -1,5 +1,7 @@
 """The teams of the signed-in user, for the navigation bar."""
 
+from django.utils.functional import SimpleLazyObject
+
 from .models import Membership
 
 
@@ -7,7 +9,10 @@ def teams(request):
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {}
-    memberships = list(Membership.objects.filter(user=user).select_related("team"))
+    # Lazy: htmx fragments never show the navigation, so they never pay for this query.
+    memberships = SimpleLazyObject(
+        lambda: list(Membership.objects.filter(user=user).select_related("team"))
+    )
     current = getattr(request, "membership", None)  # set by access.team_view
     role = current.role if current is not None else ""
     return {

@@ -6,6 +6,7 @@ import random
 from dataclasses import dataclass, field
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db.models import Count, Q
 
 from probe.models import Experiment, ExperimentItem, Response
@@ -173,12 +174,11 @@ def queue_item(assignment: Assignment, position: int) -> QueueItem | None:
         j.response_id: j
         for j in Judgement.objects.filter(assignment=assignment, response__item=item)
     }
-    counts = Assignment.objects.filter(pk=assignment.pk).aggregate(
-        judged=Count("judgements", filter=Q(judgements__needs_recheck=False), distinct=True),
-        rechecks=Count("judgements", filter=Q(judgements__needs_recheck=True), distinct=True),
+    counts = Judgement.objects.filter(assignment=assignment).aggregate(
+        judged=Count("pk", filter=Q(needs_recheck=False)),
+        rechecks=Count("pk", filter=Q(needs_recheck=True)),
     )
-    total = Response.objects.filter(run__experiment_id=experiment.pk).count()
-    n_items = ExperimentItem.objects.filter(experiment=experiment).count()
+    n_items, total = experiment_size(experiment)
     disputes = list(KeyDispute.objects.filter(assignment=assignment, item=item))
     return QueueItem(
         item=item,
@@ -189,6 +189,20 @@ def queue_item(assignment: Assignment, position: int) -> QueueItem | None:
         disputes=disputes,
         rechecks=counts["rechecks"],
     )
+
+
+def experiment_size(experiment: Experiment) -> tuple[int, int]:
+    """(items, responses): fixed once collection is complete, so kept in the cache."""
+    key = f"experiment-size:{experiment.pk}:{experiment.status}:{experiment.collection_finished}"
+    size = cache.get(key)
+    if size is None:
+        size = (
+            ExperimentItem.objects.filter(experiment=experiment).count(),
+            Response.objects.filter(run__experiment_id=experiment.pk).count(),
+        )
+        if experiment.status == Experiment.Status.COLLECTED:
+            cache.set(key, size, 3600)
+    return size
 
 
 def resolve_tokens(assignment: Assignment, position: int, tokens: list[str]) -> list[Response]:

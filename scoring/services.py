@@ -106,15 +106,17 @@ def judgement_decide(
     batch = uuid.uuid4().hex
     after_reveal = assignment.revealed
     changes = []
+    created: list[Judgement] = []
     for r in responses:
         new_bucket, new_verdict = targets[r.pk]
         judgement = existing.get(r.pk)
         old_bucket, old_verdict = ("", "") if judgement is None else (judgement.bucket, judgement.verdict)
         if judgement is None:
-            judgement = Judgement.objects.create(
+            judgement = Judgement(
                 assignment=assignment, response=r, bucket=new_bucket, verdict=new_verdict,
                 unblinded=after_reveal,
             )
+            created.append(judgement)
         elif (old_bucket, old_verdict) != (new_bucket, new_verdict):
             judgement.bucket, judgement.verdict = new_bucket, new_verdict
             judgement.unblinded = judgement.unblinded or after_reveal
@@ -134,6 +136,7 @@ def judgement_decide(
                 after_reveal=after_reveal,
             )
         )
+    Judgement.objects.bulk_create(created)  # sets their primary keys (PostgreSQL and SQLite)
     JudgementChange.objects.bulk_create(changes)
     _sync_final_buckets(assignment.experiment)
     return batch

@@ -60,7 +60,8 @@ def focused_answer(page) -> str:
 def score_by_keyboard(page, live_server, experiment, username):
     log_in(page, live_server, username)
     page.goto(f"{live_server.url}/experiments/{experiment.pk}/score/")
-    page.keyboard.press("Enter")  # "Start scoring" has the focus
+    expect(page.get_by_role("button", name="Start scoring")).to_be_focused()
+    page.keyboard.press("Enter")
     judged = 0
     for position in (1, 2, 3):
         expect(page.locator(".item-count")).to_have_text(f"Item {position} of 3")
