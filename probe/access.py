@@ -73,7 +73,7 @@ def lookup(user, scope_name: str, value) -> tuple[models.Model, Membership]:
         raise Http404
     team_filter = f"{scope.team_path}__memberships__user" if scope.team_path else "memberships__user"
     team_ref = f"{scope.team_path}" if scope.team_path else "pk"
-    member = Membership.objects.filter(team=OuterRef(team_ref), user=user)
+    member = Membership.objects.filter(team=OuterRef(team_ref), user=user).order_by()
     # The membership comes in the same query (this runs on every request, scoring included).
     qs = scope.model.objects.filter(**{team_filter: user, scope.field: value}).annotate(
         _member_pk=Subquery(member.values("pk")[:1]),
@@ -83,9 +83,10 @@ def lookup(user, scope_name: str, value) -> tuple[models.Model, Membership]:
         qs = qs.filter(**{scope.owner_path: user})
     if scope.select_related:
         qs = qs.select_related(*scope.select_related)
-    obj = qs.first()
-    if obj is None:
+    found = list(qs[:1])  # not .first(): an ORDER BY would only cost time on a unique lookup
+    if not found:
         raise Http404
+    obj = found[0]
     team = scope.team_of(obj)
     membership = Membership(pk=obj._member_pk, team=team, user=user, role=obj._member_role)
     return obj, membership

@@ -16,7 +16,7 @@ class ScoringConfig(AppConfig):
             "assignment_token",
             Scope(
                 Assignment, "experiment__team", field="token", owner_path="user",
-                select_related=("experiment__team", "user"),
+                select_related=("experiment__team",),
             ),
         )
         register_blinding_check(blinded)
