@@ -45,6 +45,20 @@ class ExperimentForm(forms.Form):
         help_text=_("Empty: a random seed. It is stored and shown, so the order can be reproduced."),
     )
 
+    scheme = forms.ChoiceField(
+        label=_("Scoring scheme"), choices=Experiment.Scheme.choices,
+        initial=Experiment.Scheme.FOUR, widget=forms.RadioSelect,
+        help_text=_("Four buckets: Correct, Confidently wrong, Hedged wrong, Abstained. The second scheme (AA-Omniscience style): Correct, Incorrect, Partial, Not attempted."),
+    )
+    hide_confidence = forms.BooleanField(
+        label=_("Hide the confidence while scorers judge correctness"), required=False,
+        help_text=_("It is still used to derive the bucket."),
+    )
+    noise_floor = forms.FloatField(
+        label=_("Noise floor (items)"), required=False, min_value=0,
+        help_text=_("Gaps in net usable below this are marked as noise. Empty: 3 items per 30."),
+    )
+
     def __init__(self, *args, team: Team, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["bank"].queryset = team.banks.order_by("name", "pk")

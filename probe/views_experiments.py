@@ -63,6 +63,8 @@ def experiment_create(request, team: Team):
                 team=team, user=request.user, bank=data["bank"],
                 prompt_version=data["prompt_version"], configs=list(data["configs"]),
                 repeats=data["repeats"], mode=data["mode"], name=data["name"], seed=data["seed"],
+                scheme=data["scheme"], hide_confidence=data["hide_confidence"],
+                noise_floor=data["noise_floor"],
             )
         except ValidationError as error:
             _apply_errors(form, error)

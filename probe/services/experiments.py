@@ -57,6 +57,9 @@ def experiment_create(
     mode: str = Experiment.Mode.SHEET,
     name: str = "",
     seed: int | None = None,
+    scheme: str = Experiment.Scheme.FOUR,
+    hide_confidence: bool = False,
+    noise_floor: float | None = None,
 ) -> Experiment:
     """Snapshot the bank's active items and create the runs (configurations x repeats).
 
@@ -86,6 +89,10 @@ def experiment_create(
         errors["seed"] = _("The seed must be a whole number from 0 to %(max)s.") % {
             "max": SEED_LIMIT - 1
         }
+    if scheme not in Experiment.Scheme.values:
+        errors["scheme"] = _("Choose a scoring scheme.")
+    if noise_floor is not None and not (0 <= noise_floor <= 1000):
+        errors["noise_floor"] = _("The noise floor is a number of items, 0 or more.")
     if errors:
         raise ValidationError(errors)
 
@@ -105,7 +112,8 @@ def experiment_create(
     }
     experiment = Experiment.objects.create(
         team=team, name=name[:200], bank=bank, bank_name=bank.name, prompt_version=prompt_version,
-        mode=mode, repeats=repeats, seed=seed, created_by=user,
+        mode=mode, repeats=repeats, seed=seed, created_by=user, scheme=scheme,
+        hide_confidence=hide_confidence, noise_floor=noise_floor,
     )
     snapshot = []
     for position, item in enumerate(items, start=1):

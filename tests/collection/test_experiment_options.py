@@ -1,0 +1,36 @@
+"""The scoring options chosen when an experiment is created."""
+
+from django.urls import reverse
+
+from probe.models import Experiment
+
+
+def test_scheme_hidden_confidence_and_noise_floor_are_kept(client, world):
+    client.force_login(world.users["editor"])
+    response = client.post(
+        reverse("probe:experiment_create", kwargs={"team_slug": world.team.slug}),
+        {
+            "bank": world.bank.pk, "prompt_version": world.prompt.pk, "configs": [world.config.pk],
+            "repeats": 2, "mode": "sheet", "scheme": "aa", "hide_confidence": "on",
+            "noise_floor": "2.5", "name": "With options",
+        },
+    )
+    assert response.status_code == 302
+    experiment = Experiment.objects.get(name="With options")
+    assert (experiment.scheme, experiment.hide_confidence, experiment.noise_floor) == ("aa", True, 2.5)
+    page = client.get(response["Location"]).content.decode()
+    assert "Correct / Incorrect / Partial / Not attempted" in page and "noise floor 2.5 items" in page
+
+
+def test_a_negative_noise_floor_is_refused_beside_the_field(client, world):
+    client.force_login(world.users["editor"])
+    response = client.post(
+        reverse("probe:experiment_create", kwargs={"team_slug": world.team.slug}),
+        {
+            "bank": world.bank.pk, "prompt_version": world.prompt.pk, "configs": [world.config.pk],
+            "repeats": 2, "mode": "sheet", "scheme": "four", "noise_floor": "-1",
+        },
+    )
+    assert response.status_code == 200
+    assert "has-error" in response.content.decode()
+    assert not Experiment.objects.filter(noise_floor=-1).exists()
