@@ -46,7 +46,7 @@ class ExperimentForm(forms.Form):
     )
 
     scheme = forms.ChoiceField(
-        label=_("Scoring scheme"), choices=Experiment.Scheme.choices,
+        label=_("Scoring scheme"), choices=Experiment.Scheme.choices, required=False,
         initial=Experiment.Scheme.FOUR, widget=forms.RadioSelect,
         help_text=_("Four buckets: Correct, Confidently wrong, Hedged wrong, Abstained. The second scheme (AA-Omniscience style): Correct, Incorrect, Partial, Not attempted."),
     )
@@ -58,6 +58,9 @@ class ExperimentForm(forms.Form):
         label=_("Noise floor (items)"), required=False, min_value=0,
         help_text=_("Gaps in net usable below this are marked as noise. Empty: 3 items per 30."),
     )
+
+    def clean_scheme(self):
+        return self.cleaned_data.get("scheme") or Experiment.Scheme.FOUR
 
     def __init__(self, *args, team: Team, **kwargs):
         super().__init__(*args, **kwargs)

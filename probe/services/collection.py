@@ -183,8 +183,20 @@ def _request_for(run: Run, item: ExperimentItem | None, items: list[ExperimentIt
         max_output_tokens=snap.get("max_output_tokens"),
         reasoning_effort=snap.get("reasoning_effort") or None,
         thinking_budget=snap.get("thinking_budget"),
-        seed=snap.get("seed"),
+        seed=_seed_for(run, snap),
     )
+
+
+def _seed_for(run: Run, snap: dict) -> int | None:
+    """The configuration's seed; a simulated run without one draws by its repeat number.
+
+    The simulator is deterministic for a seed, so without this every repeat of a simulated
+    configuration would be the same sheet and the demo would show no run-to-run variation.
+    """
+    seed = snap.get("seed")
+    if seed is None and snap.get("provider") == "simulator":
+        return run.repeat
+    return seed
 
 
 def _api_key(adapter, request: CompletionRequest, snapshot: dict) -> str | None:

@@ -34,8 +34,10 @@
     if (next) next.focus(); else if (list.length) focusAnswer(list[0]);
   }
 
-  document.addEventListener("htmx:load", function (event) {
-    if (event.detail.elt && event.detail.elt.id === "scoring-item") placeFocus();
+  // After settling, not on load: while htmx settles a swap it lends the new element the old one's
+  // attributes (same id), so data-focus-after and the item state would be read stale.
+  document.addEventListener("htmx:afterSettle", function () {
+    if (document.getElementById("scoring-item")) placeFocus();
   });
   document.addEventListener("DOMContentLoaded", placeFocus);
 
