@@ -11,7 +11,7 @@ from .services.experiments import MAX_REPEATS, SEED_LIMIT
 class ConfigChoiceField(forms.ModelMultipleChoiceField):
     def label_from_instance(self, config: ModelConfig) -> str:
         label = config.label
-        if config.is_simulated:
+        if config.is_simulated and "simulated" not in label.lower():
             label += " " + str(_("(simulated)"))
         elif config.is_manual:
             label += " " + str(_("(manual: you paste the reply)"))
@@ -67,6 +67,15 @@ class ExperimentForm(forms.Form):
         self.fields["bank"].queryset = team.banks.order_by("name", "pk")
         self.fields["prompt_version"].queryset = team.prompt_versions.order_by("name", "-version")
         self.fields["configs"].queryset = team.model_configs.filter(archived=False).order_by("label", "pk")
+        # Sensible starting points: the bank when there is only one, the default English prompt.
+        banks = list(self.fields["bank"].queryset[:2])
+        if len(banks) == 1:
+            self.fields["bank"].initial = banks[0].pk
+        default_prompt = (
+            team.prompt_versions.filter(name="Default (English)").order_by("-version").first()
+        )
+        if default_prompt is not None:
+            self.fields["prompt_version"].initial = default_prompt.pk
 
 
 class PasteForm(forms.Form):

@@ -43,3 +43,14 @@ def test_simulated_repeats_are_distinct_draws_unless_a_seed_is_set(world):
     assert _request_for(run_1, None, []).seed == 1 and _request_for(run_2, None, []).seed == 2
     run_2.config_snapshot = {**run_2.config_snapshot, "seed": 99}
     assert _request_for(run_2, None, []).seed == 99
+
+
+def test_the_live_fragment_also_updates_the_scoring_card(client, world):
+    """When collection ends while the page is open, the way into scoring appears without a reload."""
+    client.force_login(world.users["editor"])
+    url = reverse("probe:experiment_detail", kwargs={"experiment_pk": world.scored.pk})
+    fragment = client.get(url, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="experiment-progress").content.decode()
+    assert 'id="experiment-scoring" hx-swap-oob="true"' in fragment
+    assert reverse("scoring:start", kwargs={"experiment_pk": world.scored.pk}) in fragment
+    page = client.get(url).content.decode()
+    assert page.count('id="experiment-scoring"') == 1 and "hx-swap-oob" not in page

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from .load_demo import knowledge_path, simulator_url
 
@@ -78,6 +78,16 @@ def stop(process: subprocess.Popen, timeout: float = 10) -> None:
         process.wait()
 
 
+def port_free(host: str, port: int) -> bool:
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
 class Command(BaseCommand):
     help = "Serve the app and run a Celery worker and the local simulator beside it."
 
@@ -92,6 +102,14 @@ class Command(BaseCommand):
         # SIGTERM (a process manager, `kill`) unwinds like Ctrl-C, so the children are stopped
         # too instead of being left running.
         signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+        # runserver leaves with os._exit() when its port is taken, which would orphan the
+        # worker and the simulator: check the port before starting them.
+        web_host, _, web_port = addrport.rpartition(":")
+        if not port_free(web_host or "127.0.0.1", int(web_port)):
+            raise CommandError(
+                f"{addrport} is already in use: is the app already running? Stop it, or give "
+                "another address, e.g. manage.py runapp 127.0.0.1:8001."
+            )
         simulator, empty_knowledge = None, None
         if not no_simulator:
             host, port = simulator_address()
