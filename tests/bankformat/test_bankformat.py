@@ -188,8 +188,7 @@ def test_the_examples_in_the_documentation_read_as_described():
 
 def test_the_demo_bank_of_the_project_reads():
     demo = Path(bf.__file__).parent / "demo" / "demo_bank.txt"
-    if not demo.exists():
-        pytest.skip("no demo bank")
+    assert demo.exists(), "the demo bank ships with the project"
     bank = bf.load(demo.read_bytes(), demo.name)
     assert len(bank.blocks) == 5
     assert bank.item_count == 30
