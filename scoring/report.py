@@ -1,9 +1,9 @@
 """The report of an experiment: counts from the database, figures from scoring.metrics.
 
 A report is built from a *bucket source*: any queryset whose rows carry a ``response`` foreign key
-and a ``bucket`` field, one row per response. Today that is one scorer's judgements
-(``judgement_source``); the team's reconciled final buckets will be another source of the same
-shape, and ``report_build`` will not need to change.
+and a ``bucket`` field, one row per response: one scorer's judgements (``judgement_source``) or
+the team's reconciled final buckets (``final_source``). ``without_dropped(source)`` leaves the
+items the key review judged ambiguous out of every figure, N included.
 
 Every count is taken by the database in a fixed number of grouped queries (``values()`` +
 ``annotate(Count(..., filter=...))``), whatever the number of items, runs or judgements; Python
@@ -14,7 +14,7 @@ functions of scoring.metrics. Definitions and degenerate cases are those of scor
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from django.db.models import Count, Q, QuerySet
@@ -32,6 +32,7 @@ from .metrics import (
     RepeatSummary,
 )
 from .models import Assignment, FinalBucket, Judgement
+from .review import dropped_items
 
 __all__ = [
     "BlockRow",
@@ -46,6 +47,7 @@ __all__ = [
     "parse_weight",
     "report_build",
     "scorer_report",
+    "without_dropped",
 ]
 
 # The most common format issues listed per configuration.
@@ -67,6 +69,8 @@ class BucketSource:
     ``unblinded_field``: the boolean field that marks a bucket changed after the reveal, or None
     when the source has no such notion.
     ``scorer``: who the buckets are by (a username), for headings and exports.
+    ``excluded_items``: ExperimentItems left out of every figure (their responses count nowhere
+    and N shrinks), or None.
     """
 
     experiment: Experiment
@@ -74,13 +78,17 @@ class BucketSource:
     scorer: str = ""
     unblinded_field: str | None = None
     revealed_at: datetime | None = None
+    excluded_items: QuerySet | None = None
 
     def has_field(self, name: str) -> bool:
         return any(f.name == name for f in self.rows.model._meta.get_fields())
 
     def scoped(self) -> QuerySet:
         # Never count a row of another experiment, whatever queryset the caller passed.
-        return self.rows.filter(response__run__experiment_id=self.experiment.pk).order_by()
+        rows = self.rows.filter(response__run__experiment_id=self.experiment.pk).order_by()
+        if self.excluded_items is not None:
+            rows = rows.exclude(response__item__in=self.excluded_items)
+        return rows
 
 
 def judgement_source(assignment: Assignment) -> BucketSource:
@@ -97,6 +105,11 @@ def judgement_source(assignment: Assignment) -> BucketSource:
 def final_source(experiment: Experiment) -> BucketSource:
     """The team's reconciled final buckets as a bucket source (no scorer, no unblinded marks)."""
     return BucketSource(experiment=experiment, rows=FinalBucket.objects.all())
+
+
+def without_dropped(source: BucketSource) -> BucketSource:
+    """The same source with the items whose key was judged ambiguous left out: N shrinks."""
+    return replace(source, excluded_items=dropped_items(source.experiment))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -219,7 +232,8 @@ class Report:
     unblinded: int
     has_unblinded_field: bool
     scored: int  # bucket rows counted
-    responses: int  # responses in the experiment
+    responses: int  # responses in the experiment (those of excluded items left out)
+    dropped: int = 0  # items left out of every figure (the source's excluded items)
 
     @property
     def is_aa(self) -> bool:
@@ -336,13 +350,19 @@ def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
         .order_by("order", "pk")
         .values("pk", "model_config_id", "repeat", "status", "config_snapshot")
     )
-    # 2. The items per block: N, and each block's N.
+    # 2. The items per block: N, and each block's N (excluded items counted apart).
+    excluded = source.excluded_items
+    block_counts = {"n": Count("pk")}
+    if excluded is not None:
+        block_counts = {"n": Count("pk", filter=~Q(pk__in=excluded)), "n_all": Count("pk")}
     blocks = list(
         ExperimentItem.objects.filter(experiment=experiment)
         .values("block_code", "block_title")
-        .annotate(n=Count("pk"))
+        .annotate(**block_counts)
         .order_by("block_code", "block_title")
     )
+    dropped = sum(b.get("n_all", b["n"]) - b["n"] for b in blocks)
+    blocks = [b for b in blocks if b["n"]]  # a block whose every item is left out has no figures
     n_items = sum(b["n"] for b in blocks)
 
     # 3. Every bucket count at once: grouped by run, block, confidence and bucket.
@@ -375,8 +395,11 @@ def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
     # 4. Format compliance: responses grouped by run and by their (usually empty) issue list.
     compliance_by_run: dict[int, Compliance] = defaultdict(Compliance)
     responses = 0
+    compliance_responses = Response.objects.filter(run__experiment=experiment)
+    if excluded is not None:
+        compliance_responses = compliance_responses.exclude(item__in=excluded)
     for row in (
-        Response.objects.filter(run__experiment=experiment)
+        compliance_responses
         .values("run_id", "issues")
         .annotate(n=Count("pk"))
         .order_by()
@@ -460,6 +483,7 @@ def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
         has_unblinded_field=bool(unblinded_field),
         scored=scored,
         responses=responses,
+        dropped=dropped,
     )
     by_key = {c.key: c for c in configs}
     report.gaps = [
