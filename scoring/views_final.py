@@ -22,7 +22,7 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import Count
+from django.db.models import Count, F
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -34,7 +34,7 @@ from probe.access import can, is_blinded, team_view
 from probe.models import Experiment, ExperimentItem, Role
 
 from . import charts, exports
-from .models import Assignment, Judgement, JudgementChange, KeyDecision
+from .models import Assignment, FinalBucket, Judgement, JudgementChange, KeyDecision
 from .reconcile import (
     ReconcileSummary,
     agreement_report,
@@ -50,7 +50,7 @@ from .report import (
     report_build,
     without_dropped,
 )
-from .review import KEY_VERDICTS, keys_in_force
+from .review import KEY_VERDICTS, dropped_items, keys_in_force
 from .templatetags.report_tags import DASH, num, pct
 from .views_report import FORMATS, _page_gaps, _weight
 
@@ -327,6 +327,23 @@ def key_change_rows(experiment: Experiment) -> list[KeyChange]:
     return rows
 
 
+def stale_decisions(experiment: Experiment) -> int:
+    """Final buckets a lead set before their item's key was last amended (the reconciliation
+    page marks them "decided before the key was amended"): counted in the figures as they stand,
+    and worth a second look."""
+    return (
+        FinalBucket.objects.filter(
+            response__run__experiment=experiment, unanimous=False,
+            response__item__key_decisions__outcome=KeyDecision.Outcome.AMENDED,
+            response__item__key_decisions__created__gt=F("updated"),
+        )
+        .exclude(response__item__in=dropped_items(experiment))
+        .values("pk")
+        .distinct()
+        .count()
+    )
+
+
 def may_see_keys(request, gate: Gate) -> bool:
     """Owners and editors, and the experiment's own scorers (they saw every key while scoring)."""
     return can(request.membership, Role.EDITOR) or gate.own is not None
@@ -346,6 +363,7 @@ class FinalReport:
     agreement: object  # reconcile.AgreementReport | None
     summary: ReconcileSummary
     labels: list[str] = field(default_factory=list)
+    stale: int = 0  # lead decisions older than their item's last key amendment
 
 
 def final_report_build(experiment: Experiment, gate: Gate, *, w: float) -> FinalReport:
@@ -369,6 +387,7 @@ def final_report_build(experiment: Experiment, gate: Gate, *, w: float) -> Final
         agreement=agreement_report(experiment),
         summary=summary,
         labels=labels,
+        stale=stale_decisions(experiment),
     )
 
 

@@ -357,6 +357,24 @@ def test_a_viewer_sees_the_key_changes_without_the_key_texts(client, world, team
     assert "<strong>Alt 10</strong>" in body
 
 
+def test_a_lead_decision_older_than_the_amendment_is_pointed_out(client, world, team):
+    # Item 9 was settled by the lead on both sheets; then its key is amended to "Alt 9".
+    item = team.experiment.items.get(position=9)
+    amendment = review.key_decision_create(
+        item=item, user=world.users["owner"], outcome="amended", new_answer="Alt 9",
+        source="A primary source",
+    )
+    assert amendment.rechecked == 4
+    for assignment in (team.a, team.b):  # A keeps correct; B changes wrong to correct
+        for config in LABELS:
+            decide(assignment, team.responses[(config, 9)], C)
+    client.force_login(world.users["owner"])
+    body = client.get(final_url(team.experiment)).content.decode()
+    assert "2 final buckets were set by a lead before the key of their item was amended" in body
+    keys = tables(body)["key-changes-table"]
+    assert keys[1][0] == "9" and keys[1][6:] == ["4", "2"]
+
+
 def test_a_recheck_undone_does_not_count_as_a_change(world, team):
     from scoring.views_final import key_change_rows
 
