@@ -536,3 +536,40 @@ def test_query_count_does_not_grow_with_the_items(client, world):
         return len(ctx)
 
     assert queries(10) == queries(30)
+
+
+def test_second_scheme_moves_the_index(client, world):
+    from probe.models import Experiment
+
+    from .conftest import build, score_all
+
+    built = build(world, {("Alpha", 1): "CCWPA", ("Beta", 1): "CWWPA"},
+                  scheme=Experiment.Scheme.AA, name="AA final")
+    score_all(built.experiment, world.users["scorer"])
+    b = score_all(built.experiment, world.users["editor"])
+
+    def response(label, position):
+        return Response.objects.get(run=built.runs[(label, 1)], item__position=position)
+
+    services.judgement_decide(assignment=b, responses=[response("Alpha", 3)], bucket=C)
+    services.judgement_decide(
+        assignment=b, responses=[response("Beta", 1)], bucket=Bucket.INCORRECT)
+    reconcile.reconciliation_start(experiment=built.experiment, user=world.users["owner"])
+    for label, position in (("Alpha", 3), ("Beta", 1)):
+        reconcile.final_bucket_set(
+            experiment=built.experiment, response=response(label, position),
+            user=world.users["owner"], bucket=C,
+        )
+    client.force_login(world.users["owner"])
+    body = client.get(final_url(built.experiment)).content.decode()
+    assert 'id="id_w"' not in body  # w belongs to the four-bucket scheme
+    rows = moves_rows(body)
+    # Alpha final C C C P N: index 100 x 3 / 5 = 60; A (C C I P N) 20; B 60.
+    assert figure_row(rows, "Alpha", "Index") == ["Index", "60", "20", "+40", "60", "0", "20"]
+    assert figure_row(rows, "Alpha", "Accuracy") == [
+        "Accuracy", "60 %", "40 %", "+20 pp", "60 %", "0 pp", "10 pp"]
+    # Hallucination rate = incorrect / (incorrect + partial + not attempted): 0, A 1/3, B 0.
+    assert figure_row(rows, "Alpha", "Hallucination rate") == [
+        "Hallucination rate", "0 %", "33.3 %", "−33.3 pp", "0 %", "0 pp", "16.7 pp"]
+    # Beta final C I I P N: index -20; A the same; B (I I I P N) -60.
+    assert figure_row(rows, "Beta", "Index") == ["Index", "-20", "-20", "0", "-60", "+40", "20"]
