@@ -371,8 +371,6 @@ def final_report_build(experiment: Experiment, gate: Gate, *, w: float) -> Final
     scorer), and a handful for the agreement and the key changes."""
     summary = gate.summary
     participants = gate.participants
-    for assignment in participants:
-        assignment.experiment = experiment  # no query per scorer for what we hold already
     labels = [summary.labels[a.pk] for a in participants]
     final = report_build(without_dropped(final_source(experiment)), w=w)
     scorer_reports = [
