@@ -193,7 +193,8 @@ def queue_item(assignment: Assignment, position: int) -> QueueItem | None:
 
 def experiment_size(experiment: Experiment) -> tuple[int, int]:
     """(items, responses): fixed once collection is complete, so kept in the cache."""
-    key = f"experiment-size:{experiment.pk}:{experiment.status}:{experiment.collection_finished}"
+    finished = experiment.collection_finished.timestamp() if experiment.collection_finished else 0
+    key = f"experiment-size:{experiment.pk}:{experiment.status}:{finished:.6f}"
     size = cache.get(key)
     if size is None:
         size = (
