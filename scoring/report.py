@@ -275,8 +275,8 @@ def parse_weight(value: str | None, default: float = 1.0) -> float:
 
 
 def scorer_report(assignment: Assignment, *, w: float = 1.0) -> Report:
-    """The report of one scorer's judgements."""
-    return report_build(judgement_source(assignment), w=w)
+    """The report of one scorer's judgements (items the key review dropped left out)."""
+    return report_build(without_dropped(judgement_source(assignment)), w=w)
 
 
 def _figures(scheme: str, bucket_counts: dict[str, int], n_items: int, w: float):
