@@ -9,6 +9,15 @@ from .models import Bank, Block, Item, Role
 TEXTAREA_SMALL = {"rows": 2}
 
 
+def apply_service_errors(form, error) -> None:
+    """Show a service's ValidationError on the form: beside its field, or above the form."""
+    if hasattr(error, "error_dict"):
+        for field, errors in error.error_dict.items():
+            form.add_error(field if field in form.fields else None, errors)
+    else:
+        form.add_error(None, error)
+
+
 class BankForm(forms.ModelForm):
     class Meta:
         model = Bank

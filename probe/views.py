@@ -31,6 +31,7 @@ from .forms import (
     MemberAddForm,
     MemberRoleForm,
     NewItemForm,
+    apply_service_errors,
 )
 from .models import AuditEvent, Bank, Block, Item, Membership, Role, Team
 from .services import banks as bank_services
@@ -38,14 +39,6 @@ from .services import teams as team_services
 from .services.audit import audit_record
 
 BANK_CHANGED = "bank-changed"
-
-
-def _apply_errors(form, error: ValidationError) -> None:
-    if hasattr(error, "error_dict"):
-        for field, errors in error.error_dict.items():
-            form.add_error(field if field in form.fields else None, errors)
-    else:
-        form.add_error(None, error)
 
 
 # Home and health ---------------------------------------------------------------------------
@@ -92,7 +85,7 @@ def member_list(request, team: Team):
                 role=form.cleaned_data["role"],
             )
         except ValidationError as error:
-            _apply_errors(form, error)
+            apply_service_errors(form, error)
         else:
             messages.success(request, _("Member added."))
             return redirect("probe:member_list", team_slug=team.slug)
@@ -338,7 +331,7 @@ def block_create(request, bank: Bank):
                 title=form.cleaned_data["title"], description=form.cleaned_data["description"],
             )
         except ValidationError as error:
-            _apply_errors(form, error)
+            apply_service_errors(form, error)
         else:
             messages.success(request, _("Block %(block)s added.") % {"block": block})
             return redirect(bank.get_absolute_url() + f"#block-{block.pk}")
@@ -359,7 +352,7 @@ def block_edit(request, block: Block):
                 title=form.cleaned_data["title"], description=form.cleaned_data["description"],
             )
         except ValidationError as error:
-            _apply_errors(form, error)
+            apply_service_errors(form, error)
         else:
             return _respond_bank_changed(request, bank, f"#block-{block.pk}")
     return render(

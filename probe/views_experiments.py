@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 
 from . import selectors_experiments as selectors
 from .access import can, is_blinded, team_view
+from .forms import apply_service_errors
 from .forms_experiments import ExperimentForm, PasteForm
 from .models import AuditEvent, Experiment, Role, Run, Team
 from .services import collection
@@ -20,14 +21,6 @@ from .services import experiments as experiment_services
 from .services.audit import audit_record
 
 PROGRESS_TARGET = "experiment-progress"
-
-
-def _apply_errors(form, error: ValidationError) -> None:
-    if hasattr(error, "error_dict"):
-        for field, errors in error.error_dict.items():
-            form.add_error(field if field in form.fields else None, errors)
-    else:
-        form.add_error(None, error)
 
 
 def _error_text(error: ValidationError) -> str:
@@ -67,7 +60,7 @@ def experiment_create(request, team: Team):
                 noise_floor=data["noise_floor"],
             )
         except ValidationError as error:
-            _apply_errors(form, error)
+            apply_service_errors(form, error)
         else:
             messages.success(request, _("Experiment created: check the exact text, then start collecting."))
             return redirect("probe:experiment_detail", experiment_pk=experiment.pk)
@@ -282,7 +275,7 @@ def run_paste(request, run: Run):
         try:
             collection.run_paste(run=run, user=request.user, text=form.cleaned_data["text"], item=item)
         except ValidationError as error:
-            _apply_errors(form, error)
+            apply_service_errors(form, error)
         else:
             messages.success(request, _("Reply saved and parsed."))
             url = reverse("probe:run_detail", kwargs={"run_pk": run.pk})

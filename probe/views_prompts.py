@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 import adapters
 
 from .access import can, team_view
+from .forms import apply_service_errors
 from .forms_prompts import (
     ModelConfigForm,
     PromptCreateForm,
@@ -26,15 +27,6 @@ from .forms_prompts import (
 from .models import ModelConfig, PromptVersion, Role, Team
 from .services import configs as config_services
 from .services import prompts as prompt_services
-
-
-def _apply_errors(form, error: ValidationError) -> None:
-    if hasattr(error, "error_dict"):
-        for field, errors in error.error_dict.items():
-            form.add_error(field if field in form.fields else None, errors)
-    else:
-        form.add_error(None, error)
-
 
 # Prompt versions ------------------------------------------------------------------------------
 
@@ -87,7 +79,7 @@ def prompt_create(request, team: Team):
                 note=form.cleaned_data["note"],
             )
         except ValidationError as error:
-            _apply_errors(form, error)
+            apply_service_errors(form, error)
         else:
             messages.success(request, _("%(prompt)s created.") % {"prompt": prompt})
             return redirect(_prompt_url(prompt))
@@ -125,7 +117,7 @@ def prompt_edit(request, prompt: PromptVersion):
                 note=form.cleaned_data["note"], language=form.cleaned_data["language"],
             )
         except ValidationError as error:
-            _apply_errors(form, error)
+            apply_service_errors(form, error)
         else:
             messages.success(
                 request, _("Saved as %(version)s; %(old)s is unchanged.") % {"version": version, "old": prompt}
@@ -240,7 +232,7 @@ def config_create(request, team: Team):
         try:
             config = config_services.config_create(team=team, user=request.user, **form.settings())
         except ValidationError as error:
-            _apply_errors(form, error)
+            apply_service_errors(form, error)
         else:
             messages.success(request, _("Configuration “%(label)s” saved.") % {"label": config.label})
             return redirect(reverse("probe:config_list", kwargs={"team_slug": team.slug}) + f"#config-{config.pk}")
@@ -257,7 +249,7 @@ def config_edit(request, config: ModelConfig):
         try:
             config_services.config_update(config=config, user=request.user, **form.settings())
         except ValidationError as error:
-            _apply_errors(form, error)
+            apply_service_errors(form, error)
         else:
             messages.success(request, _("Configuration “%(label)s” saved.") % {"label": config.label})
             return redirect(reverse("probe:config_list", kwargs={"team_slug": team.slug}) + f"#config-{config.pk}")
