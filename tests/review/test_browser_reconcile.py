@@ -139,6 +139,22 @@ def test_two_scorers_disagree_and_an_editor_reconciles(live_server, page, world)
     expect(page.locator("table.confusion td.off")).to_have_count(3)  # C/CW, C/HW, HW/C
     page.screenshot(path=str(ARTIFACTS / "reconcile_agreement.png"), full_page=True)
 
+    # The one final report: figures from the final buckets, and the agreement beside them.
+    from scoring.report import final_source, report_build
+
+    page.goto(f"{live_server.url}/experiments/{experiment.pk}/final-report/")
+    final = report_build(final_source(experiment), w=1.0)
+    for config in final.configs:
+        for run in config.runs:
+            group = page.locator("#summary-table tbody.config-group", has=page.locator(".config-head", has_text=config.label))
+            cells = group.locator(f'tr[data-run="{run.repeat}"] td').all_inner_texts()
+            assert [int(c) for c in cells[:4]] == [
+                run.counts.correct, run.counts.confident_wrong, run.counts.hedged_wrong, run.counts.abstained
+            ]
+    expect(page.locator("#agreement-table")).to_contain_text("66.7 %")
+    expect(page.locator("#agreement-table")).to_contain_text("0.386")
+    page.screenshot(path=str(ARTIFACTS / "final_report.png"), full_page=True)
+
     # The key review, by keyboard too: the first open entry has the focus; S, the source, Esc,
     # 2 (amended: the cursor goes to the new text), Ctrl+Enter.
     page.goto(f"{live_server.url}/experiments/{experiment.pk}/key-review/")
