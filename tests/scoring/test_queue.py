@@ -192,3 +192,14 @@ def test_fragment_and_full_page(scorer, world):
     assert "<html" in page and 'id="help-overlay"' in page
     assert "<html" not in fragment and 'id="scoring-item"' in fragment
     assert fragment_response["HX-Push-Url"] == url
+
+
+def test_hidden_confidence_is_not_shown_but_still_sets_the_bucket(scorer, world):
+    world.scored.hide_confidence = True
+    world.scored.save(update_fields=["hide_confidence"])
+    assignment = start(scorer, world.scored)
+    url = reverse("scoring:item", kwargs={"assignment_token": assignment.token, "position": 3})
+    body = scorer.get(url).content.decode()
+    assert 'class="conf conf-' not in body and "3.9" in body
+    decide(scorer, assignment, 3, tokens=group_tokens(scorer, assignment, 3, "3.9"), verdict="wrong")
+    assert bucket_of(assignment, 3, "3.9") == [Bucket.HEDGED_WRONG]  # LOW, though not shown
