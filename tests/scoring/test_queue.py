@@ -203,3 +203,16 @@ def test_hidden_confidence_is_not_shown_but_still_sets_the_bucket(scorer, world)
     assert 'class="conf conf-' not in body and "3.9" in body
     decide(scorer, assignment, 3, tokens=group_tokens(scorer, assignment, 3, "3.9"), verdict="wrong")
     assert bucket_of(assignment, 3, "3.9") == [Bucket.HEDGED_WRONG]  # LOW, though not shown
+
+
+def test_the_second_scheme_scores_incorrect_partial_and_not_attempted(scorer, world):
+    world.scored.scheme = "aa"
+    world.scored.save(update_fields=["scheme"])
+    assignment = start(scorer, world.scored)
+    assert bucket_of(assignment, 3, "UNKNOWN") == [Bucket.NOT_ATTEMPTED]
+    decide(scorer, assignment, 3, tokens=group_tokens(scorer, assignment, 3, "3.9"), verdict="wrong")
+    assert bucket_of(assignment, 3, "3.9") == [Bucket.INCORRECT]
+    decide(scorer, assignment, 2, tokens=group_tokens(scorer, assignment, 2, "Retry-Later"), bucket="partial")
+    assert bucket_of(assignment, 2, "Retry-Later") == [Bucket.PARTIAL]
+    page = scorer.get(reverse("scoring:item", kwargs={"assignment_token": assignment.token, "position": 2})).content.decode()
+    assert "Not attempted" in page and "Confidently wrong" not in page
