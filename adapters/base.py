@@ -7,6 +7,7 @@ it never retries or sleeps, so retries cannot stack: the task layer alone retrie
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 import json
 import logging
@@ -108,7 +109,7 @@ class ParsedAnswer:
     request_id: str | None = None
 
 
-class Adapter:
+class Adapter(abc.ABC):
     """One provider API. Subclasses set the class attributes and implement the hooks below."""
 
     name: ClassVar[str] = ""
@@ -120,18 +121,21 @@ class Adapter:
 
     # --- hooks ------------------------------------------------------------------------------
 
+    @abc.abstractmethod
     def endpoint(self, request: CompletionRequest) -> str:
-        raise NotImplementedError
+        """Part of the one HTTP request this provider takes."""
 
+    @abc.abstractmethod
     def headers(self, request: CompletionRequest) -> dict[str, str]:
-        raise NotImplementedError
+        """Part of the one HTTP request this provider takes."""
 
+    @abc.abstractmethod
     def payload(self, request: CompletionRequest) -> dict[str, Any]:
-        raise NotImplementedError
+        """Part of the one HTTP request this provider takes."""
 
+    @abc.abstractmethod
     def parse(self, data: dict[str, Any]) -> ParsedAnswer:
         """Read the answer out of a successful JSON body; raise `BadResponseError` on a wrong shape."""
-        raise NotImplementedError
 
     def requires_api_key(self, request: CompletionRequest) -> bool:
         return self.needs_api_key

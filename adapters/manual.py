@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 
-from adapters.base import Adapter, Completion, CompletionRequest
+from adapters.base import Adapter, Completion, CompletionRequest, ParsedAnswer
 from adapters.errors import ConfigurationError
 
 
@@ -21,7 +23,23 @@ class ManualAdapter(Adapter):
     default_base_url = None
 
     def complete(self, request: CompletionRequest, *, client: httpx.Client) -> Completion:
-        raise ManualRunError(
+        raise self._no_api()
+
+    # There is no HTTP request to build or read: every part of one says so.
+    def endpoint(self, request: CompletionRequest) -> str:
+        raise self._no_api()
+
+    def headers(self, request: CompletionRequest) -> dict[str, str]:
+        raise self._no_api()
+
+    def payload(self, request: CompletionRequest) -> dict[str, Any]:
+        raise self._no_api()
+
+    def parse(self, data: dict[str, Any]) -> ParsedAnswer:
+        raise self._no_api()
+
+    def _no_api(self) -> ManualRunError:
+        return ManualRunError(
             "manual: a manual run has no API to call; its replies are pasted by a person "
             "from a chat window, on the run's page",
             provider=self.name,
