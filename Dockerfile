@@ -14,4 +14,4 @@ RUN SECRET_KEY=build-only python manage.py collectstatic --noinput
 RUN useradd --create-home app && mkdir -p /data && chown app /data
 USER app
 EXPOSE 8000
-CMD ["gunicorn", "probe.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "60", "--access-logfile", "-"]
+CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "60", "--access-logfile", "-"]

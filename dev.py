@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Set up and run the app, or its tests, from a fresh checkout with nothing but Python 3.11+.
 
-    python3 dev.py run     install into .venv, migrate, load the demo, serve with a worker
-    python3 dev.py test    install into .venv, run the whole test suite (pytest arguments pass through)
+python3 dev.py run     install into .venv, migrate, load the demo, serve with a worker
+python3 dev.py test    install into .venv, run the whole test suite (pytest arguments pass through)
 """
 
 import os

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def django_setup() -> None:
     sys.path.insert(0, str(ROOT))
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "probe.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
     django.setup()
@@ -93,16 +93,26 @@ def bulk_experiment(*, n_items: int, n_configs: int, repeats: int, answer_for, t
         team=team, name="Bench", text=text, content_hash=prompts.content_hash(text)
     )
     experiment = Experiment.objects.create(
-        team=team, name="Bench experiment", bank=bank, bank_name=bank.name, prompt_version=prompt,
-        repeats=repeats, seed=1, status=Experiment.Status.COLLECTED,
+        team=team,
+        name="Bench experiment",
+        bank=bank,
+        bank_name=bank.name,
+        prompt_version=prompt,
+        repeats=repeats,
+        seed=1,
+        status=Experiment.Status.COLLECTED,
     )
     blocks = "ABCDE"
     ExperimentItem.objects.bulk_create(
         [
             ExperimentItem(
-                experiment=experiment, position=i + 1, block_code=blocks[i * 5 // n_items],
-                block_title=f"Block {blocks[i * 5 // n_items]}", question=f"Question {i + 1}?",
-                key_answer=f"key {i + 1}", key_flagged=i % 17 == 0,
+                experiment=experiment,
+                position=i + 1,
+                block_code=blocks[i * 5 // n_items],
+                block_title=f"Block {blocks[i * 5 // n_items]}",
+                question=f"Question {i + 1}?",
+                key_answer=f"key {i + 1}",
+                key_flagged=i % 17 == 0,
             )
             for i in range(n_items)
         ]
@@ -111,7 +121,9 @@ def bulk_experiment(*, n_items: int, n_configs: int, repeats: int, answer_for, t
     configs = ModelConfig.objects.bulk_create(
         [
             ModelConfig(
-                team=team, label=f"config {c:02d}", provider="simulator" if c % 3 == 0 else "openai",
+                team=team,
+                label=f"config {c:02d}",
+                provider="simulator" if c % 3 == 0 else "openai",
                 model_name=f"model-{c:02d}",
             )
             for c in range(n_configs)
@@ -120,8 +132,11 @@ def bulk_experiment(*, n_items: int, n_configs: int, repeats: int, answer_for, t
     runs = Run.objects.bulk_create(
         [
             Run(
-                experiment=experiment, model_config=config, repeat=r + 1,
-                order=c * repeats + r, status=Run.Status.COLLECTED,
+                experiment=experiment,
+                model_config=config,
+                repeat=r + 1,
+                order=c * repeats + r,
+                status=Run.Status.COLLECTED,
                 config_snapshot=config.settings_snapshot(),
             )
             for c, config in enumerate(configs)
@@ -137,7 +152,11 @@ def bulk_experiment(*, n_items: int, n_configs: int, repeats: int, answer_for, t
             answer, confidence = answer_for(item_index, run_index)
             batch.append(
                 Response(
-                    run=run, item=item, attempt=attempt, answer=answer, confidence=confidence,
+                    run=run,
+                    item=item,
+                    attempt=attempt,
+                    answer=answer,
+                    confidence=confidence,
                     abstained=answer == "UNKNOWN",
                     issues=["markdown"] if (item_index + run_index) % 23 == 0 else [],
                 )

@@ -43,8 +43,12 @@ def main() -> None:
         posts, gets, trips = [], [], []
         for k in range(WARMUP + DECISIONS):
             position = k + 1
-            group = next(g for g in selectors.queue_item(assignment, position).groups if not g.decided)
-            decide = reverse("scoring:decide", kwargs={"assignment_token": token, "position": position})
+            group = next(
+                g for g in selectors.queue_item(assignment, position).groups if not g.decided
+            )
+            decide = reverse(
+                "scoring:decide", kwargs={"assignment_token": token, "position": position}
+            )
             following = reverse(
                 "scoring:item", kwargs={"assignment_token": token, "position": position + 1}
             )
@@ -66,16 +70,24 @@ def main() -> None:
             client.get(reverse("healthz"))
             floor.append((time.perf_counter() - t0) * 1000)
 
-        print(f"decision round trip, {N_SHEETS} sheets x {N_ITEMS:,} items on {describe(connection)}"
-              f" ({DECISIONS} decisions; set-up {setup_s:.1f} s)")
-        print(f"  POST decide      p50 {median(posts):6.1f} ms   p95 {percentile(posts, 95):6.1f} ms")
+        print(
+            f"decision round trip, {N_SHEETS} sheets x {N_ITEMS:,} items on {describe(connection)}"
+            f" ({DECISIONS} decisions; set-up {setup_s:.1f} s)"
+        )
+        print(
+            f"  POST decide      p50 {median(posts):6.1f} ms   p95 {percentile(posts, 95):6.1f} ms"
+        )
         print(f"  GET next item    p50 {median(gets):6.1f} ms   p95 {percentile(gets, 95):6.1f} ms")
-        print(f"  (GET healthz     p50 {median(floor):6.1f} ms   p95 {percentile(floor, 95):6.1f} ms:"
-              " the client and middleware alone)")
+        print(
+            f"  (GET healthz     p50 {median(floor):6.1f} ms   p95 {percentile(floor, 95):6.1f} ms:"
+            " the client and middleware alone)"
+        )
         p95 = percentile(trips, 95)
         verdict = "OK" if p95 < TARGET_P95_MS else "OVER TARGET"
-        print(f"  round trip       p50 {median(trips):6.1f} ms   p95 {p95:6.1f} ms"
-              f"   (target: p95 under {TARGET_P95_MS:.0f} ms) {verdict}")
+        print(
+            f"  round trip       p50 {median(trips):6.1f} ms   p95 {p95:6.1f} ms"
+            f"   (target: p95 under {TARGET_P95_MS:.0f} ms) {verdict}"
+        )
 
 
 if __name__ == "__main__":

@@ -20,7 +20,9 @@ N_ITEMS, N_CONFIGS, REPEATS, ROUNDS = 1000, 50, 2, 5
 def answer_for(item_index: int, run_index: int):
     if (item_index * 7 + run_index) % 11 == 0:
         return "UNKNOWN", ""
-    return f"answer {item_index} r{run_index}", ("HIGH", "MEDIUM", "LOW")[(item_index + run_index) % 3]
+    return f"answer {item_index} r{run_index}", ("HIGH", "MEDIUM", "LOW")[
+        (item_index + run_index) % 3
+    ]
 
 
 def bucket_for(item_index: int, run_index: int, abstained: bool, confidence: str) -> str:
@@ -61,8 +63,8 @@ def main() -> None:
             experiment=experiment, user=user, revealed_at=timezone.now()
         )
         run_index = {
-            pk: i for i, pk in enumerate(
-                experiment.runs.order_by("order").values_list("pk", flat=True))
+            pk: i
+            for i, pk in enumerate(experiment.runs.order_by("order").values_list("pk", flat=True))
         }
         batch = []
         rows = Response.objects.filter(run__experiment=experiment).values_list(
@@ -70,11 +72,17 @@ def main() -> None:
         )
         for pk, run_id, position, abstained, confidence in rows.iterator(chunk_size=10000):
             bucket = bucket_for(position - 1, run_index[run_id], abstained, confidence)
-            batch.append(Judgement(
-                assignment=assignment, response_id=pk, bucket=bucket,
-                verdict="preset" if abstained else ("correct" if bucket == "correct" else "wrong"),
-                unblinded=(position + run_index[run_id]) % 997 == 0,
-            ))
+            batch.append(
+                Judgement(
+                    assignment=assignment,
+                    response_id=pk,
+                    bucket=bucket,
+                    verdict="preset"
+                    if abstained
+                    else ("correct" if bucket == "correct" else "wrong"),
+                    unblinded=(position + run_index[run_id]) % 997 == 0,
+                )
+            )
             if len(batch) >= 10000:
                 Judgement.objects.bulk_create(batch)
                 batch = []
@@ -98,17 +106,25 @@ def main() -> None:
         assert client.get(url).status_code == 200
         page_med, page_max, page = timed(lambda: client.get(url))
         assert page.status_code == 200
-        export = reverse("scoring:export", kwargs={
-            "assignment_token": assignment.token, "what": "figures", "fmt": "csv"})
+        export = reverse(
+            "scoring:export",
+            kwargs={"assignment_token": assignment.token, "what": "figures", "fmt": "csv"},
+        )
         csv_med, _csv_max, _ = timed(lambda: client.get(export), rounds=3)
 
-        print(f"report of {n_judgements:,} judgements ({N_ITEMS:,} items x {N_CONFIGS * REPEATS} runs)"
-              f" on {describe(connection)} (set-up {setup_s:.1f} s)")
-        print(f"  report_build     median {build_med * 1000:7.1f} ms  max {build_max * 1000:7.1f} ms"
-              f"  ({n_queries} queries)")
+        print(
+            f"report of {n_judgements:,} judgements ({N_ITEMS:,} items x {N_CONFIGS * REPEATS} runs)"
+            f" on {describe(connection)} (set-up {setup_s:.1f} s)"
+        )
+        print(
+            f"  report_build     median {build_med * 1000:7.1f} ms  max {build_max * 1000:7.1f} ms"
+            f"  ({n_queries} queries)"
+        )
         verdict = "OK" if page_med < TARGET_S else "OVER TARGET"
-        print(f"  report page      median {page_med * 1000:7.1f} ms  max {page_max * 1000:7.1f} ms"
-              f"  ({len(page.content) // 1024} KiB)   (target: under {TARGET_S:.0f} s) {verdict}")
+        print(
+            f"  report page      median {page_med * 1000:7.1f} ms  max {page_max * 1000:7.1f} ms"
+            f"  ({len(page.content) // 1024} KiB)   (target: under {TARGET_S:.0f} s) {verdict}"
+        )
         print(f"  figures CSV      median {csv_med * 1000:7.1f} ms")
 
 

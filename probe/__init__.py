@@ -1,5 +1,1 @@
-"""The probe project: teams, banks, experiments and collection; the Celery app lives here too."""
-
-from .celery import app as celery_app
-
-__all__ = ("celery_app",)
+"""The probe app: teams, banks, prompts, model configurations, experiments and collection."""

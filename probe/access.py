@@ -71,7 +71,9 @@ def lookup(user, scope_name: str, value) -> tuple[models.Model, Membership]:
     scope = SCOPES[scope_name]
     if not user.is_authenticated:
         raise Http404
-    team_filter = f"{scope.team_path}__memberships__user" if scope.team_path else "memberships__user"
+    team_filter = (
+        f"{scope.team_path}__memberships__user" if scope.team_path else "memberships__user"
+    )
     team_ref = f"{scope.team_path}" if scope.team_path else "pk"
     member = Membership.objects.filter(team=OuterRef(team_ref), user=user).order_by()
     # The membership comes in the same query (this runs on every request, scoring included).

@@ -111,7 +111,9 @@ class BankData:
     def flagged_count(self) -> int:
         """Items in use (not retired) whose key entry carries the (!) flag."""
         return sum(
-            1 for item in self.items if not item.retired and item.key is not None and item.key.flagged
+            1
+            for item in self.items
+            if not item.retired and item.key is not None and item.key.flagged
         )
 
 
@@ -195,23 +197,42 @@ def decode(data: bytes) -> str:
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise _fail(
             None,
-            _("The file is UTF-16 text (it starts with a UTF-16 byte order mark); save it as UTF-8 and try again."),
+            _(
+                "The file is UTF-16 text (it starts with a UTF-16 byte order mark); save it as UTF-8 and try again."
+            ),
         )
     if data.startswith(b"PK\x03\x04"):
         raise _fail(
             None,
-            _("The file is a ZIP archive (a Word or OpenDocument file is one): save the bank as plain text (.txt) or JSON and try again."),
+            _(
+                "The file is a ZIP archive (a Word or OpenDocument file is one): save the bank as plain text (.txt) or JSON and try again."
+            ),
         )
     if data.startswith(b"%PDF-"):
-        raise _fail(None, _("The file is a PDF document: save the bank as plain text (.txt) or JSON and try again."))
+        raise _fail(
+            None,
+            _(
+                "The file is a PDF document: save the bank as plain text (.txt) or JSON and try again."
+            ),
+        )
     match = _CONTROL_BYTES.search(data)
     if match:
         offset = match.start()
         values = {"offset": offset, "line": _line_at(data, offset), "byte": f"0x{data[offset]:02x}"}
         if data[offset] == 0:
-            message = _("The file contains a NUL byte (offset %(offset)s, line %(line)s): it is a binary file, not text.") % values
+            message = (
+                _(
+                    "The file contains a NUL byte (offset %(offset)s, line %(line)s): it is a binary file, not text."
+                )
+                % values
+            )
         else:
-            message = _("The file contains the control byte %(byte)s (offset %(offset)s, line %(line)s): it does not look like a text file.") % values
+            message = (
+                _(
+                    "The file contains the control byte %(byte)s (offset %(offset)s, line %(line)s): it does not look like a text file."
+                )
+                % values
+            )
         raise _fail(None, message)
     start = len(_UTF8_BOM) if data.startswith(_UTF8_BOM) else 0
     try:
@@ -220,7 +241,9 @@ def decode(data: bytes) -> str:
         offset = start + error.start
         raise _fail(
             None,
-            _("The file is not UTF-8 text (byte %(byte)s at offset %(offset)s, line %(line)s); save it as UTF-8 and try again.")
+            _(
+                "The file is not UTF-8 text (byte %(byte)s at offset %(offset)s, line %(line)s); save it as UTF-8 and try again."
+            )
             % {"byte": f"0x{data[offset]:02x}", "offset": offset, "line": _line_at(data, offset)},
         ) from None
     return text.replace("\r\n", "\n").replace("\r", "\n")
@@ -236,7 +259,7 @@ def _prepare(text: str) -> str:
 
 
 def detect_format(text: str, filename: str = "") -> str:
-    """"json" when the text starts with '{' or '[' (after spaces and a BOM) or the file name ends
+    """ "json" when the text starts with '{' or '[' (after spaces and a BOM) or the file name ends
     in .json; "text" otherwise."""
     head = text.lstrip("\ufeff \t\r\n")
     if head.startswith(("{", "[")):
@@ -450,7 +473,9 @@ class _TextParser:
 
     def feed(self, lineno: int, raw: str) -> None:
         stripped = raw.strip()
-        unit = self.item if self.section == "items" else self.entry if self.section == "key" else None
+        unit = (
+            self.item if self.section == "items" else self.entry if self.section == "key" else None
+        )
         if stripped and unit is not None and _indent(raw) >= unit.indent + _DEEPER:
             unit.continuation(stripped)
             return
@@ -467,7 +492,9 @@ class _TextParser:
             if self.section == "key":
                 self.problem(
                     lineno,
-                    _("the answer key starts a second time here (it already started on line %(first)s).")
+                    _(
+                        "the answer key starts a second time here (it already started on line %(first)s)."
+                    )
                     % {"first": self.key_line},
                 )
             else:
@@ -533,7 +560,10 @@ class _TextParser:
 
     def new_entry(self, lineno: int, indent: int, number: int, rest: str) -> None:
         entry = _Entry(
-            number=number, line=lineno, indent=indent, block=self.key_block,
+            number=number,
+            line=lineno,
+            indent=indent,
+            block=self.key_block,
             orphaned=self.key_block_unknown,
         )
         rest = _unescape(rest)
@@ -549,20 +579,26 @@ class _TextParser:
             lineno, number = self.orphan
             self.problem(
                 lineno,
-                _("item %(number)s comes before any block heading: put a heading such as 'Block A. HTTP semantics' above the items.")
+                _(
+                    "item %(number)s comes before any block heading: put a heading such as 'Block A. HTTP semantics' above the items."
+                )
                 % {"number": number},
             )
         if not self.blocks:
             self.problem(
                 None,
-                _("The file has no blocks: a bank starts with a heading such as 'Block A. HTTP semantics'."),
+                _(
+                    "The file has no blocks: a bank starts with a heading such as 'Block A. HTTP semantics'."
+                ),
             )
             raise BankFormatError(self.problems)
         codes = ", ".join(block.code for block in self.by_code.values())
         for lineno, code in self.unknown_headings:
             self.problem(
                 lineno,
-                _("the answer key has a heading for block %(block)s, but there is no block %(block)s (the blocks are %(blocks)s).")
+                _(
+                    "the answer key has a heading for block %(block)s, but there is no block %(block)s (the blocks are %(blocks)s)."
+                )
                 % {"block": code, "blocks": codes},
             )
         run_on, starter = self.numbering()
@@ -587,18 +623,25 @@ class _TextParser:
             if len(block.title) > MAX_TITLE_CHARS:
                 self.problem(
                     block.line,
-                    _("the title of block %(block)s is %(length)s characters long; the limit is %(limit)s.")
+                    _(
+                        "the title of block %(block)s is %(length)s characters long; the limit is %(limit)s."
+                    )
                     % {"block": block.code, "length": len(block.title), "limit": MAX_TITLE_CHARS},
                 )
             for item in block.items:
                 values = {"number": item.number, "block": block.code}
                 if not _tidy(item.text):
-                    self.problem(item.line, _("item %(number)s of block %(block)s has an empty question.") % values)
+                    self.problem(
+                        item.line,
+                        _("item %(number)s of block %(block)s has an empty question.") % values,
+                    )
                 answer_format = _tidy(item.formats)
                 if len(answer_format) > MAX_FORMAT_CHARS:
                     self.problem(
                         item.line,
-                        _("the answer format of item %(number)s of block %(block)s is %(length)s characters long; the limit is %(limit)s.")
+                        _(
+                            "the answer format of item %(number)s of block %(block)s is %(length)s characters long; the limit is %(limit)s."
+                        )
                         % {**values, "length": len(answer_format), "limit": MAX_FORMAT_CHARS},
                     )
                 where = item.number if run_on else (id(block), item.number)
@@ -608,16 +651,23 @@ class _TextParser:
                 elif first.block is block:
                     self.problem(
                         item.line,
-                        _("item %(number)s of block %(block)s appears twice (first on line %(first)s).")
+                        _(
+                            "item %(number)s of block %(block)s appears twice (first on line %(first)s)."
+                        )
                         % {**values, "first": first.line},
                     )
                 else:
                     self.problem(
                         item.line,
-                        _("item %(number)s of block %(block)s has the same number as item %(number)s of block %(other)s (line %(first)s); the numbers run on across blocks here (block %(starter)s starts at %(start)s), so each number can be used only once.")
+                        _(
+                            "item %(number)s of block %(block)s has the same number as item %(number)s of block %(other)s (line %(first)s); the numbers run on across blocks here (block %(starter)s starts at %(start)s), so each number can be used only once."
+                        )
                         % {
-                            **values, "other": first.block.code, "first": first.line,
-                            "starter": starter.code, "start": starter.items[0].number,
+                            **values,
+                            "other": first.block.code,
+                            "first": first.line,
+                            "starter": starter.code,
+                            "start": starter.items[0].number,
                         },
                     )
         return found
@@ -635,17 +685,23 @@ class _TextParser:
                 if item is None:
                     self.problem(
                         entry.line,
-                        _("the key entry for item %(number)s answers an item that does not exist (the items are numbered %(range)s).")
+                        _(
+                            "the key entry for item %(number)s answers an item that does not exist (the items are numbered %(range)s)."
+                        )
                         % {"number": entry.number, "range": _ranges(found)},
                     )
                     continue
                 if block is not None and item.block is not block:
                     self.problem(
                         entry.line,
-                        _("the key entry for item %(number)s is under the heading of block %(block)s, but item %(number)s is in block %(other)s (line %(item_line)s).")
+                        _(
+                            "the key entry for item %(number)s is under the heading of block %(block)s, but item %(number)s is in block %(other)s (line %(item_line)s)."
+                        )
                         % {
-                            "number": entry.number, "block": block.code,
-                            "other": item.block.code, "item_line": item.line,
+                            "number": entry.number,
+                            "block": block.code,
+                            "other": item.block.code,
+                            "item_line": item.line,
                         },
                     )
                     continue
@@ -658,25 +714,37 @@ class _TextParser:
                         headless_reported = True
                         self.problem(
                             entry.line,
-                            _("key entry %(number)s comes before any block heading in the answer key; the item numbers restart in each block, so put each block's heading (such as 'Block A') above its answers.")
+                            _(
+                                "key entry %(number)s comes before any block heading in the answer key; the item numbers restart in each block, so put each block's heading (such as 'Block A') above its answers."
+                            )
                             % {"number": entry.number},
                         )
                     continue
                 item = found.get((id(block), entry.number))
                 if item is None:
                     numbers = [i.number for i in block.items]
-                    values = {"number": entry.number, "block": block.code, "range": _ranges(numbers)}
+                    values = {
+                        "number": entry.number,
+                        "block": block.code,
+                        "range": _ranges(numbers),
+                    }
                     if numbers:
-                        message = _("the key entry for item %(number)s of block %(block)s answers an item that does not exist (block %(block)s has items %(range)s).")
+                        message = _(
+                            "the key entry for item %(number)s of block %(block)s answers an item that does not exist (block %(block)s has items %(range)s)."
+                        )
                     else:
-                        message = _("the key entry for item %(number)s of block %(block)s answers an item that does not exist (block %(block)s has no items).")
+                        message = _(
+                            "the key entry for item %(number)s of block %(block)s answers an item that does not exist (block %(block)s has no items)."
+                        )
                     self.problem(entry.line, message % values)
                     continue
             values = {"number": entry.number, "block": block.code}
             if id(item) in answered:
                 self.problem(
                     entry.line,
-                    _("the key entry for item %(number)s of block %(block)s appears twice (first on line %(first)s).")
+                    _(
+                        "the key entry for item %(number)s of block %(block)s appears twice (first on line %(first)s)."
+                    )
                     % {**values, "first": answered[id(item)]},
                 )
                 continue
@@ -685,11 +753,14 @@ class _TextParser:
             if not answer:
                 self.problem(
                     entry.line,
-                    _("the key entry for item %(number)s of block %(block)s has an empty answer.") % values,
+                    _("the key entry for item %(number)s of block %(block)s has an empty answer.")
+                    % values,
                 )
                 continue
             item.key = KeyData(
-                answer=answer, flagged=entry.flagged, flag_note=_tidy(entry.note),
+                answer=answer,
+                flagged=entry.flagged,
+                flag_note=_tidy(entry.note),
                 sources=list(entry.sources),
             )
 
@@ -706,16 +777,22 @@ class _TextParser:
         for block in self.blocks:
             items = [
                 ItemData(
-                    question=_tidy(item.text), answer_format=_tidy(item.formats),
-                    retired=item.retired, key=item.key, number=item.number, line=item.line,
+                    question=_tidy(item.text),
+                    answer_format=_tidy(item.formats),
+                    retired=item.retired,
+                    key=item.key,
+                    number=item.number,
+                    line=item.line,
                 )
                 for item in block.items
             ]
             blocks.append(
                 BlockData(
-                    code=block.code, title=block.title,
+                    code=block.code,
+                    title=block.title,
                     description=_tidy([_unescape(line) for line in block.desc]),
-                    items=items, line=block.line,
+                    items=items,
+                    line=block.line,
                 )
             )
         return BankData(name=name, description=description, blocks=blocks)
@@ -840,7 +917,9 @@ def dump_text(bank: BankData) -> str:
 # JSON ----------------------------------------------------------------------------------------
 
 _JSON_WS = re.compile(r"[ \t\n\r]*")
-_LOCATE_DEPTH = 7  # containers shallower than this are walked: down to blocks[i].items[j].key.sources[k]
+_LOCATE_DEPTH = (
+    7  # containers shallower than this are walked: down to blocks[i].items[j].key.sources[k]
+)
 
 _JSON_REASONS = {
     "Expecting value": lambda: _("a value was expected"),
@@ -850,7 +929,9 @@ _JSON_REASONS = {
         "a field name in double quotes was expected (is there a comma too many?)"
     ),
     "Unterminated string starting at": lambda: _("a string is not closed"),
-    "Invalid control character at": lambda: _("a string contains a raw line break or control character"),
+    "Invalid control character at": lambda: _(
+        "a string contains a raw line break or control character"
+    ),
     "Invalid \\escape": lambda: _("a string contains an invalid backslash escape"),
     "Invalid \\uXXXX escape": lambda: _("a string contains an invalid \\u escape"),
     "Extra data": lambda: _("there is more text after the end of the JSON data"),
@@ -940,7 +1021,9 @@ class _JsonChecker:
     def fields(self, obj: dict, path: tuple, required: tuple, optional: tuple) -> None:
         for name in required:
             if name not in obj:
-                self.problem(path, _("the required field '%(field)s' is missing.") % {"field": name})
+                self.problem(
+                    path, _("the required field '%(field)s' is missing.") % {"field": name}
+                )
         allowed = required + optional
         for name in obj:
             if name not in allowed:
@@ -950,14 +1033,25 @@ class _JsonChecker:
                     % {"field": name, "allowed": ", ".join(allowed)},
                 )
 
-    def string(self, obj: dict, name: str, path: tuple, *, non_empty=False, one_line=False,
-               limit: int | None = None) -> str:
+    def string(
+        self,
+        obj: dict,
+        name: str,
+        path: tuple,
+        *,
+        non_empty=False,
+        one_line=False,
+        limit: int | None = None,
+    ) -> str:
         if name not in obj:
             return ""  # a missing required field is reported by fields()
-        return self.text(obj[name], path + (name,), non_empty=non_empty, one_line=one_line, limit=limit)
+        return self.text(
+            obj[name], path + (name,), non_empty=non_empty, one_line=one_line, limit=limit
+        )
 
-    def text(self, value, where: tuple, *, non_empty=False, one_line=False,
-             limit: int | None = None) -> str:
+    def text(
+        self, value, where: tuple, *, non_empty=False, one_line=False, limit: int | None = None
+    ) -> str:
         if not isinstance(value, str) or (non_empty and not value.strip()):
             if non_empty:
                 self.problem(where, _("must be a non-empty string."))
@@ -965,7 +1059,9 @@ class _JsonChecker:
                 self.problem(where, _("must be a string."))
             return ""
         if "\x00" in value or any("\ud800" <= char <= "\udfff" for char in value):
-            self.problem(where, _("contains a character that cannot be stored (NUL or a lone surrogate)."))
+            self.problem(
+                where, _("contains a character that cannot be stored (NUL or a lone surrogate).")
+            )
         if one_line and ("\n" in value or "\r" in value):
             self.problem(where, _("must be one line of text (no line breaks)."))
         if limit is not None and len(value) > limit:
@@ -987,26 +1083,32 @@ class _JsonChecker:
         if not isinstance(data, dict):
             raise _fail(
                 self.line(()),
-                _("the file is JSON but not a bank: a bank file is a JSON object ({ ... }) with \"schema\": \"%(schema)s\".")
+                _(
+                    'the file is JSON but not a bank: a bank file is a JSON object ({ ... }) with "schema": "%(schema)s".'
+                )
                 % {"schema": SCHEMA},
             )
         if "schema" not in data:
             raise _fail(
                 self.line(()),
-                _("the file is JSON but not a bank file: it has no \"schema\" field (a bank file has \"schema\": \"%(schema)s\").")
+                _(
+                    'the file is JSON but not a bank file: it has no "schema" field (a bank file has "schema": "%(schema)s").'
+                )
                 % {"schema": SCHEMA},
             )
         if data["schema"] != SCHEMA:
             raise _fail(
                 self.line(("schema",)),
-                _("the file is not a bank file: its schema is %(found)s, not \"%(schema)s\".")
+                _('the file is not a bank file: its schema is %(found)s, not "%(schema)s".')
                 % {"found": json.dumps(data["schema"], ensure_ascii=False)[:80], "schema": SCHEMA},
             )
         version = data.get("version")
         if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
             raise _fail(
                 self.line(("version",)),
-                _("the file uses bank format version %(version)s, which is newer than this app understands (version %(supported)s); update the app, or export the bank in version %(supported)s.")
+                _(
+                    "the file uses bank format version %(version)s, which is newer than this app understands (version %(supported)s); update the app, or export the bank in version %(supported)s."
+                )
                 % {"version": version, "supported": SCHEMA_VERSION},
             )
         self.fields(data, (), ("schema", "version", "blocks"), ("name", "description"))
@@ -1015,7 +1117,8 @@ class _JsonChecker:
         ):
             self.problem(
                 ("version",),
-                _("must be a whole number from 1 to %(supported)s.") % {"supported": SCHEMA_VERSION},
+                _("must be a whole number from 1 to %(supported)s.")
+                % {"supported": SCHEMA_VERSION},
             )
         bank = BankData(
             name=self.string(data, "name", (), one_line=True),
@@ -1045,7 +1148,7 @@ class _JsonChecker:
         if not isinstance(code, str) or not _CODE_RE.match(code):
             self.problem(
                 path + ("code",),
-                _("must be one or two letters or digits, such as \"A\" (found %(found)s).")
+                _('must be one or two letters or digits, such as "A" (found %(found)s).')
                 % {"found": json.dumps(code, ensure_ascii=False)[:80]},
             )
             code = code if isinstance(code, str) else ""
@@ -1122,7 +1225,9 @@ def parse_json(text: str) -> BankData:
     except RecursionError:
         raise _fail(None, _("The file is not a bank: its JSON is nested far too deeply.")) from None
     except ValueError as error:  # e.g. an integer with thousands of digits
-        raise _fail(None, _("The file is not valid JSON: %(reason)s.") % {"reason": error}) from None
+        raise _fail(
+            None, _("The file is not valid JSON: %(reason)s.") % {"reason": error}
+        ) from None
     locator = _Locator(text)
     locator.value(0, ())
     checker = _JsonChecker(locator.lines)

@@ -33,8 +33,12 @@ def _section(request) -> str:
     if namespace == "scoring":
         return "banks" if name.startswith("bank_") else "experiments"
     for prefix, section in (
-        ("experiment", "experiments"), ("run_", "experiments"), ("prompt", "prompts"),
-        ("config", "models"), ("member", "members"), ("audit", "audit"),
+        ("experiment", "experiments"),
+        ("run_", "experiments"),
+        ("prompt", "prompts"),
+        ("config", "models"),
+        ("member", "members"),
+        ("audit", "audit"),
     ):
         if name.startswith(prefix):
             return section

@@ -56,7 +56,9 @@ class ItemForm(forms.ModelForm):
 
 class KeyEntryForm(forms.Form):
     key_answer = forms.CharField(
-        label=_("Key answer"), required=False, widget=forms.Textarea(attrs=TEXTAREA_SMALL),
+        label=_("Key answer"),
+        required=False,
+        widget=forms.Textarea(attrs=TEXTAREA_SMALL),
         help_text=_("Leave empty for an item without a key."),
     )
     flagged = forms.BooleanField(
@@ -67,7 +69,8 @@ class KeyEntryForm(forms.Form):
         label=_("Flag note"), required=False, widget=forms.Textarea(attrs=TEXTAREA_SMALL)
     )
     sources = forms.CharField(
-        label=_("Source references"), required=False,
+        label=_("Source references"),
+        required=False,
         widget=forms.Textarea(attrs=TEXTAREA_SMALL),
         help_text=_("One per line: a citation or a URL."),
     )
@@ -79,7 +82,9 @@ class KeyEntryForm(forms.Form):
             self.add_error(
                 "key_answer", _("A flagged key entry or one with a note needs an answer.")
             )
-        data["source_list"] = [s.strip() for s in (data.get("sources") or "").splitlines() if s.strip()]
+        data["source_list"] = [
+            s.strip() for s in (data.get("sources") or "").splitlines() if s.strip()
+        ]
         if not answer and data["source_list"]:
             self.add_error("key_answer", _("A key entry with sources needs an answer."))
         return data
@@ -90,7 +95,9 @@ class KeyEntryForm(forms.Form):
         if entry is None:
             return {}
         return {
-            "key_answer": entry.answer, "flagged": entry.flagged, "flag_note": entry.flag_note,
+            "key_answer": entry.answer,
+            "flagged": entry.flagged,
+            "flag_note": entry.flag_note,
             "sources": "\n".join(entry.sources),
         }
 
@@ -108,15 +115,21 @@ class NewItemForm(ItemForm):
 
 class ImportForm(forms.Form):
     file = forms.FileField(
-        label=_("Bank file"), required=False,
-        help_text=_("JSON exported from this app, or plain text as probes are published (up to 1 MB)."),
+        label=_("Bank file"),
+        required=False,
+        help_text=_(
+            "JSON exported from this app, or plain text as probes are published (up to 1 MB)."
+        ),
     )
     text = forms.CharField(
-        label=_("…or paste the text"), required=False,
+        label=_("…or paste the text"),
+        required=False,
         widget=forms.Textarea(attrs={"rows": 10, "spellcheck": "false"}),
     )
     name = forms.CharField(
-        label=_("Bank name"), required=False, max_length=200,
+        label=_("Bank name"),
+        required=False,
+        max_length=200,
         help_text=_("Leave empty to take the name from the file."),
     )
 

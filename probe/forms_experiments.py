@@ -20,42 +20,70 @@ class ConfigChoiceField(forms.ModelMultipleChoiceField):
 
 class ExperimentForm(forms.Form):
     name = forms.CharField(
-        label=_("Name"), max_length=200, required=False,
+        label=_("Name"),
+        max_length=200,
+        required=False,
         help_text=_("Empty: the bank's name and today's date."),
     )
     bank = forms.ModelChoiceField(
-        label=_("Bank"), queryset=Bank.objects.none(),
-        help_text=_("Its active items and their key are copied into the experiment now; later edits to the bank do not change it."),
+        label=_("Bank"),
+        queryset=Bank.objects.none(),
+        help_text=_(
+            "Its active items and their key are copied into the experiment now; later edits to the bank do not change it."
+        ),
     )
-    prompt_version = forms.ModelChoiceField(label=_("Prompt version"), queryset=PromptVersion.objects.none())
+    prompt_version = forms.ModelChoiceField(
+        label=_("Prompt version"), queryset=PromptVersion.objects.none()
+    )
     configs = ConfigChoiceField(
-        label=_("Model configurations"), queryset=ModelConfig.objects.none(),
+        label=_("Model configurations"),
+        queryset=ModelConfig.objects.none(),
         widget=forms.CheckboxSelectMultiple,
     )
     repeats = forms.IntegerField(
-        label=_("Repeats"), min_value=1, max_value=MAX_REPEATS, initial=2,
-        help_text=_("Runs per configuration. Two or more show how much a model varies from run to run; with one, that variation is unknown."),
+        label=_("Repeats"),
+        min_value=1,
+        max_value=MAX_REPEATS,
+        initial=2,
+        help_text=_(
+            "Runs per configuration. Two or more show how much a model varies from run to run; with one, that variation is unknown."
+        ),
     )
     mode = forms.ChoiceField(
-        label=_("How the items are sent"), choices=Experiment.Mode.choices,
-        initial=Experiment.Mode.SHEET, widget=forms.RadioSelect,
+        label=_("How the items are sent"),
+        choices=Experiment.Mode.choices,
+        initial=Experiment.Mode.SHEET,
+        widget=forms.RadioSelect,
     )
     seed = forms.IntegerField(
-        label=_("Run-order seed"), required=False, min_value=0, max_value=SEED_LIMIT - 1,
-        help_text=_("Empty: a random seed. It is stored and shown, so the order can be reproduced."),
+        label=_("Run-order seed"),
+        required=False,
+        min_value=0,
+        max_value=SEED_LIMIT - 1,
+        help_text=_(
+            "Empty: a random seed. It is stored and shown, so the order can be reproduced."
+        ),
     )
 
     scheme = forms.ChoiceField(
-        label=_("Scoring scheme"), choices=Experiment.Scheme.choices, required=False,
-        initial=Experiment.Scheme.FOUR, widget=forms.RadioSelect,
-        help_text=_("Four buckets: Correct, Confidently wrong, Hedged wrong, Abstained. The second scheme (AA-Omniscience style): Correct, Incorrect, Partial, Not attempted."),
+        label=_("Scoring scheme"),
+        choices=Experiment.Scheme.choices,
+        required=False,
+        initial=Experiment.Scheme.FOUR,
+        widget=forms.RadioSelect,
+        help_text=_(
+            "Four buckets: Correct, Confidently wrong, Hedged wrong, Abstained. The second scheme (AA-Omniscience style): Correct, Incorrect, Partial, Not attempted."
+        ),
     )
     hide_confidence = forms.BooleanField(
-        label=_("Hide the confidence while scorers judge correctness"), required=False,
+        label=_("Hide the confidence while scorers judge correctness"),
+        required=False,
         help_text=_("It is still used to derive the bucket."),
     )
     noise_floor = forms.FloatField(
-        label=_("Noise floor (items)"), required=False, min_value=0,
+        label=_("Noise floor (items)"),
+        required=False,
+        min_value=0,
         help_text=_("Gaps in net usable below this are marked as noise. Empty: 3 items per 30."),
     )
 
@@ -66,7 +94,9 @@ class ExperimentForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["bank"].queryset = team.banks.order_by("name", "pk")
         self.fields["prompt_version"].queryset = team.prompt_versions.order_by("name", "-version")
-        self.fields["configs"].queryset = team.model_configs.filter(archived=False).order_by("label", "pk")
+        self.fields["configs"].queryset = team.model_configs.filter(archived=False).order_by(
+            "label", "pk"
+        )
         # Sensible starting points: the bank when there is only one, the default English prompt.
         banks = list(self.fields["bank"].queryset[:2])
         if len(banks) == 1:
@@ -80,7 +110,9 @@ class ExperimentForm(forms.Form):
 
 class PasteForm(forms.Form):
     text = forms.CharField(
-        label=_("The model's whole reply"), strip=False, max_length=MAX_PASTE_CHARS,
+        label=_("The model's whole reply"),
+        strip=False,
+        max_length=MAX_PASTE_CHARS,
         widget=forms.Textarea(attrs={"rows": 14, "spellcheck": "false", "class": "mono"}),
     )
     item = forms.IntegerField(required=False, widget=forms.HiddenInput)

@@ -31,20 +31,28 @@ def language_name(code: str) -> str:
 
 class PromptCreateForm(forms.Form):
     name = forms.CharField(
-        label=_("Name"), max_length=120,
+        label=_("Name"),
+        max_length=120,
         help_text=_("Versions of a prompt share its name: editing makes the next version."),
     )
     language = forms.ChoiceField(
-        label=_("Language"), choices=language_choices, initial="en",
-        help_text=_("Keep the tokens ANSWER, CONFIDENCE, UNKNOWN, HIGH, MEDIUM and LOW in English in every language: the parser reads them."),
+        label=_("Language"),
+        choices=language_choices,
+        initial="en",
+        help_text=_(
+            "Keep the tokens ANSWER, CONFIDENCE, UNKNOWN, HIGH, MEDIUM and LOW in English in every language: the parser reads them."
+        ),
     )
     text = forms.CharField(
-        label=_("Instruction text"), strip=False,
+        label=_("Instruction text"),
+        strip=False,
         widget=forms.Textarea(attrs={**MONO, "rows": 20}),
         help_text=_("Put before the numbered items, exactly as written here."),
     )
     note = forms.CharField(
-        label=_("Note"), max_length=300, required=False,
+        label=_("Note"),
+        max_length=300,
+        required=False,
         help_text=_("Optional: what this prompt is for."),
     )
 
@@ -54,7 +62,8 @@ class PromptEditForm(forms.Form):
         label=_("Instruction text"), strip=False, widget=forms.Textarea(attrs={**MONO, "rows": 20})
     )
     note = forms.CharField(
-        label=_("What changed"), max_length=300,
+        label=_("What changed"),
+        max_length=300,
         help_text=_("Shown in the version history, such as “Define MEDIUM more strictly”."),
     )
     language = forms.ChoiceField(label=_("Language"), choices=language_choices)
@@ -91,22 +100,34 @@ class ModelConfigForm(forms.Form):
     """Every field of a configuration. The rules are config_services.config_validate's."""
 
     label = forms.CharField(
-        label=_model_label("label"), max_length=120,
-        help_text=_("Hidden from scorers until their reveal; make it say which model and settings."),
+        label=_model_label("label"),
+        max_length=120,
+        help_text=_(
+            "Hidden from scorers until their reveal; make it say which model and settings."
+        ),
     )
     provider = forms.ChoiceField(label=_model_label("provider"), choices=adapters.provider_choices)
     model_name = forms.CharField(
-        label=_model_label("model_name"), max_length=200,
-        help_text=_("As the provider spells it, such as gpt-4.1 or claude-sonnet-4-5; for the simulator: sim-expert, sim-overconfident, sim-cautious, sim-sloppy or sim-flaky."),
+        label=_model_label("model_name"),
+        max_length=200,
+        help_text=_(
+            "As the provider spells it, such as gpt-4.1 or claude-sonnet-4-5; for the simulator: sim-expert, sim-overconfident, sim-cautious, sim-sloppy or sim-flaky."
+        ),
     )
     # A CharField, not a URLField: Django's URL validator refuses host names without a dot,
     # such as http://ollama:11434/v1 inside docker-compose.
     base_url = forms.CharField(
-        label=_model_label("base_url"), max_length=200, required=False,
-        help_text=_("Empty: the provider's own API. For OpenAI-compatible servers (vLLM, Ollama, llama.cpp, OpenRouter) and the simulator."),
+        label=_model_label("base_url"),
+        max_length=200,
+        required=False,
+        help_text=_(
+            "Empty: the provider's own API. For OpenAI-compatible servers (vLLM, Ollama, llama.cpp, OpenRouter) and the simulator."
+        ),
     )
     temperature = forms.FloatField(
-        label=_model_label("temperature"), required=False, help_text=_("0 to 2; empty: the provider's default.")
+        label=_model_label("temperature"),
+        required=False,
+        help_text=_("0 to 2; empty: the provider's default."),
     )
     max_output_tokens = forms.IntegerField(
         label=_model_label("max_output_tokens"), required=False, min_value=1
@@ -115,22 +136,32 @@ class ModelConfigForm(forms.Form):
         label=_model_label("reasoning_effort"), required=False, choices=ModelConfig.Effort.choices
     )
     thinking_budget = forms.IntegerField(
-        label=_model_label("thinking_budget"), required=False, min_value=0,
+        label=_model_label("thinking_budget"),
+        required=False,
+        min_value=0,
         help_text=_("Anthropic (at least 1024) and Gemini only; instead of a reasoning effort."),
     )
     seed = forms.IntegerField(
-        label=_model_label("seed"), required=False,
-        min_value=-(2**63), max_value=2**63 - 1,
+        label=_model_label("seed"),
+        required=False,
+        min_value=-(2**63),
+        max_value=2**63 - 1,
         help_text=_("Sent where the API takes one (OpenAI chat, Gemini, the simulator)."),
     )
     api_key_env = forms.CharField(
-        label=_model_label("api_key_env"), max_length=100, required=False,
+        label=_model_label("api_key_env"),
+        max_length=100,
+        required=False,
         help_text=_model_help("api_key_env"),
-        widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false", "class": "mono"}),
+        widget=forms.TextInput(
+            attrs={"autocomplete": "off", "spellcheck": "false", "class": "mono"}
+        ),
     )
     concurrency_limit = forms.IntegerField(
-        label=_model_label("concurrency_limit"), min_value=1,
-        max_value=config_services.MAX_CONCURRENCY, initial=4,
+        label=_model_label("concurrency_limit"),
+        min_value=1,
+        max_value=config_services.MAX_CONCURRENCY,
+        initial=4,
         help_text=_model_help("concurrency_limit"),
     )
 
@@ -173,7 +204,9 @@ class ModelConfigForm(forms.Form):
                     field,
                     message.get(
                         field,
-                        _("This looks like it contains an API key. Keys belong in an environment variable, never here."),
+                        _(
+                            "This looks like it contains an API key. Keys belong in an environment variable, never here."
+                        ),
                     ),
                 )
             return data

@@ -283,23 +283,35 @@ class ModelConfig(models.Model):
     provider = models.CharField(_("provider"), max_length=30)
     model_name = models.CharField(_("model"), max_length=200)
     base_url = models.URLField(
-        _("base URL"), blank=True,
-        help_text=_("For OpenAI-compatible servers (vLLM, Ollama, llama.cpp, OpenRouter) and the simulator."),
+        _("base URL"),
+        blank=True,
+        help_text=_(
+            "For OpenAI-compatible servers (vLLM, Ollama, llama.cpp, OpenRouter) and the simulator."
+        ),
     )
     temperature = models.FloatField(_("temperature"), null=True, blank=True)
     max_output_tokens = models.PositiveIntegerField(_("output token limit"), null=True, blank=True)
     reasoning_effort = models.CharField(
         _("reasoning effort"), max_length=10, choices=Effort.choices, blank=True
     )
-    thinking_budget = models.PositiveIntegerField(_("thinking budget (tokens)"), null=True, blank=True)
+    thinking_budget = models.PositiveIntegerField(
+        _("thinking budget (tokens)"), null=True, blank=True
+    )
     seed = models.BigIntegerField(_("seed"), null=True, blank=True)
     api_key_env = models.CharField(
-        _("API key environment variable"), max_length=100, blank=True,
-        help_text=_("The NAME of the environment variable that holds the key, such as OPENAI_API_KEY. The key itself is never stored."),
+        _("API key environment variable"),
+        max_length=100,
+        blank=True,
+        help_text=_(
+            "The NAME of the environment variable that holds the key, such as OPENAI_API_KEY. The key itself is never stored."
+        ),
     )
     concurrency_limit = models.PositiveSmallIntegerField(
-        _("concurrent requests"), default=4,
-        help_text=_("At most this many requests at once to this provider and key, across all workers."),
+        _("concurrent requests"),
+        default=4,
+        help_text=_(
+            "At most this many requests at once to this provider and key, across all workers."
+        ),
     )
     archived = models.BooleanField(_("archived"), default=False)
     created = models.DateTimeField(auto_now_add=True)
@@ -328,11 +340,16 @@ class ModelConfig(models.Model):
 
     def settings_snapshot(self) -> dict:
         return {
-            "label": self.label, "provider": self.provider, "model_name": self.model_name,
-            "base_url": self.base_url, "temperature": self.temperature,
+            "label": self.label,
+            "provider": self.provider,
+            "model_name": self.model_name,
+            "base_url": self.base_url,
+            "temperature": self.temperature,
             "max_output_tokens": self.max_output_tokens,
-            "reasoning_effort": self.reasoning_effort, "thinking_budget": self.thinking_budget,
-            "seed": self.seed, "api_key_env": self.api_key_env,
+            "reasoning_effort": self.reasoning_effort,
+            "thinking_budget": self.thinking_budget,
+            "seed": self.seed,
+            "api_key_env": self.api_key_env,
             "concurrency_limit": self.concurrency_limit,
         }
 
@@ -359,17 +376,25 @@ class Experiment(models.Model):
     )
     bank_name = models.CharField(max_length=200)
     prompt_version = models.ForeignKey(
-        PromptVersion, on_delete=models.PROTECT, related_name="experiments",
+        PromptVersion,
+        on_delete=models.PROTECT,
+        related_name="experiments",
         verbose_name=_("prompt version"),
     )
     mode = models.CharField(_("mode"), max_length=10, choices=Mode.choices, default=Mode.SHEET)
     repeats = models.PositiveSmallIntegerField(_("repeats"), default=2)
     seed = models.BigIntegerField(_("run-order seed"))
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.READY)
-    scheme = models.CharField(_("scoring scheme"), max_length=8, choices=Scheme.choices, default=Scheme.FOUR)
-    hide_confidence = models.BooleanField(_("hide confidence while judging correctness"), default=False)
+    scheme = models.CharField(
+        _("scoring scheme"), max_length=8, choices=Scheme.choices, default=Scheme.FOUR
+    )
+    hide_confidence = models.BooleanField(
+        _("hide confidence while judging correctness"), default=False
+    )
     noise_floor = models.FloatField(
-        _("noise floor (items)"), null=True, blank=True,
+        _("noise floor (items)"),
+        null=True,
+        blank=True,
         help_text=_("Gaps in net usable below this are noise. Empty: 3 items per 30."),
     )
     created = models.DateTimeField(auto_now_add=True)

@@ -19,7 +19,9 @@ def blocks_with_counts(bank: Bank) -> list[Block]:
         bank.blocks.annotate(
             n_items=Count("items", filter=Q(items__retired=False)),
             n_retired=Count("items", filter=Q(items__retired=True)),
-            n_flagged=Count("items", filter=Q(items__retired=False, items__key_entry__flagged=True)),
+            n_flagged=Count(
+                "items", filter=Q(items__retired=False, items__key_entry__flagged=True)
+            ),
             n_missing_key=Count(
                 "items", filter=Q(items__retired=False, items__key_entry__isnull=True)
             ),
@@ -95,7 +97,9 @@ def team_members(team: Team) -> QuerySet[Membership]:
     return team.memberships.select_related("user").order_by("user__username")
 
 
-def audit_events(team: Team, *, bank_pk: int | None = None, action: str = "") -> QuerySet[AuditEvent]:
+def audit_events(
+    team: Team, *, bank_pk: int | None = None, action: str = ""
+) -> QuerySet[AuditEvent]:
     qs = team.audit_events.select_related("user")
     if bank_pk:
         qs = qs.filter(bank_id=bank_pk)

@@ -76,7 +76,9 @@ def experiment_progress(experiment: Experiment) -> Progress:
     total = n_items * len(runs)
     n_responses = sum(r.n_responses for r in runs)
     progress = Progress(
-        experiment=experiment, runs=runs, n_items=n_items,
+        experiment=experiment,
+        runs=runs,
+        n_items=n_items,
         # Poll only while a worker has something to do: stops when collection ends, and while
         # the page only waits for a person (a failed run, a manual run to paste).
         polling=experiment.status == Experiment.Status.COLLECTING

@@ -81,7 +81,9 @@ def member_list(request, team: Team):
     if request.method == "POST" and form.is_valid():
         try:
             team_services.member_add(
-                team=team, by=request.user, username=form.cleaned_data["username"],
+                team=team,
+                by=request.user,
+                username=form.cleaned_data["username"],
                 role=form.cleaned_data["role"],
             )
         except ValidationError as error:
@@ -92,7 +94,12 @@ def member_list(request, team: Team):
     return render(
         request,
         "probe/member_list.html",
-        {"team": team, "members": selectors.team_members(team), "form": form, "roles": Role.choices},
+        {
+            "team": team,
+            "members": selectors.team_members(team),
+            "form": form,
+            "roles": Role.choices,
+        },
     )
 
 
@@ -120,9 +127,10 @@ def member_remove(request, membership: Membership):
         messages.success(request, _("Member removed."))
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
-    if membership.user_id == request.user.pk and not Membership.objects.filter(
-        team__slug=slug, user=request.user
-    ).exists():
+    if (
+        membership.user_id == request.user.pk
+        and not Membership.objects.filter(team__slug=slug, user=request.user).exists()
+    ):
         return redirect("home")
     return redirect("probe:member_list", team_slug=slug)
 
@@ -132,7 +140,8 @@ def audit_log(request, team: Team):
     bank_pk = request.GET.get("bank") or ""
     action = request.GET.get("action") or ""
     events = selectors.audit_events(
-        team, bank_pk=int(bank_pk) if bank_pk.isdigit() else None,
+        team,
+        bank_pk=int(bank_pk) if bank_pk.isdigit() else None,
         action=action if action in AuditEvent.Action.values else "",
     )
     page = Paginator(events, 50).get_page(request.GET.get("page"))
@@ -140,8 +149,11 @@ def audit_log(request, team: Team):
         request,
         "probe/audit_log.html",
         {
-            "team": team, "page": page, "banks": team.banks.order_by("name"),
-            "actions": AuditEvent.Action.choices, "selected_bank": bank_pk,
+            "team": team,
+            "page": page,
+            "banks": team.banks.order_by("name"),
+            "actions": AuditEvent.Action.choices,
+            "selected_bank": bank_pk,
             "selected_action": action,
         },
     )
@@ -155,7 +167,9 @@ def bank_create(request, team: Team):
     form = BankForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         bank = bank_services.bank_create(
-            team=team, user=request.user, name=form.cleaned_data["name"],
+            team=team,
+            user=request.user,
+            name=form.cleaned_data["name"],
             description=form.cleaned_data["description"],
         )
         messages.success(request, _("Bank created. Add a block, then items."))
@@ -174,7 +188,10 @@ def bank_import(request, team: Team):
             problems = error.problems
         else:
             bank = bank_services.bank_import(
-                team=team, user=request.user, data=data, name=form.cleaned_data["name"],
+                team=team,
+                user=request.user,
+                data=data,
+                name=form.cleaned_data["name"],
                 source=form.cleaned_data["filename"] or _("pasted text"),
                 file_format=bankformat.detect_format(
                     form.cleaned_data["raw"].decode("utf-8", "replace"),
@@ -185,14 +202,16 @@ def bank_import(request, team: Team):
                 request,
                 _("Imported %(items)s items in %(blocks)s blocks; %(missing)s without a key.")
                 % {
-                    "items": data.item_count, "blocks": len(data.blocks),
+                    "items": data.item_count,
+                    "blocks": len(data.blocks),
                     "missing": data.missing_key_count,
                 },
             )
             return redirect(bank)
     status = 400 if problems else 200
     return render(
-        request, "probe/bank_import.html",
+        request,
+        "probe/bank_import.html",
         {"team": team, "form": form, "problems": problems, "max_bytes": bankformat.MAX_BYTES},
         status=status,
     )
@@ -205,13 +224,19 @@ def _log_key_view(request, bank: Bank) -> None:
     # One record per user and bank per interval: the log says who read the key and when,
     # without a line for every click while editing.
     recent = AuditEvent.objects.filter(
-        bank=bank, user=request.user, action=AuditEvent.Action.KEY_VIEW,
+        bank=bank,
+        user=request.user,
+        action=AuditEvent.Action.KEY_VIEW,
         created__gte=timezone.now() - KEY_VIEW_LOG_INTERVAL,
     ).exists()
     if not recent:
         audit_record(
-            team=bank.team, user=request.user, bank=bank, action=AuditEvent.Action.KEY_VIEW,
-            subject="bank", summary=bank.name,
+            team=bank.team,
+            user=request.user,
+            bank=bank,
+            action=AuditEvent.Action.KEY_VIEW,
+            subject="bank",
+            summary=bank.name,
         )
 
 
@@ -248,17 +273,25 @@ def bank_detail(request, bank: Bank):
 
 @team_view(scope="bank_pk", get=Role.EDITOR, post=Role.EDITOR)
 def bank_edit(request, bank: Bank):
-    form = BankForm(request.POST or None, instance=Bank(name=bank.name, description=bank.description))
+    form = BankForm(
+        request.POST or None, instance=Bank(name=bank.name, description=bank.description)
+    )
     if request.method == "POST" and form.is_valid():
         bank_services.bank_update(
-            bank=bank, user=request.user, name=form.cleaned_data["name"],
+            bank=bank,
+            user=request.user,
+            name=form.cleaned_data["name"],
             description=form.cleaned_data["description"],
         )
         if request.htmx:
-            return render(request, "probe/partials/_bank_header.html", _header_context(request, bank))
+            return render(
+                request, "probe/partials/_bank_header.html", _header_context(request, bank)
+            )
         return redirect(bank)
     if request.htmx:
-        return render(request, "probe/partials/_bank_header_form.html", {"bank": bank, "form": form})
+        return render(
+            request, "probe/partials/_bank_header_form.html", {"bank": bank, "form": form}
+        )
     return render(request, "probe/bank_form.html", {"team": bank.team, "form": form, "bank": bank})
 
 
@@ -288,9 +321,14 @@ def bank_delete(request, bank: Bank):
         return redirect(team)
     counts = selectors.blocks_with_counts(bank)
     return render(
-        request, "probe/bank_delete.html",
-        {"bank": bank, "team": bank.team, "n_blocks": len(counts),
-         "n_items": sum(b.n_items + b.n_retired for b in counts)},
+        request,
+        "probe/bank_delete.html",
+        {
+            "bank": bank,
+            "team": bank.team,
+            "n_blocks": len(counts),
+            "n_items": sum(b.n_items + b.n_retired for b in counts),
+        },
     )
 
 
@@ -327,8 +365,11 @@ def block_create(request, bank: Bank):
     if request.method == "POST" and form.is_valid():
         try:
             block = bank_services.block_create(
-                bank=bank, user=request.user, code=form.cleaned_data["code"],
-                title=form.cleaned_data["title"], description=form.cleaned_data["description"],
+                bank=bank,
+                user=request.user,
+                code=form.cleaned_data["code"],
+                title=form.cleaned_data["title"],
+                description=form.cleaned_data["description"],
             )
         except ValidationError as error:
             apply_service_errors(form, error)
@@ -343,20 +384,27 @@ def block_edit(request, block: Block):
     bank = block.bank
     form = BlockForm(
         request.POST or None,
-        instance=Block(bank=bank, code=block.code, title=block.title, description=block.description),
+        instance=Block(
+            bank=bank, code=block.code, title=block.title, description=block.description
+        ),
     )
     if request.method == "POST" and form.is_valid():
         try:
             bank_services.block_update(
-                block=block, user=request.user, code=form.cleaned_data["code"],
-                title=form.cleaned_data["title"], description=form.cleaned_data["description"],
+                block=block,
+                user=request.user,
+                code=form.cleaned_data["code"],
+                title=form.cleaned_data["title"],
+                description=form.cleaned_data["description"],
             )
         except ValidationError as error:
             apply_service_errors(form, error)
         else:
             return _respond_bank_changed(request, bank, f"#block-{block.pk}")
     return render(
-        request, "probe/block_form.html", {"bank": bank, "team": bank.team, "form": form, "block": block}
+        request,
+        "probe/block_form.html",
+        {"bank": bank, "team": bank.team, "form": form, "block": block},
     )
 
 
@@ -378,7 +426,8 @@ def block_delete(request, block: Block):
             return HttpResponseClientRedirect(bank.get_absolute_url())
         return redirect(bank)
     return render(
-        request, "probe/block_delete.html",
+        request,
+        "probe/block_delete.html",
         {"block": block, "bank": bank, "team": bank.team, "n_items": block.items.count()},
     )
 
@@ -413,7 +462,8 @@ def item_create(request, bank: Bank):
     key_form = KeyEntryForm(request.POST or None, prefix="key")
     if request.method == "POST" and form.is_valid() and key_form.is_valid():
         item = bank_services.item_create(
-            block=form.cleaned_data["block"], user=request.user,
+            block=form.cleaned_data["block"],
+            user=request.user,
             question=form.cleaned_data["question"],
             answer_format=form.cleaned_data["answer_format"],
             key_answer=key_form.cleaned_data["key_answer"],
@@ -429,7 +479,8 @@ def item_create(request, bank: Bank):
             )
         return redirect(bank.get_absolute_url() + f"#item-{item.pk}")
     return render(
-        request, "probe/item_create.html",
+        request,
+        "probe/item_create.html",
         {"bank": bank, "team": bank.team, "form": form, "key_form": key_form},
     )
 
@@ -459,12 +510,16 @@ def item_edit(request, item: Item):
     )
     if request.method == "POST" and form.is_valid() and (key_form is None or key_form.is_valid()):
         bank_services.item_update(
-            item=item, user=request.user, question=form.cleaned_data["question"],
+            item=item,
+            user=request.user,
+            question=form.cleaned_data["question"],
             answer_format=form.cleaned_data["answer_format"],
         )
         if key_form is not None:
             bank_services.key_entry_set(
-                item=item, user=request.user, answer=key_form.cleaned_data["key_answer"],
+                item=item,
+                user=request.user,
+                answer=key_form.cleaned_data["key_answer"],
                 flagged=key_form.cleaned_data["flagged"],
                 flag_note=key_form.cleaned_data["flag_note"],
                 sources=key_form.cleaned_data["source_list"],
@@ -472,12 +527,15 @@ def item_edit(request, item: Item):
             item = Item.objects.select_related("block__bank__team", "key_entry").get(pk=item.pk)
         if request.htmx:
             response = render(
-                request, "probe/partials/_item_row.html",
+                request,
+                "probe/partials/_item_row.html",
                 _row_context(request, item, show_key=show_key),
             )
             return trigger_client_event(response, BANK_CHANGED)
         messages.success(request, _("Item saved."))
-        return redirect(bank.get_absolute_url() + (("?key=1" if show_key else "") + f"#item-{item.pk}"))
+        return redirect(
+            bank.get_absolute_url() + (("?key=1" if show_key else "") + f"#item-{item.pk}")
+        )
     context = _row_context(request, item, show_key=show_key)
     context.update({"form": form, "key_form": key_form, "team": bank.team})
     if request.htmx:
@@ -515,7 +573,12 @@ def item_delete(request, item: Item):
         messages.success(request, _("Item deleted."))
         return redirect(bank)
     return render(
-        request, "probe/item_delete.html",
-        {"item": item, "bank": bank, "team": bank.team,
-         "number": selectors.item_numbers(bank).get(item.pk, "")},
+        request,
+        "probe/item_delete.html",
+        {
+            "item": item,
+            "bank": bank,
+            "team": bank.team,
+            "number": selectors.item_numbers(bank).get(item.pk, ""),
+        },
     )

@@ -53,22 +53,32 @@ def experiment_create(request, team: Team):
         data = form.cleaned_data
         try:
             experiment = experiment_services.experiment_create(
-                team=team, user=request.user, bank=data["bank"],
-                prompt_version=data["prompt_version"], configs=list(data["configs"]),
-                repeats=data["repeats"], mode=data["mode"], name=data["name"], seed=data["seed"],
-                scheme=data["scheme"], hide_confidence=data["hide_confidence"],
+                team=team,
+                user=request.user,
+                bank=data["bank"],
+                prompt_version=data["prompt_version"],
+                configs=list(data["configs"]),
+                repeats=data["repeats"],
+                mode=data["mode"],
+                name=data["name"],
+                seed=data["seed"],
+                scheme=data["scheme"],
+                hide_confidence=data["hide_confidence"],
                 noise_floor=data["noise_floor"],
             )
         except ValidationError as error:
             apply_service_errors(form, error)
         else:
-            messages.success(request, _("Experiment created: check the exact text, then start collecting."))
+            messages.success(
+                request, _("Experiment created: check the exact text, then start collecting.")
+            )
             return redirect("probe:experiment_detail", experiment_pk=experiment.pk)
     return render(
         request,
         "probe/experiment_form.html",
         {
-            "team": team, "form": form,
+            "team": team,
+            "form": form,
             "has_configs": form.fields["configs"].queryset.exists(),
             "has_banks": form.fields["bank"].queryset.exists(),
         },
@@ -113,7 +123,8 @@ def _after_experiment_action(request, experiment: Experiment):
     if request.htmx:
         experiment.refresh_from_db()
         return render(
-            request, "probe/partials/_experiment_progress.html",
+            request,
+            "probe/partials/_experiment_progress.html",
             {**_detail_context(request, experiment), "show_messages": True},
         )
     return redirect("probe:experiment_detail", experiment_pk=experiment.pk)
@@ -137,7 +148,9 @@ def experiment_cancel(request, experiment: Experiment):
     except ValidationError as error:
         messages.error(request, _error_text(error))
     else:
-        messages.success(request, _("Experiment cancelled. The answers already collected are kept."))
+        messages.success(
+            request, _("Experiment cancelled. The answers already collected are kept.")
+        )
     return _after_experiment_action(request, experiment)
 
 
@@ -153,13 +166,22 @@ def _run_context(request, run: Run, paste_form: PasteForm | None = None) -> dict
     show_key = key_available and request.GET.get("key") == "1"
     if show_key:
         audit_record(
-            team=experiment.team, user=request.user, bank=experiment.bank,
-            action=AuditEvent.Action.KEY_VIEW, subject="experiment",
-            summary=_("viewed the key beside run %(run)s of %(name)s") % {"run": run, "name": experiment.name},
+            team=experiment.team,
+            user=request.user,
+            bank=experiment.bank,
+            action=AuditEvent.Action.KEY_VIEW,
+            subject="experiment",
+            summary=_("viewed the key beside run %(run)s of %(name)s")
+            % {"run": run, "name": experiment.name},
         )
     context = {
-        "team": experiment.team, "experiment": experiment, "run": run, "blinded": blinded,
-        "can_edit": may_edit, "key_available": key_available, "show_key": show_key,
+        "team": experiment.team,
+        "experiment": experiment,
+        "run": run,
+        "blinded": blinded,
+        "can_edit": may_edit,
+        "key_available": key_available,
+        "show_key": show_key,
         "n_items": experiment.items.count(),
         "is_simulated": run.config_snapshot.get("provider") == "simulator",
     }
@@ -178,9 +200,15 @@ def _run_context(request, run: Run, paste_form: PasteForm | None = None) -> dict
     if run.is_manual:
         context["prompts"] = experiment_services.experiment_prompts(experiment)
         context["paste_form"] = paste_form or PasteForm()
-        context["can_paste"] = may_edit and experiment.status in (
-            Experiment.Status.READY, Experiment.Status.COLLECTING,
-        ) and run.status not in (Run.Status.CANCELLED, Run.Status.CLOSED)
+        context["can_paste"] = (
+            may_edit
+            and experiment.status
+            in (
+                Experiment.Status.READY,
+                Experiment.Status.COLLECTING,
+            )
+            and run.status not in (Run.Status.CANCELLED, Run.Status.CLOSED)
+        )
     return context
 
 
@@ -201,8 +229,11 @@ def run_raw(request, run: Run):
         request,
         "probe/run_raw.html",
         {
-            "team": run.experiment.team, "experiment": run.experiment, "run": run,
-            "blinded": blinded, "attempts": [] if blinded else list(attempts),
+            "team": run.experiment.team,
+            "experiment": run.experiment,
+            "run": run,
+            "blinded": blinded,
+            "attempts": [] if blinded else list(attempts),
         },
     )
 
@@ -214,7 +245,8 @@ def _back_to(request, run: Run):
         experiment = run.experiment
         experiment.refresh_from_db()
         return render(
-            request, "probe/partials/_experiment_progress.html",
+            request,
+            "probe/partials/_experiment_progress.html",
             {**_detail_context(request, experiment), "show_messages": True},
         )
     return redirect("probe:experiment_detail", experiment_pk=run.experiment_id)
@@ -222,7 +254,9 @@ def _back_to(request, run: Run):
 
 def _run_action(request, run: Run, action, done_message: str):
     if is_blinded(run.experiment, request.user, request.membership):
-        messages.error(request, _("You are scoring this experiment blind: its runs are not yours to change."))
+        messages.error(
+            request, _("You are scoring this experiment blind: its runs are not yours to change.")
+        )
         return _back_to(request, run)
     try:
         action(run=run, user=request.user)
@@ -241,7 +275,9 @@ def run_cancel(request, run: Run):
 @team_view(scope="run_pk", get=None, post=Role.EDITOR)
 def run_retry(request, run: Run):
     return _run_action(
-        request, run, experiment_services.run_retry,
+        request,
+        run,
+        experiment_services.run_retry,
         _("Run queued again. Its earlier attempts and answers are kept."),
     )
 
@@ -249,7 +285,9 @@ def run_retry(request, run: Run):
 @team_view(scope="run_pk", get=None, post=Role.EDITOR)
 def run_close(request, run: Run):
     return _run_action(
-        request, run, experiment_services.run_close_failed,
+        request,
+        run,
+        experiment_services.run_close_failed,
         _("Run closed as failed: scoring can open without it."),
     )
 
@@ -266,14 +304,18 @@ def run_reparse(request, run: Run):
 def run_paste(request, run: Run):
     form = PasteForm(request.POST)
     if is_blinded(run.experiment, request.user, request.membership):
-        messages.error(request, _("You are scoring this experiment blind: its runs are not yours to change."))
+        messages.error(
+            request, _("You are scoring this experiment blind: its runs are not yours to change.")
+        )
         return redirect("probe:run_detail", run_pk=run.pk)
     if form.is_valid():
         item = None
         if form.cleaned_data.get("item"):
             item = run.experiment.items.filter(position=form.cleaned_data["item"]).first()
         try:
-            collection.run_paste(run=run, user=request.user, text=form.cleaned_data["text"], item=item)
+            collection.run_paste(
+                run=run, user=request.user, text=form.cleaned_data["text"], item=item
+            )
         except ValidationError as error:
             apply_service_errors(form, error)
         else:
@@ -281,5 +323,7 @@ def run_paste(request, run: Run):
             url = reverse("probe:run_detail", kwargs={"run_pk": run.pk})
             return redirect(f"{url}#answers")
     run.refresh_from_db()
-    response: HttpResponse = render(request, "probe/run_detail.html", _run_context(request, run, form))
+    response: HttpResponse = render(
+        request, "probe/run_detail.html", _run_context(request, run, form)
+    )
     return response

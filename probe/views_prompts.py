@@ -74,8 +74,11 @@ def prompt_create(request, team: Team):
     if request.method == "POST" and form.is_valid():
         try:
             prompt = prompt_services.prompt_create(
-                team=team, user=request.user, name=form.cleaned_data["name"],
-                text=form.cleaned_data["text"], language=form.cleaned_data["language"],
+                team=team,
+                user=request.user,
+                name=form.cleaned_data["name"],
+                text=form.cleaned_data["text"],
+                language=form.cleaned_data["language"],
                 note=form.cleaned_data["note"],
             )
         except ValidationError as error:
@@ -113,22 +116,33 @@ def prompt_edit(request, prompt: PromptVersion):
     if request.method == "POST" and form.is_valid():
         try:
             version = prompt_services.prompt_new_version(
-                prompt=prompt, user=request.user, text=form.cleaned_data["text"],
-                note=form.cleaned_data["note"], language=form.cleaned_data["language"],
+                prompt=prompt,
+                user=request.user,
+                text=form.cleaned_data["text"],
+                note=form.cleaned_data["note"],
+                language=form.cleaned_data["language"],
             )
         except ValidationError as error:
             apply_service_errors(form, error)
         else:
             messages.success(
-                request, _("Saved as %(version)s; %(old)s is unchanged.") % {"version": version, "old": prompt}
+                request,
+                _("Saved as %(version)s; %(old)s is unchanged.")
+                % {"version": version, "old": prompt},
             )
             return redirect(_prompt_url(version))
-    latest = PromptVersion.objects.filter(team=prompt.team, name=prompt.name).order_by("-version").first()
+    latest = (
+        PromptVersion.objects.filter(team=prompt.team, name=prompt.name)
+        .order_by("-version")
+        .first()
+    )
     return render(
         request,
         "probe/prompt_edit.html",
         {
-            "team": prompt.team, "prompt": prompt, "form": form,
+            "team": prompt.team,
+            "prompt": prompt,
+            "form": form,
             "next_version": (latest.version if latest else prompt.version) + 1,
             "is_latest": latest is None or latest.pk == prompt.pk,
         },
@@ -167,14 +181,19 @@ def prompt_diff(request, prompt: PromptVersion):
     elif prompt.parent_id and prompt.parent.team_id == team.pk:
         other = prompt.parent
     choices: dict[str, list[PromptVersion]] = {}
-    for version in PromptVersion.objects.filter(team=team).exclude(pk=prompt.pk).order_by("name", "-version"):
+    for version in (
+        PromptVersion.objects.filter(team=team).exclude(pk=prompt.pk).order_by("name", "-version")
+    ):
         choices.setdefault(version.name, []).append(version)
     diff = prompt_services.prompt_diff(other.text, prompt.text) if other is not None else None
     return render(
         request,
         "probe/prompt_diff.html",
         {
-            "team": team, "prompt": prompt, "other": other, "diff": diff,
+            "team": team,
+            "prompt": prompt,
+            "other": other,
+            "diff": diff,
             "choices": choices.items(),
         },
     )
@@ -234,8 +253,13 @@ def config_create(request, team: Team):
         except ValidationError as error:
             apply_service_errors(form, error)
         else:
-            messages.success(request, _("Configuration “%(label)s” saved.") % {"label": config.label})
-            return redirect(reverse("probe:config_list", kwargs={"team_slug": team.slug}) + f"#config-{config.pk}")
+            messages.success(
+                request, _("Configuration “%(label)s” saved.") % {"label": config.label}
+            )
+            return redirect(
+                reverse("probe:config_list", kwargs={"team_slug": team.slug})
+                + f"#config-{config.pk}"
+            )
     return render(request, "probe/config_form.html", _config_form_context(team, form))
 
 
@@ -243,7 +267,10 @@ def config_create(request, team: Team):
 def config_edit(request, config: ModelConfig):
     team = config.team
     form = ModelConfigForm(
-        request.POST or None, team=team, instance=config, initial=ModelConfigForm.initial_for(config)
+        request.POST or None,
+        team=team,
+        instance=config,
+        initial=ModelConfigForm.initial_for(config),
     )
     if request.method == "POST" and form.is_valid():
         try:
@@ -251,8 +278,13 @@ def config_edit(request, config: ModelConfig):
         except ValidationError as error:
             apply_service_errors(form, error)
         else:
-            messages.success(request, _("Configuration “%(label)s” saved.") % {"label": config.label})
-            return redirect(reverse("probe:config_list", kwargs={"team_slug": team.slug}) + f"#config-{config.pk}")
+            messages.success(
+                request, _("Configuration “%(label)s” saved.") % {"label": config.label}
+            )
+            return redirect(
+                reverse("probe:config_list", kwargs={"team_slug": team.slug})
+                + f"#config-{config.pk}"
+            )
     return render(request, "probe/config_form.html", _config_form_context(team, form, config))
 
 
@@ -264,10 +296,17 @@ def config_archive(request, config: ModelConfig):
             config=config, user=request.user, archived=action == "archive"
         )
         if action == "archive":
-            messages.success(request, _("“%(label)s” archived: new experiments will not offer it.") % {"label": config.label})
+            messages.success(
+                request,
+                _("“%(label)s” archived: new experiments will not offer it.")
+                % {"label": config.label},
+            )
         else:
             messages.success(request, _("“%(label)s” restored.") % {"label": config.label})
-    return redirect(reverse("probe:config_list", kwargs={"team_slug": config.team.slug}) + f"#config-{config.pk}")
+    return redirect(
+        reverse("probe:config_list", kwargs={"team_slug": config.team.slug})
+        + f"#config-{config.pk}"
+    )
 
 
 @team_view(scope="config_pk", get=None, post=Role.EDITOR)

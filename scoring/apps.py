@@ -15,7 +15,10 @@ class ScoringConfig(AppConfig):
         register_scope(
             "assignment_token",
             Scope(
-                Assignment, "experiment__team", field="token", owner_path="user",
+                Assignment,
+                "experiment__team",
+                field="token",
+                owner_path="user",
                 select_related=("experiment__team",),
             ),
         )

@@ -131,8 +131,14 @@ def bucket_chart(report: Report) -> BucketChart:
                 x += width
             rows.append(
                 BarRow(
-                    _r(y), config.label, short_label(config.label, config.simulated), i == 0,
-                    config.simulated, run.repeat, segments, run.counts.n,
+                    _r(y),
+                    config.label,
+                    short_label(config.label, config.simulated),
+                    i == 0,
+                    config.simulated,
+                    run.repeat,
+                    segments,
+                    run.counts.n,
                 )
             )
             y += ROW
@@ -203,15 +209,19 @@ def calibration_chart(report: Report) -> CalibrationChart:
     y = TOP
     for config in report.configs:
         group = CalibrationGroup(
-            _r(y + 12), config.label, short_label(config.label, config.simulated, room=60),
-            config.simulated, config.calibration.single_level,
+            _r(y + 12),
+            config.label,
+            short_label(config.label, config.simulated, room=60),
+            config.simulated,
+            config.calibration.single_level,
         )
         y += 18
         for level in config.calibration.levels:
             width = (level.accuracy or 0) * PLOT
             group.bars.append(
-                CalibrationBar(_r(y), level.level, _r(width), level.count, level.correct,
-                               level.accuracy)
+                CalibrationBar(
+                    _r(y), level.level, _r(width), level.count, level.correct, level.accuracy
+                )
             )
             y += bar + 3
         groups.append(group)
@@ -313,9 +323,7 @@ def net_chart(report: Report) -> NetChart:
     """Mean net usable (AA: index) per configuration, the repeat range as a whisker, the band of
     the noise floor below the best mean: a configuration whose mean sits in the band is not
     distinguishable from the best."""
-    values = [
-        v for c in report.configs for v in (c.net.min, c.net.max) if v is not None
-    ]
+    values = [v for c in report.configs for v in (c.net.min, c.net.max) if v is not None]
     means = [c.net.mean for c in report.configs if c.net.mean is not None]
     best = max(means) if means else None
     floor = report.noise_floor
@@ -339,8 +347,13 @@ def net_chart(report: Report) -> NetChart:
         s = config.net
         rows.append(
             NetRow(
-                _r(y), config.label, short_label(config.label, config.simulated),
-                config.simulated, s.mean, s.min, s.max,
+                _r(y),
+                config.label,
+                short_label(config.label, config.simulated),
+                config.simulated,
+                s.mean,
+                s.min,
+                s.max,
                 None if s.mean is None else x(s.mean),
                 None if s.min is None else x(s.min),
                 None if s.max is None else x(s.max),
@@ -357,6 +370,15 @@ def net_chart(report: Report) -> NetChart:
     if best is not None and floor > 0:
         band = (x(max(lo, best - floor)), x(best))
     return NetChart(
-        WIDTH, int(y + 6), GUTTER, PLOT, rows, ticks, band, floor, best, _r(y),
+        WIDTH,
+        int(y + 6),
+        GUTTER,
+        PLOT,
+        rows,
+        ticks,
+        band,
+        floor,
+        best,
+        _r(y),
         x(0) if lo <= 0 <= hi else None,
     )

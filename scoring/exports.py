@@ -112,9 +112,20 @@ def response_rows(source: BucketSource) -> Iterator[dict]:
         Response.objects.filter(run__experiment=experiment)
         .order_by()
         .values(
-            "pk", "answer", "confidence", "abstained", "hedged", "issues",
-            "item__position", "item__block_code", "item__block_title", "item__question",
-            "item__key_answer", "item__key_flagged", "run__repeat", "run__config_snapshot",
+            "pk",
+            "answer",
+            "confidence",
+            "abstained",
+            "hedged",
+            "issues",
+            "item__position",
+            "item__block_code",
+            "item__block_title",
+            "item__question",
+            "item__key_answer",
+            "item__key_flagged",
+            "run__repeat",
+            "run__config_snapshot",
         )
     )
 
@@ -213,32 +224,38 @@ def figure_rows(report: Report) -> list[dict]:
     for config in report.configs:
         for run in config.runs:
             rows.append(_run_row(report, config, run))
-        rows.append({
-            **_config_columns(report, config),
-            "row": "configuration",
-            "n": report.n_items,
-            **_summary_columns(report, config.summary),
-            **_calibration_columns(config.calibration),
-            "compliance": config.compliance.share,
-            "unblinded": config.unblinded if report.has_unblinded_field else None,
-        })
+        rows.append(
+            {
+                **_config_columns(report, config),
+                "row": "configuration",
+                "n": report.n_items,
+                **_summary_columns(report, config.summary),
+                **_calibration_columns(config.calibration),
+                "compliance": config.compliance.share,
+                "unblinded": config.unblinded if report.has_unblinded_field else None,
+            }
+        )
     for block in report.blocks:
         for cell in block.cells:
-            rows.append({
-                **_config_columns(report, cell.config),
-                "row": "block",
-                "block": block.code,
-                "n": block.n_items,
-                **_summary_columns(report, cell.summary),
-            })
+            rows.append(
+                {
+                    **_config_columns(report, cell.config),
+                    "row": "block",
+                    "block": block.code,
+                    "n": block.n_items,
+                    **_summary_columns(report, cell.summary),
+                }
+            )
     for gap in report.gaps:
-        rows.append({
-            **_config_columns(report, gap.a),
-            "row": "gap",
-            "other_configuration": gap.b.label,
-            "gap": gap.gap,
-            "gap_is_noise": gap.is_noise,
-        })
+        rows.append(
+            {
+                **_config_columns(report, gap.a),
+                "row": "gap",
+                "other_configuration": gap.b.label,
+                "gap": gap.gap,
+                "gap_is_noise": gap.is_noise,
+            }
+        )
     return [{column: row.get(column) for column in FIGURE_COLUMNS} for row in rows]
 
 
@@ -249,7 +266,11 @@ def _summary_dict(summary: dict) -> dict:
 def _calibration_dict(calibration: metrics.Calibration) -> dict:
     return {
         "levels": {
-            level.level: {"count": level.count, "correct": level.correct, "accuracy": level.accuracy}
+            level.level: {
+                "count": level.count,
+                "correct": level.correct,
+                "accuracy": level.accuracy,
+            }
             for level in calibration.levels
         },
         "attempted": calibration.attempted,
@@ -265,7 +286,8 @@ def _compliance_dict(compliance) -> dict:
         "clean": compliance.clean,
         "share": compliance.share,
         "top_issues": [
-            {"code": code, "label": label, "responses": n} for code, label, n in compliance.top_issues
+            {"code": code, "label": label, "responses": n}
+            for code, label, n in compliance.top_issues
         ],
     }
 
@@ -369,8 +391,9 @@ def csv_text(rows: Iterable[dict], columns: list[str]) -> str:
 
 def responses_json(sources: list[BucketSource]) -> str:
     rows = [row for source in sources for row in response_rows(source)]
-    return json.dumps({"columns": RESPONSE_COLUMNS, "responses": rows}, ensure_ascii=False,
-                      indent=1)
+    return json.dumps(
+        {"columns": RESPONSE_COLUMNS, "responses": rows}, ensure_ascii=False, indent=1
+    )
 
 
 def figures_json(report: Report | list[Report]) -> str:

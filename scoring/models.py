@@ -23,7 +23,10 @@ class Bucket(models.TextChoices):
 
 SCHEME_BUCKETS = {
     Experiment.Scheme.FOUR: [
-        Bucket.CORRECT, Bucket.CONFIDENT_WRONG, Bucket.HEDGED_WRONG, Bucket.ABSTAINED,
+        Bucket.CORRECT,
+        Bucket.CONFIDENT_WRONG,
+        Bucket.HEDGED_WRONG,
+        Bucket.ABSTAINED,
     ],
     Experiment.Scheme.AA: [Bucket.CORRECT, Bucket.INCORRECT, Bucket.PARTIAL, Bucket.NOT_ATTEMPTED],
 }
@@ -86,7 +89,9 @@ class Judgement(models.Model):
                 fields=["assignment", "response"], name="judgement_unique_scorer_response"
             )
         ]
-        indexes = [models.Index(fields=["assignment", "bucket"], name="judgement_assignment_bucket")]
+        indexes = [
+            models.Index(fields=["assignment", "bucket"], name="judgement_assignment_bucket")
+        ]
 
     def __str__(self) -> str:
         return f"{self.assignment_id}/{self.response_id}: {self.bucket}"
@@ -151,7 +156,9 @@ class KeyDecision(models.Model):
         AMENDED = "amended", _("Key amended")
         AMBIGUOUS = "ambiguous", _("Item ambiguous: dropped from the figures")
 
-    experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE, related_name="key_decisions")
+    experiment = models.ForeignKey(
+        Experiment, on_delete=models.CASCADE, related_name="key_decisions"
+    )
     item = models.ForeignKey(ExperimentItem, on_delete=models.CASCADE, related_name="key_decisions")
     outcome = models.CharField(_("outcome"), max_length=10, choices=Outcome.choices)
     previous_answer = models.TextField(blank=True)  # the key in force before this decision

@@ -205,7 +205,9 @@ def standings(
         standing.buckets[assignment_id] = bucket
         if recheck:
             standing.recheck.add(assignment_id)
-    for final in FinalBucket.objects.filter(response_id__in=list(result)).select_related("decided_by"):
+    for final in FinalBucket.objects.filter(response_id__in=list(result)).select_related(
+        "decided_by"
+    ):
         result[final.response_id].final = final
     return result
 
@@ -356,7 +358,8 @@ def reconcile_item(experiment: Experiment, position: int, *, user) -> ReconcileI
     if latest is not None:
         last_amendment = (
             KeyDecision.objects.filter(item=item, outcome=KeyDecision.Outcome.AMENDED)
-            .order_by("-pk").first()
+            .order_by("-pk")
+            .first()
         )
         amended_at = last_amendment.created if last_amendment else None
     rows, unanimous = [], 0
@@ -368,15 +371,15 @@ def reconcile_item(experiment: Experiment, position: int, *, user) -> ReconcileI
             continue
         rows.append(
             Disagreement(
-                token=response_token(user, pk), response=responses[pk],
+                token=response_token(user, pk),
+                response=responses[pk],
                 scorers=[
                     ScorerBucket(labels[a.pk], standing.buckets.get(a.pk), a.pk in standing.recheck)
                     for a in parts
                 ],
-                standing=standing, state=state,
-                stale=bool(
-                    standing.decided and amended_at and standing.final.updated < amended_at
-                ),
+                standing=standing,
+                state=state,
+                stale=bool(standing.decided and amended_at and standing.final.updated < amended_at),
             )
         )
     random.Random(f"reconcile:{user.pk}:{experiment.pk}:{position}").shuffle(rows)
@@ -384,9 +387,11 @@ def reconcile_item(experiment: Experiment, position: int, *, user) -> ReconcileI
     rows.sort(key=lambda r: (r.state != DISAGREEMENT, r.decided))
     to_settle = list(_positions_to_settle(experiment, parts))
     return ReconcileItem(
-        item=item, key=key_in_force(item),
+        item=item,
+        key=key_in_force(item),
         dropped=latest is not None and latest.outcome == KeyDecision.Outcome.AMBIGUOUS,
-        rows=rows, unanimous=unanimous,
+        rows=rows,
+        unanimous=unanimous,
         n_items=ExperimentItem.objects.filter(experiment=experiment).count(),
         previous=max((p for p in to_settle if p < position), default=None),
         next=min((p for p in to_settle if p > position), default=None),
@@ -458,8 +463,13 @@ def agreement_report(experiment: Experiment) -> AgreementReport | None:
     named = reconciliation.name_scorers if reconciliation else False
     labels = scorer_labels(parts, named=named)
     rows = Judgement.objects.filter(assignment__in=[a.pk for a in parts]).values_list(
-        "response_id", "assignment_id", "bucket", "verdict", "needs_recheck",
-        "response__item__block_code", "response__item__block_title",
+        "response_id",
+        "assignment_id",
+        "bucket",
+        "verdict",
+        "needs_recheck",
+        "response__item__block_code",
+        "response__item__block_title",
     )
     triples: dict[int, list[tuple[int, str]]] = defaultdict(list)
     judged: set[int] = set()
@@ -490,8 +500,11 @@ def agreement_report(experiment: Experiment) -> AgreementReport | None:
         pair_rows = [(x, y) for x, y in zip(col_a, col_b, strict=True)]
         pairs.append(
             PairTable(
-                labels[a.pk], labels[b.pk], agreement.confusion_rows(col_a, col_b, order),
-                agreement.cohen_kappa(col_a, col_b), agreement.percent_agreement(pair_rows),
+                labels[a.pk],
+                labels[b.pk],
+                agreement.confusion_rows(col_a, col_b, order),
+                agreement.cohen_kappa(col_a, col_b),
+                agreement.percent_agreement(pair_rows),
             )
         )
     return AgreementReport(
@@ -533,7 +546,11 @@ def scorers_invite(*, experiment: Experiment, users: list, invited_by) -> list[A
 @transaction.atomic
 def reconciliation_start(*, experiment: Experiment, user) -> Reconciliation:
     """Open the scorers' buckets to the leads; unanimous responses are final at once."""
-    experiment = Experiment.objects.select_for_update(of=("self",)).select_related("team").get(pk=experiment.pk)
+    experiment = (
+        Experiment.objects.select_for_update(of=("self",))
+        .select_related("team")
+        .get(pk=experiment.pk)
+    )
     if reconciliation_of(experiment) is not None:
         raise ValidationError(_("Reconciliation has already begun."))
     if not scoring_open(experiment):
@@ -542,7 +559,9 @@ def reconciliation_start(*, experiment: Experiment, user) -> Reconciliation:
     own = next((p for p in progress if p.assignment.user_id == user.pk), None)
     if own is not None and not own.finished:
         raise ValidationError(
-            _("You are scoring this experiment too: judge every response (and every re-check) first.")
+            _(
+                "You are scoring this experiment too: judge every response (and every re-check) first."
+            )
         )
     finished = [p for p in progress if p.finished]
     if len(finished) < 2:
@@ -578,7 +597,9 @@ def final_buckets_sync(*, experiment: Experiment) -> dict[str, int]:
         if standing.state(len(parts)) == UNANIMOUS:
             bucket = next(iter(standing.buckets.values()))
             if final is None:
-                create.append(FinalBucket(response_id=standing.response_id, bucket=bucket, unanimous=True))
+                create.append(
+                    FinalBucket(response_id=standing.response_id, bucket=bucket, unanimous=True)
+                )
             elif final.bucket != bucket:
                 final.bucket = bucket
                 update.append(final)
@@ -603,7 +624,9 @@ def final_bucket_set(
     if not decisions_visible(experiment, user):
         raise ValidationError(_("Judge every response of your own first."))
     if bucket not in SCHEME_BUCKETS[experiment.scheme]:
-        raise ValidationError({"bucket": _("Choose a bucket of this experiment's scheme (keys 1 to 4).")})
+        raise ValidationError(
+            {"bucket": _("Choose a bucket of this experiment's scheme (keys 1 to 4).")}
+        )
     final, _created = FinalBucket.objects.select_for_update().update_or_create(
         response=response,
         defaults={"bucket": bucket, "unanimous": False, "decided_by": user, "note": note.strip()},

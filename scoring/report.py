@@ -55,7 +55,12 @@ TOP_ISSUES = 5
 
 FOUR_FIGURES = ("knowledge", "hallucination_rate", "net_usable")
 AA_FIGURES = (
-    "index", "accuracy", "attempt_rate", "partial_rate", "abstention_rate", "hallucination_rate",
+    "index",
+    "accuracy",
+    "attempt_rate",
+    "partial_rate",
+    "abstention_rate",
+    "hallucination_rate",
     "net",
 )
 
@@ -283,7 +288,10 @@ def _figures(scheme: str, bucket_counts: dict[str, int], n_items: int, w: float)
     if scheme == Experiment.Scheme.AA:
         counts = AACounts.from_mapping(bucket_counts)
         figs = metrics.aa_figures(
-            counts.correct, counts.incorrect, counts.partial, counts.not_attempted,
+            counts.correct,
+            counts.incorrect,
+            counts.partial,
+            counts.not_attempted,
             n_items=max(n_items, counts.n),
         )
         return counts, figs
@@ -333,8 +341,12 @@ def _calibration(cells: dict[tuple[str | None, str], int], scheme: str) -> Calib
     used = [entry.level for entry in levels if entry.count]
     single = attempted - unrated >= 2 and len(used) == 1
     return Calibration(
-        levels=levels, attempted=attempted, unrated=unrated, unrated_correct=unrated_correct,
-        single_level=single, single_level_name=used[0] if single else None,
+        levels=levels,
+        attempted=attempted,
+        unrated=unrated,
+        unrated_correct=unrated_correct,
+        single_level=single,
+        single_level_name=used[0] if single else None,
     )
 
 
@@ -398,12 +410,7 @@ def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
     compliance_responses = Response.objects.filter(run__experiment=experiment)
     if excluded is not None:
         compliance_responses = compliance_responses.exclude(item__in=excluded)
-    for row in (
-        compliance_responses
-        .values("run_id", "issues")
-        .annotate(n=Count("pk"))
-        .order_by()
-    ):
+    for row in compliance_responses.values("run_id", "issues").annotate(n=Count("pk")).order_by():
         entry = compliance_by_run[row["run_id"]]
         issues = row["issues"] or []
         entry.responses += row["n"]
@@ -496,8 +503,8 @@ def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
         ]
         # The floor scales with the items it is over (3 per 30 by default): a block of 6 items
         # has a floor of 0.6 items; an AA index is already per item, so its floor stays put.
-        floor = report.noise_floor if report.is_aa else (
-            floor_items * n / n_items if n_items else 0.0
+        floor = (
+            report.noise_floor if report.is_aa else (floor_items * n / n_items if n_items else 0.0)
         )
         report.blocks.append(BlockRow(code, block_titles[code], n, cells, floor))
     return report

@@ -88,9 +88,7 @@ def dropped_items(experiment: Experiment) -> QuerySet[ExperimentItem]:
 
     A queryset, so it composes as a subquery: ``rows.exclude(response__item__in=dropped_items(e))``.
     """
-    newest = (
-        KeyDecision.objects.filter(item=OuterRef("pk")).order_by("-pk").values("outcome")[:1]
-    )
+    newest = KeyDecision.objects.filter(item=OuterRef("pk")).order_by("-pk").values("outcome")[:1]
     return (
         ExperimentItem.objects.filter(experiment=experiment)
         .annotate(key_outcome=Subquery(newest))
@@ -212,9 +210,9 @@ def review_queue(
         for pk, item in items.items()
     }
 
-    disputes_qs = KeyDispute.objects.filter(experiment=experiment, item__in=list(items)).select_related(
-        "response", "assignment__user"
-    )
+    disputes_qs = KeyDispute.objects.filter(
+        experiment=experiment, item__in=list(items)
+    ).select_related("response", "assignment__user")
     if own_only:
         disputes_qs = disputes_qs.filter(assignment__user=user)
     disputes: dict[int, list[KeyDispute]] = defaultdict(list)
@@ -228,7 +226,9 @@ def review_queue(
     if own_only:
         high_wrong_qs = high_wrong_qs.filter(assignment__user=user)
     high_wrong: dict[int, set[str]] = defaultdict(set)
-    for item_id, answer in high_wrong_qs.values_list("response__item_id", "response__answer").distinct():
+    for item_id, answer in high_wrong_qs.values_list(
+        "response__item_id", "response__answer"
+    ).distinct():
         high_wrong[item_id].add(normalise_answer(answer or ""))
 
     # Suspect 2: the same answer, not the key's, from two or more different configurations.
@@ -236,7 +236,10 @@ def review_queue(
     if not blinded:
         fields.append("run__config_snapshot__label")
     grouped = (
-        Response.objects.filter(item__in=list(items)).values(*fields).annotate(n=Count("pk")).order_by()
+        Response.objects.filter(item__in=list(items))
+        .values(*fields)
+        .annotate(n=Count("pk"))
+        .order_by()
     )
     answers: dict[int, dict[str, ReviewAnswer]] = defaultdict(dict)
     matching: Counter = Counter()
@@ -269,15 +272,22 @@ def review_queue(
             reasons.append("disputed")
         if high_wrong.get(pk):
             reasons.append("high_wrong")
-        item_answers = sorted(answers.get(pk, {}).values(), key=lambda a: (-a.n_configs, -a.sheets, a.answer))
+        item_answers = sorted(
+            answers.get(pk, {}).values(), key=lambda a: (-a.n_configs, -a.sheets, a.answer)
+        )
         if any(a.n_configs >= 2 for a in item_answers):
             reasons.append("shared_wrong")
         if not reasons and not decisions.get(pk) and positions is None:
             continue
         entries.append(
             ReviewEntry(
-                item=item, key=keys[pk], reasons=reasons, disputes=disputes.get(pk, []),
-                answers=item_answers, matching=matching[pk], abstained=abstained[pk],
+                item=item,
+                key=keys[pk],
+                reasons=reasons,
+                disputes=disputes.get(pk, []),
+                answers=item_answers,
+                matching=matching[pk],
+                abstained=abstained[pk],
                 decisions=decisions.get(pk, []),
             )
         )
@@ -288,7 +298,9 @@ def review_queue(
 class BankReviewEntry:
     item: Item
     entry: KeyEntry | None
-    experiment_entries: list[tuple[Experiment, ReviewEntry]]  # open ones, from collected experiments
+    experiment_entries: list[
+        tuple[Experiment, ReviewEntry]
+    ]  # open ones, from collected experiments
     revisions: list[KeyEntryRevision]
 
     @property
@@ -303,7 +315,9 @@ class BankReviewEntry:
 def bank_review_queue(bank: Bank, *, user, membership) -> list[BankReviewEntry]:
     """The bank's (!) entries, and the open reviews of the collected experiments made from it."""
     by_item: dict[int, list[tuple[Experiment, ReviewEntry]]] = defaultdict(list)
-    for experiment in bank.experiments.filter(status=Experiment.Status.COLLECTED).order_by("-created"):
+    for experiment in bank.experiments.filter(status=Experiment.Status.COLLECTED).order_by(
+        "-created"
+    ):
         for review in review_queue(experiment, user=user, membership=membership):
             if review.is_open and review.item.source_item_id is not None:
                 by_item[review.item.source_item_id].append((experiment, review))
@@ -318,7 +332,9 @@ def bank_review_queue(bank: Bank, *, user, membership) -> list[BankReviewEntry]:
         revisions[revision.item_id].append(revision)
     return [
         BankReviewEntry(
-            item=item, entry=item.key_entry_or_none, experiment_entries=by_item.get(item.pk, []),
+            item=item,
+            entry=item.key_entry_or_none,
+            experiment_entries=by_item.get(item.pk, []),
             revisions=revisions.get(item.pk, [])[:5],
         )
         for item in items
@@ -366,7 +382,11 @@ def key_decision_create(
     if not scoring_open(experiment):
         raise ValidationError(_("The key is sealed until every run is collected."))
     # One decision at a time per item: the previous key must be the one in force.
-    item = ExperimentItem.objects.select_for_update(of=("self",)).select_related("source_item").get(pk=item.pk)
+    item = (
+        ExperimentItem.objects.select_for_update(of=("self",))
+        .select_related("source_item")
+        .get(pk=item.pk)
+    )
     previous = key_in_force(item)
     source, new_answer, errors = _clean(outcome, source, new_answer)
     amended = outcome == KeyDecision.Outcome.AMENDED
@@ -380,8 +400,13 @@ def key_decision_create(
     if errors:
         raise ValidationError(errors)
     decision = KeyDecision.objects.create(
-        experiment=experiment, item=item, outcome=outcome, previous_answer=previous,
-        new_answer=new_answer if amended else "", source=source, note=note.strip(),
+        experiment=experiment,
+        item=item,
+        outcome=outcome,
+        previous_answer=previous,
+        new_answer=new_answer if amended else "",
+        source=source,
+        note=note.strip(),
         decided_by=user if user is not None and user.is_authenticated else None,
     )
     if amended:
@@ -410,14 +435,20 @@ def _carry_to_bank(decision: KeyDecision, bank_item: Item, user) -> None:
     if decision.source not in sources:
         sources.append(decision.source)
     reason = _("Key review of experiment '%(experiment)s', item %(position)s.") % {
-        "experiment": decision.experiment.name, "position": decision.item.position,
+        "experiment": decision.experiment.name,
+        "position": decision.item.position,
     }
     if decision.note:
         reason = f"{reason} {decision.note}"
     key_entry_set(
-        item=bank_item, user=user, answer=decision.new_answer,
-        flagged=entry.flagged if entry else False, flag_note=entry.flag_note if entry else "",
-        sources=sources, reason=reason, source=decision.source,
+        item=bank_item,
+        user=user,
+        answer=decision.new_answer,
+        flagged=entry.flagged if entry else False,
+        flag_note=entry.flag_note if entry else "",
+        sources=sources,
+        reason=reason,
+        source=decision.source,
     )
 
 
@@ -448,13 +479,25 @@ def bank_key_decide(
     if outcome == KeyDecision.Outcome.AMBIGUOUS:
         flag_note = _("Ambiguous: %(note)s") % {"note": note} if note else _("Ambiguous.")
         result = key_entry_set(
-            item=item, user=user, answer=entry.answer, flagged=True, flag_note=flag_note,
-            sources=sources, reason=reason, source=source,
+            item=item,
+            user=user,
+            answer=entry.answer,
+            flagged=True,
+            flag_note=flag_note,
+            sources=sources,
+            reason=reason,
+            source=source,
         )
         item_set_retired(item=item, user=user, retired=True)
         return result
     answer = new_answer if outcome == KeyDecision.Outcome.AMENDED else entry.answer
     return key_entry_set(
-        item=item, user=user, answer=answer, flagged=False, flag_note="", sources=sources,
-        reason=reason, source=source,
+        item=item,
+        user=user,
+        answer=answer,
+        flagged=False,
+        flag_note="",
+        sources=sources,
+        reason=reason,
+        source=source,
     )

@@ -145,7 +145,9 @@ def shuffled(assignment: Assignment, position: int, responses: list[Response]) -
     return ordered
 
 
-def group_responses(assignment: Assignment, responses: list[Response], judgements: dict) -> list[AnswerGroup]:
+def group_responses(
+    assignment: Assignment, responses: list[Response], judgements: dict
+) -> list[AnswerGroup]:
     groups: dict[str, AnswerGroup] = {}
     for response in responses:
         key = "\x00missing" if response.answer is None else normalise_answer(response.answer)
@@ -209,7 +211,9 @@ def experiment_size(experiment: Experiment) -> tuple[int, int]:
 def resolve_tokens(assignment: Assignment, position: int, tokens: list[str]) -> list[Response]:
     """The responses of an item named by this scorer's opaque tokens (unknown tokens ignored)."""
     wanted = set(tokens)
-    responses = Response.objects.filter(item__experiment=assignment.experiment, item__position=position)
+    responses = Response.objects.filter(
+        item__experiment=assignment.experiment, item__position=position
+    )
     return [r for r in responses if answer_token(assignment, r.pk) in wanted]
 
 
@@ -235,7 +239,9 @@ def first_open_position(assignment: Assignment) -> int:
 
 def blinded(experiment: Experiment, user, role: str) -> bool:
     """Whether this user must not see which model wrote which sheet of this experiment."""
-    assignment = Assignment.objects.filter(experiment=experiment, user=user).only("revealed_at").first()
+    assignment = (
+        Assignment.objects.filter(experiment=experiment, user=user).only("revealed_at").first()
+    )
     if assignment is not None:
         return assignment.revealed_at is None
     return role == "scorer"

@@ -48,9 +48,7 @@ def derive_bucket(*, scheme: str, verdict: str, response: Response) -> str | Non
 def assignment_start(*, experiment: Experiment, user, invited_by=None) -> Assignment:
     """The user's scorer assignment on the experiment (created once, with UNKNOWNs preset)."""
     if not scoring_open(experiment):
-        raise ValidationError(
-            _("Scoring opens when every run is collected or closed as failed.")
-        )
+        raise ValidationError(_("Scoring opens when every run is collected or closed as failed."))
     assignment, created = Assignment.objects.get_or_create(
         experiment=experiment, user=user, defaults={"invited_by": invited_by}
     )
@@ -62,7 +60,9 @@ def assignment_start(*, experiment: Experiment, user, invited_by=None) -> Assign
         Judgement.objects.bulk_create(
             [
                 Judgement(
-                    assignment=assignment, response=r, bucket=preset,
+                    assignment=assignment,
+                    response=r,
+                    bucket=preset,
                     verdict=Judgement.Verdict.PRESET,
                 )
                 for r in responses
@@ -92,7 +92,9 @@ def judgement_decide(
             derived = derive_bucket(scheme=scheme, verdict=verdict, response=r)
             if derived is None:
                 raise BucketNeeded(
-                    _("The answer's confidence does not settle the bucket: choose it (keys 1 to 4).")
+                    _(
+                        "The answer's confidence does not settle the bucket: choose it (keys 1 to 4)."
+                    )
                 )
             targets[r.pk] = (derived, verdict)
     else:
@@ -110,10 +112,15 @@ def judgement_decide(
     for r in responses:
         new_bucket, new_verdict = targets[r.pk]
         judgement = existing.get(r.pk)
-        old_bucket, old_verdict = ("", "") if judgement is None else (judgement.bucket, judgement.verdict)
+        old_bucket, old_verdict = (
+            ("", "") if judgement is None else (judgement.bucket, judgement.verdict)
+        )
         if judgement is None:
             judgement = Judgement(
-                assignment=assignment, response=r, bucket=new_bucket, verdict=new_verdict,
+                assignment=assignment,
+                response=r,
+                bucket=new_bucket,
+                verdict=new_verdict,
                 unblinded=after_reveal,
             )
             created.append(judgement)
@@ -121,7 +128,9 @@ def judgement_decide(
             judgement.bucket, judgement.verdict = new_bucket, new_verdict
             judgement.unblinded = judgement.unblinded or after_reveal
             judgement.needs_recheck = False
-            judgement.save(update_fields=["bucket", "verdict", "unblinded", "needs_recheck", "updated"])
+            judgement.save(
+                update_fields=["bucket", "verdict", "unblinded", "needs_recheck", "updated"]
+            )
         elif judgement.needs_recheck:
             # Re-checked and kept: the decision stands against the amended key.
             judgement.needs_recheck = False
@@ -131,8 +140,13 @@ def judgement_decide(
             continue
         changes.append(
             JudgementChange(
-                assignment=assignment, judgement=judgement, batch=batch, old_bucket=old_bucket,
-                old_verdict=old_verdict, new_bucket=new_bucket, new_verdict=new_verdict,
+                assignment=assignment,
+                judgement=judgement,
+                batch=batch,
+                old_bucket=old_bucket,
+                old_verdict=old_verdict,
+                new_bucket=new_bucket,
+                new_verdict=new_verdict,
                 after_reveal=after_reveal,
             )
         )
@@ -146,9 +160,7 @@ def judgement_decide(
 def judgement_undo(*, assignment: Assignment) -> int | None:
     """Undo the scorer's last decision (a whole group); returns the item position it touched."""
     last = (
-        JudgementChange.objects.filter(assignment=assignment, undone=False)
-        .order_by("-pk")
-        .first()
+        JudgementChange.objects.filter(assignment=assignment, undone=False).order_by("-pk").first()
     )
     if last is None:
         return None
@@ -206,6 +218,9 @@ def dispute_raise(
     if not note:
         raise ValidationError({"note": _("Say what you doubt about the key, and why.")})
     return KeyDispute.objects.create(
-        experiment=assignment.experiment, item=item, assignment=assignment, response=response,
+        experiment=assignment.experiment,
+        item=item,
+        assignment=assignment,
+        response=response,
         note=note,
     )

@@ -9,8 +9,14 @@ app_name = "scoring"
 urlpatterns = [
     path("experiments/<int:experiment_pk>/score/", views.scoring_start, name="start"),
     path("score/<str:assignment_token>/<int:position>/", views.scoring_item, name="item"),
-    path("score/<str:assignment_token>/<int:position>/decide/", views.scoring_decide, name="decide"),
-    path("score/<str:assignment_token>/<int:position>/dispute/", views.scoring_dispute, name="dispute"),
+    path(
+        "score/<str:assignment_token>/<int:position>/decide/", views.scoring_decide, name="decide"
+    ),
+    path(
+        "score/<str:assignment_token>/<int:position>/dispute/",
+        views.scoring_dispute,
+        name="dispute",
+    ),
     path("score/<str:assignment_token>/undo/", views.scoring_undo, name="undo"),
     path("score/<str:assignment_token>/reveal/", views.scoring_reveal, name="reveal"),
 ]

@@ -38,8 +38,12 @@ def scoring_start(request, experiment: Experiment):
         request,
         "scoring/start.html",
         {
-            "experiment": experiment, "team": experiment.team, "assignment": assignment,
-            "open": services.scoring_open(experiment), "n_items": n_items, "n_sheets": n_sheets,
+            "experiment": experiment,
+            "team": experiment.team,
+            "assignment": assignment,
+            "open": services.scoring_open(experiment),
+            "n_items": n_items,
+            "n_sheets": n_sheets,
         },
     )
 
@@ -82,7 +86,9 @@ def scoring_item(request, assignment: Assignment, position: int):
         Assignment.objects.filter(pk=assignment.pk).update(last_position=position)
     dispute = request.GET.get("dispute", "")
     if dispute:
-        return _render_item(request, assignment, position, confirm_tokens=dispute, show_dispute=True)
+        return _render_item(
+            request, assignment, position, confirm_tokens=dispute, show_dispute=True
+        )
     return _render_item(request, assignment, position)
 
 
@@ -92,7 +98,10 @@ def scoring_decide(request, assignment: Assignment, position: int):
     responses = selectors.resolve_tokens(assignment, position, tokens)
     if not responses:
         return _render_item(
-            request, assignment, position, status=400,
+            request,
+            assignment,
+            position,
+            status=400,
             error=_("That answer is not on this item any more: nothing was saved."),
         )
     verdict = request.POST.get("verdict", "")
@@ -111,11 +120,17 @@ def scoring_decide(request, assignment: Assignment, position: int):
         )
     except services.BucketNeeded as error:
         return _render_item(
-            request, assignment, position, status=200, choose_tokens=",".join(tokens),
+            request,
+            assignment,
+            position,
+            status=200,
+            choose_tokens=",".join(tokens),
             error=" ".join(error.messages),
         )
     except ValidationError as error:
-        return _render_item(request, assignment, position, status=400, error=" ".join(error.messages))
+        return _render_item(
+            request, assignment, position, status=400, error=" ".join(error.messages)
+        )
     if not request.htmx:
         return redirect("scoring:item", assignment_token=assignment.token, position=position)
     return _render_item(request, assignment, position, focus_after=",".join(tokens))
@@ -144,18 +159,27 @@ def scoring_dispute(request, assignment: Assignment, position: int):
     responses = selectors.resolve_tokens(assignment, position, tokens)
     try:
         services.dispute_raise(
-            assignment=assignment, item=queue.item, note=request.POST.get("note", ""),
+            assignment=assignment,
+            item=queue.item,
+            note=request.POST.get("note", ""),
             response=responses[0] if responses else None,
         )
     except ValidationError as error:
         return _render_item(
-            request, assignment, position, status=200, confirm_tokens=",".join(tokens),
-            dispute_error=" ".join(error.messages), show_dispute=True,
+            request,
+            assignment,
+            position,
+            status=200,
+            confirm_tokens=",".join(tokens),
+            dispute_error=" ".join(error.messages),
+            show_dispute=True,
             dispute_note=request.POST.get("note", ""),
         )
     if not request.htmx:
         return redirect("scoring:item", assignment_token=assignment.token, position=position)
-    return _render_item(request, assignment, position, notice=_("Dispute recorded for the key review."))
+    return _render_item(
+        request, assignment, position, notice=_("Dispute recorded for the key review.")
+    )
 
 
 @team_view(scope="assignment_token", get=Role.SCORER, post=Role.SCORER)
@@ -170,15 +194,16 @@ def scoring_reveal(request, assignment: Assignment):
     sheets = []
     if assignment.revealed:
         runs = assignment.experiment.runs.order_by("order", "pk")
-        sheets = [
-            {"token": selectors.sheet_token(assignment, run.pk), "run": run} for run in runs
-        ]
+        sheets = [{"token": selectors.sheet_token(assignment, run.pk), "run": run} for run in runs]
     return render(
         request,
         "scoring/reveal.html",
         {
-            "assignment": assignment, "experiment": assignment.experiment,
-            "team": assignment.experiment.team, "judged": judged, "total": total,
+            "assignment": assignment,
+            "experiment": assignment.experiment,
+            "team": assignment.experiment.team,
+            "judged": judged,
+            "total": total,
             "sheets": sheets,
         },
     )

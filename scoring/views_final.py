@@ -242,8 +242,11 @@ def scorer_source(experiment: Experiment, assignment: Assignment, label: str) ->
     """One participant's judgements, dropped items left out, under the label the team chose."""
     return without_dropped(
         BucketSource(
-            experiment=experiment, rows=Judgement.objects.filter(assignment=assignment),
-            scorer=label, unblinded_field="unblinded", revealed_at=assignment.revealed_at,
+            experiment=experiment,
+            rows=Judgement.objects.filter(assignment=assignment),
+            scorer=label,
+            unblinded_field="unblinded",
+            revealed_at=assignment.revealed_at,
         )
     )
 
@@ -286,13 +289,18 @@ def key_change_rows(experiment: Experiment) -> list[KeyChange]:
     changes: dict[int, list[tuple]] = defaultdict(list)
     for row in (
         JudgementChange.objects.filter(
-            judgement__response__item_id__in=items, undone=False,
+            judgement__response__item_id__in=items,
+            undone=False,
             created__gte=min(r.decision.created for r in amended),
         )
         .order_by("pk")
         .values_list(
-            "judgement_id", "judgement__response__item_id", "old_bucket", "old_verdict",
-            "new_bucket", "created",
+            "judgement_id",
+            "judgement__response__item_id",
+            "old_bucket",
+            "old_verdict",
+            "new_bucket",
+            "created",
         )
     ):
         changes[row[1]].append(row)
@@ -312,14 +320,17 @@ def key_change_rows(experiment: Experiment) -> list[KeyChange]:
             end = item_rows[index + 1].decision.created if index + 1 < len(item_rows) else None
             before: dict[int, tuple[str, str]] = {}
             after: dict[int, str] = {}
-            for judgement_id, _item, old_bucket, old_verdict, new_bucket, created in changes[item_id]:
+            for judgement_id, _item, old_bucket, old_verdict, new_bucket, created in changes[
+                item_id
+            ]:
                 if created < start or (end is not None and created >= end):
                     continue
                 before.setdefault(judgement_id, (old_bucket, old_verdict))
                 after[judgement_id] = new_bucket
             r.sent_back = r.decision.rechecked
             r.changed = sum(
-                1 for j, (bucket, verdict) in before.items()
+                1
+                for j, (bucket, verdict) in before.items()
                 if verdict in KEY_VERDICTS and after[j] != bucket
             )
             # What still waits was sent back by the item's newest amendment.
@@ -333,7 +344,8 @@ def stale_decisions(experiment: Experiment) -> int:
     and worth a second look."""
     return (
         FinalBucket.objects.filter(
-            response__run__experiment=experiment, unanimous=False,
+            response__run__experiment=experiment,
+            unanimous=False,
             response__item__key_decisions__outcome=KeyDecision.Outcome.AMENDED,
             response__item__key_decisions__created__gt=F("updated"),
         )
@@ -400,7 +412,9 @@ def _locked(request, experiment: Experiment, gate: Gate):
         request,
         "scoring/final_report_locked.html",
         {
-            "experiment": experiment, "team": experiment.team, "gate": gate,
+            "experiment": experiment,
+            "team": experiment.team,
+            "gate": gate,
             "can_lead": can(request.membership, Role.EDITOR),
         },
     )
@@ -459,21 +473,23 @@ def _move_rows(data: FinalReport) -> list[dict]:
         config = entry.config
         for figure in entry.figures:
             for cell in figure.scorers:
-                rows.append({
-                    "experiment": report.experiment.name,
-                    "scheme": report.scheme,
-                    "w": None if report.is_aa else report.w,
-                    "configuration": config.label,
-                    "provider": config.provider,
-                    "model": config.model_name,
-                    "simulated": config.simulated,
-                    "figure": figure.name,
-                    "final": figure.final,
-                    "scorer": cell.label,
-                    "value": cell.value,
-                    "move": cell.move,
-                    "mean_abs_move": figure.mean_abs_move,
-                })
+                rows.append(
+                    {
+                        "experiment": report.experiment.name,
+                        "scheme": report.scheme,
+                        "w": None if report.is_aa else report.w,
+                        "configuration": config.label,
+                        "provider": config.provider,
+                        "model": config.model_name,
+                        "simulated": config.simulated,
+                        "figure": figure.name,
+                        "final": figure.final,
+                        "scorer": cell.label,
+                        "value": cell.value,
+                        "move": cell.move,
+                        "mean_abs_move": figure.mean_abs_move,
+                    }
+                )
     return rows
 
 
@@ -481,20 +497,22 @@ def _key_change_dicts(data: FinalReport, show_keys: bool) -> list[dict]:
     out = []
     for change in data.key_changes:
         d = change.decision
-        out.append({
-            "item": d.item.position,
-            "outcome": d.outcome,
-            "old_key": d.previous_answer if show_keys else None,
-            "new_key": (d.new_answer if change.amended else None) if show_keys else None,
-            "source": d.source,
-            "note": d.note,
-            "decided_by": d.decided_by.get_username() if d.decided_by else None,
-            "decided_at": d.created.isoformat(),
-            "carried_to_bank": d.carried_to_bank,
-            "rechecked": change.sent_back,
-            "changed_bucket": change.changed,
-            "awaiting_recheck": change.awaiting,
-        })
+        out.append(
+            {
+                "item": d.item.position,
+                "outcome": d.outcome,
+                "old_key": d.previous_answer if show_keys else None,
+                "new_key": (d.new_answer if change.amended else None) if show_keys else None,
+                "source": d.source,
+                "note": d.note,
+                "decided_by": d.decided_by.get_username() if d.decided_by else None,
+                "decided_at": d.created.isoformat(),
+                "carried_to_bank": d.carried_to_bank,
+                "rechecked": change.sent_back,
+                "changed_bucket": change.changed,
+                "awaiting_recheck": change.awaiting,
+            }
+        )
     return out
 
 
@@ -528,7 +546,8 @@ def final_export(request, experiment: Experiment, what: str, fmt: str):
         else:
             body = json.dumps(
                 {"columns": exports.RESPONSE_COLUMNS, "responses": rows},
-                ensure_ascii=False, indent=1,
+                ensure_ascii=False,
+                indent=1,
             )
     else:
         w, _error = _weight(request)
@@ -547,7 +566,8 @@ def final_export(request, experiment: Experiment, what: str, fmt: str):
                     "agreement": _agreement_dict(data),
                     "key_changes": _key_change_dicts(data, show_keys),
                 },
-                ensure_ascii=False, indent=1,
+                ensure_ascii=False,
+                indent=1,
             )
         elif fmt == "csv":
             body = exports.csv_text(_move_rows(data), MOVE_COLUMNS)
@@ -559,4 +579,3 @@ def final_export(request, experiment: Experiment, what: str, fmt: str):
     name = slugify(experiment.name) or "experiment"
     response["Content-Disposition"] = f'attachment; filename="{name}-final-{what}.{fmt}"'
     return response
-

@@ -34,7 +34,9 @@ def _page_gaps(result) -> tuple[list, bool]:
     gaps = sorted(result.gaps, key=lambda g: (rank[g.a.key], rank[g.b.key]))
     if len(gaps) <= PAGE_GAPS:
         return gaps, False
-    ranked = sorted((c for c in result.configs if c.net.mean is not None), key=lambda c: rank[c.key])
+    ranked = sorted(
+        (c for c in result.configs if c.net.mean is not None), key=lambda c: rank[c.key]
+    )
     neighbours = {frozenset((a.key, b.key)) for a, b in zip(ranked, ranked[1:], strict=False)}
     return [g for g in gaps if frozenset((g.a.key, g.b.key)) in neighbours], True
 
@@ -44,8 +46,11 @@ def _locked(request, assignment: Assignment):
     return render(
         request,
         "scoring/report_locked.html",
-        {"assignment": assignment, "experiment": assignment.experiment,
-         "team": assignment.experiment.team},
+        {
+            "assignment": assignment,
+            "experiment": assignment.experiment,
+            "team": assignment.experiment.team,
+        },
     )
 
 

@@ -31,14 +31,16 @@ OUTCOME_KEYS = {
 
 class KeyDecisionForm(forms.Form):
     source = forms.CharField(
-        label=gettext_lazy("Primary source checked"), max_length=2000,
+        label=gettext_lazy("Primary source checked"),
+        max_length=2000,
         help_text=gettext_lazy("A citation or a URL: where you checked the answer."),
     )
     outcome = forms.ChoiceField(
         label=gettext_lazy("Outcome"), choices=KeyDecision.Outcome.choices, widget=forms.RadioSelect
     )
     new_answer = forms.CharField(
-        label=gettext_lazy("New key text"), required=False,
+        label=gettext_lazy("New key text"),
+        required=False,
         widget=forms.Textarea(attrs={"rows": 2}),
     )
     note = forms.CharField(
@@ -64,7 +66,8 @@ def _errors_into(form: forms.Form, error: ValidationError) -> None:
 
 def _entry_context(request, experiment, entry, form=None, **extra) -> dict:
     return {
-        "experiment": experiment, "entry": entry,
+        "experiment": experiment,
+        "entry": entry,
         "form": form or KeyDecisionForm(prefix=f"k{entry.item.position}"),
         "outcome_keys": OUTCOME_KEYS,
         "blinded": is_blinded(experiment, request.user, request.membership),
@@ -75,7 +78,9 @@ def _entry_context(request, experiment, entry, form=None, **extra) -> dict:
 @team_view(scope="experiment_pk", get=Role.EDITOR)
 def key_review(request, experiment: Experiment):
     context = {
-        "experiment": experiment, "team": experiment.team, "section": "key_review",
+        "experiment": experiment,
+        "team": experiment.team,
+        "section": "key_review",
         "sealed": not scoring_open(experiment),
     }
     if not context["sealed"]:
@@ -86,9 +91,7 @@ def key_review(request, experiment: Experiment):
             n_open=sum(1 for e in entries if e.is_open),
             n_all=len(entries),
             entries=[
-                _entry_context(request, experiment, e)
-                for e in entries
-                if show_all or e.is_open
+                _entry_context(request, experiment, e) for e in entries if show_all or e.is_open
             ],
             blinded=is_blinded(experiment, request.user, request.membership),
             own_only=review.sees_only_own_judgements(experiment, request.user),
@@ -107,8 +110,12 @@ def key_review_decide(request, experiment: Experiment, position: int):
         data = form.cleaned_data
         try:
             decision = review.key_decision_create(
-                item=item, user=request.user, outcome=data["outcome"], source=data["source"],
-                new_answer=data["new_answer"], note=data["note"],
+                item=item,
+                user=request.user,
+                outcome=data["outcome"],
+                source=data["source"],
+                new_answer=data["new_answer"],
+                note=data["note"],
                 carry_to_bank=data["carry_to_bank"],
             )
         except ValidationError as error:
@@ -125,13 +132,20 @@ def key_review_decide(request, experiment: Experiment, position: int):
     )
     if not entries:
         raise Http404
-    context = _entry_context(request, experiment, entries[0], form, notice=notice, just_saved=bool(notice))
+    context = _entry_context(
+        request, experiment, entries[0], form, notice=notice, just_saved=bool(notice)
+    )
     if request.htmx:
         return render(request, "scoring/partials/_review_entry.html", context)
     # Without htmx, the whole page with this entry's errors.
     page = {
-        "experiment": experiment, "team": experiment.team, "section": "key_review",
-        "sealed": False, "entries": [context], "n_open": None, "show_all": True,
+        "experiment": experiment,
+        "team": experiment.team,
+        "section": "key_review",
+        "sealed": False,
+        "entries": [context],
+        "n_open": None,
+        "show_all": True,
         "blinded": context["blinded"],
     }
     return render(request, "scoring/review.html", page, status=400)
@@ -165,7 +179,8 @@ def _bank_entry_context(request, entry, form=None, **extra) -> dict:
         "form": form or KeyDecisionForm(prefix=f"b{entry.item.pk}"),
         "outcome_keys": OUTCOME_KEYS,
         "experiment_entries": [
-            {"experiment": e, "review": r, "blinded": blinded[e.pk]} for e, r in entry.experiment_entries
+            {"experiment": e, "review": r, "blinded": blinded[e.pk]}
+            for e, r in entry.experiment_entries
         ],
         **extra,
     }
@@ -178,7 +193,8 @@ def bank_key_review(request, bank: Bank):
         request,
         "scoring/review_bank.html",
         {
-            "bank": bank, "team": bank.team,
+            "bank": bank,
+            "team": bank.team,
             "entries": [_bank_entry_context(request, e) for e in entries],
         },
     )
@@ -194,19 +210,26 @@ def bank_key_decide(request, item: Item):
         data = form.cleaned_data
         try:
             review.bank_key_decide(
-                item=item, user=request.user, outcome=data["outcome"], source=data["source"],
-                new_answer=data["new_answer"], note=data["note"],
+                item=item,
+                user=request.user,
+                outcome=data["outcome"],
+                source=data["source"],
+                new_answer=data["new_answer"],
+                note=data["note"],
             )
         except ValidationError as error:
             _errors_into(form, error)
         else:
-            notice = _("Bank key entry updated; its history keeps the previous text and the source.")
+            notice = _(
+                "Bank key entry updated; its history keeps the previous text and the source."
+            )
             if not request.htmx:
                 messages.success(request, notice)
                 return redirect("scoring:bank_key_review", bank_pk=bank.pk)
             form = None
     entries = [
-        e for e in review.bank_review_queue(bank, user=request.user, membership=request.membership)
+        e
+        for e in review.bank_review_queue(bank, user=request.user, membership=request.membership)
         if e.item.pk == item.pk
     ]
     if not entries:
@@ -220,8 +243,10 @@ def bank_key_decide(request, item: Item):
     if request.htmx:
         return render(request, "scoring/partials/_review_bank_entry.html", context)
     return render(
-        request, "scoring/review_bank.html",
-        {"bank": bank, "team": bank.team, "entries": [context]}, status=400,
+        request,
+        "scoring/review_bank.html",
+        {"bank": bank, "team": bank.team, "entries": [context]},
+        status=400,
     )
 
 
@@ -256,8 +281,11 @@ def scorers(request, experiment: Experiment):
         request,
         "scoring/reconcile_scorers.html",
         {
-            "experiment": experiment, "team": experiment.team, "section": "scorers",
-            "progress": progress, "open": scoring_open(experiment),
+            "experiment": experiment,
+            "team": experiment.team,
+            "section": "scorers",
+            "progress": progress,
+            "open": scoring_open(experiment),
             "candidates": reconcile.scorer_candidates(experiment),
             "can_invite": can(request.membership, Role.OWNER),
             "n_finished": sum(1 for p in progress if p.finished),
@@ -276,7 +304,8 @@ def _closed_context(request, experiment: Experiment) -> dict:
     progress = reconcile.scorer_progress(experiment)
     own = next((p for p in progress if p.assignment.user_id == request.user.pk), None)
     return {
-        "experiment": experiment, "team": experiment.team,
+        "experiment": experiment,
+        "team": experiment.team,
         "progress": progress,
         "n_finished": sum(1 for p in progress if p.finished),
         "own": own,
@@ -297,7 +326,8 @@ def reconcile_overview(request, experiment: Experiment):
         return redirect("scoring:reconcile", experiment_pk=experiment.pk)
     if not reconcile.decisions_visible(experiment, request.user):
         return render(
-            request, "scoring/reconcile_closed.html",
+            request,
+            "scoring/reconcile_closed.html",
             {**_closed_context(request, experiment), "section": "reconcile"},
         )
     # A scorer may have changed a judgement since (a re-check after a key amendment): the
@@ -305,7 +335,8 @@ def reconcile_overview(request, experiment: Experiment):
     reconcile.final_buckets_sync(experiment=experiment)
     summary = reconcile.reconcile_summary(experiment)
     return render(
-        request, "scoring/reconcile.html",
+        request,
+        "scoring/reconcile.html",
         {"experiment": experiment, "team": experiment.team, "section": "reconcile", "s": summary},
     )
 
@@ -316,14 +347,19 @@ def _reconcile_item_response(request, experiment: Experiment, position: int, sta
         raise Http404
     scheme = experiment.scheme
     context = {
-        "experiment": experiment, "team": experiment.team, "section": "reconcile", "r": data,
+        "experiment": experiment,
+        "team": experiment.team,
+        "section": "reconcile",
+        "r": data,
         "bucket_keys": [
             (str(i), b, Bucket(b).label) for i, b in enumerate(SCHEME_BUCKETS[scheme], start=1)
         ],
         "bucket_labels": dict(Bucket.choices),
         **extra,
     }
-    template = "scoring/partials/_reconcile_item.html" if request.htmx else "scoring/reconcile_item.html"
+    template = (
+        "scoring/partials/_reconcile_item.html" if request.htmx else "scoring/reconcile_item.html"
+    )
     response = render(request, template, context, status=status)
     if request.htmx:
         response["HX-Push-Url"] = reverse(
@@ -346,18 +382,28 @@ def reconcile_item(request, experiment: Experiment, position: int):
     response = reconcile.resolve_response(experiment, position, token, user=request.user)
     if response is None:
         return _reconcile_item_response(
-            request, experiment, position, status=400 if not request.htmx else 200,
+            request,
+            experiment,
+            position,
+            status=400 if not request.htmx else 200,
             error=_("That answer is not on this item: nothing was saved."),
         )
     bucket = request.POST.get("set") or request.POST.get("bucket", "")
     try:
         reconcile.final_bucket_set(
-            experiment=experiment, response=response, user=request.user, bucket=bucket,
+            experiment=experiment,
+            response=response,
+            user=request.user,
+            bucket=bucket,
             note=request.POST.get("note", ""),
         )
     except ValidationError as error:
         return _reconcile_item_response(
-            request, experiment, position, error=" ".join(error.messages), error_token=token,
+            request,
+            experiment,
+            position,
+            error=" ".join(error.messages),
+            error_token=token,
             note=request.POST.get("note", ""),
         )
     if not request.htmx:
@@ -371,13 +417,17 @@ def reconcile_item(request, experiment: Experiment, position: int):
 def agreement(request, experiment: Experiment):
     if not reconcile.decisions_visible(experiment, request.user):
         return render(
-            request, "scoring/reconcile_closed.html",
+            request,
+            "scoring/reconcile_closed.html",
             {**_closed_context(request, experiment), "section": "agreement"},
         )
     return render(
-        request, "scoring/reconcile_agreement.html",
+        request,
+        "scoring/reconcile_agreement.html",
         {
-            "experiment": experiment, "team": experiment.team, "section": "agreement",
+            "experiment": experiment,
+            "team": experiment.team,
+            "section": "agreement",
             "a": reconcile.agreement_report(experiment),
             "reconciliation": reconcile.reconciliation_of(experiment),
         },

@@ -52,7 +52,9 @@ def world(db) -> World:
     block_a = factories.BlockFactory(bank=bank, code="A", title="HTTP semantics", order=1)
     block_b = factories.BlockFactory(bank=bank, code="B", title="Python", order=2)
     items = [
-        factories.ItemFactory(block=block_a, question="Which status code means Too Many Requests?", order=1),
+        factories.ItemFactory(
+            block=block_a, question="Which status code means Too Many Requests?", order=1
+        ),
         factories.ItemFactory(block=block_a, question="Which header says when to retry?", order=2),
         factories.ItemFactory(block=block_b, question="Which version added match?", order=1),
     ]
@@ -63,7 +65,9 @@ def world(db) -> World:
     other_bank = factories.BankFactory(team=other_team, name="Rival private bank")
     other_block = factories.BlockFactory(bank=other_bank, code="Z", title="Rival block")
     factories.KeyEntryFactory(
-        item=factories.ItemFactory(block=other_block, question="Rival question nobody else may read"),
+        item=factories.ItemFactory(
+            block=other_block, question="Rival question nobody else may read"
+        ),
         answer="rival-answer-xyzzy",
     )
     prompt = factories.PromptVersionFactory(team=team)
@@ -72,25 +76,50 @@ def world(db) -> World:
     for position, item in enumerate(items, start=1):
         entry = item.key_entry_or_none
         factories.ExperimentItemFactory(
-            experiment=experiment, position=position, block_code=item.block.code,
-            block_title=item.block.title, question=item.question, source_item=item,
-            key_answer=entry.answer if entry else "", key_flagged=bool(entry and entry.flagged),
+            experiment=experiment,
+            position=position,
+            block_code=item.block.code,
+            block_title=item.block.title,
+            question=item.question,
+            source_item=item,
+            key_answer=entry.answer if entry else "",
+            key_flagged=bool(entry and entry.flagged),
         )
     runs = [
-        factories.RunFactory(experiment=experiment, model_config=config, repeat=repeat, order=repeat)
+        factories.RunFactory(
+            experiment=experiment, model_config=config, repeat=repeat, order=repeat
+        )
         for repeat in (1, 2)
     ]
     scored = make_collected_experiment(
-        factories, team=team, bank=bank, prompt=prompt, configs=[config, factories.ModelConfigFactory(
-            team=team, label="Acme-second-config-label", model_name="sim-overconfident")],
+        factories,
+        team=team,
+        bank=bank,
+        prompt=prompt,
+        configs=[
+            config,
+            factories.ModelConfigFactory(
+                team=team, label="Acme-second-config-label", model_name="sim-overconfident"
+            ),
+        ],
         answers=[
             [("429", "HIGH"), ("Retry-After", "HIGH"), ("UNKNOWN", "LOW")],
             [("429", "MEDIUM"), ("Retry-Later", "HIGH"), ("3.9", "LOW")],
         ],
     )
     return World(
-        team, other_team, users, bank, [block_a, block_b], items, other_bank,
-        prompt, config, experiment, runs, scored,
+        team,
+        other_team,
+        users,
+        bank,
+        [block_a, block_b],
+        items,
+        other_bank,
+        prompt,
+        config,
+        experiment,
+        runs,
+        scored,
     )
 
 
@@ -99,28 +128,43 @@ def make_collected_experiment(factories, *, team, bank, prompt, configs, answers
     from probe.models import Attempt, Experiment, Response, Run
 
     experiment = factories.ExperimentFactory(
-        team=team, bank=bank, prompt_version=prompt, name=name,
-        status=Experiment.Status.COLLECTED, repeats=1,
+        team=team,
+        bank=bank,
+        prompt_version=prompt,
+        name=name,
+        status=Experiment.Status.COLLECTED,
+        repeats=1,
     )
     n_items = len(answers[0])
     items = [
         factories.ExperimentItemFactory(
-            experiment=experiment, position=i + 1, block_code="A", block_title="HTTP semantics",
-            question=f"Snapshot question {i + 1}?", key_answer=f"key {i + 1}",
+            experiment=experiment,
+            position=i + 1,
+            block_code="A",
+            block_title="HTTP semantics",
+            question=f"Snapshot question {i + 1}?",
+            key_answer=f"key {i + 1}",
         )
         for i in range(n_items)
     ]
     for order, (config, sheet) in enumerate(zip(configs, answers, strict=True), start=1):
         run = factories.RunFactory(
-            experiment=experiment, model_config=config, repeat=1, order=order,
+            experiment=experiment,
+            model_config=config,
+            repeat=1,
+            order=order,
             status=Run.Status.COLLECTED,
         )
         text = "\n".join(f"{i + 1}. ANSWER: {a}\nCONFIDENCE: {c}" for i, (a, c) in enumerate(sheet))
         attempt = Attempt.objects.create(run=run, outcome="complete", text=text, raw_body=text)
         for item, (answer, confidence) in zip(items, sheet, strict=True):
             Response.objects.create(
-                run=run, item=item, attempt=attempt, answer=answer,
-                confidence=confidence, abstained=answer == "UNKNOWN",
+                run=run,
+                item=item,
+                attempt=attempt,
+                answer=answer,
+                confidence=confidence,
+                abstained=answer == "UNKNOWN",
             )
     return experiment
 

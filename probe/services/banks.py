@@ -38,8 +38,13 @@ def bank_update(*, bank: Bank, user, name: str, description: str) -> Bank:
     if changes:
         bank.save()
         audit_record(
-            team=bank.team, user=user, bank=bank, action=A.UPDATE, subject="bank",
-            summary=bank.name, details={"changes": changes},
+            team=bank.team,
+            user=user,
+            bank=bank,
+            action=A.UPDATE,
+            subject="bank",
+            summary=bank.name,
+            details={"changes": changes},
         )
     return bank
 
@@ -49,7 +54,12 @@ def bank_delete(*, bank: Bank, user) -> None:
     team, name = bank.team, bank.name
     counts = {"blocks": bank.blocks.count(), "items": Item.objects.filter(block__bank=bank).count()}
     audit_record(
-        team=team, user=user, bank=bank, action=A.DELETE, subject="bank", summary=name,
+        team=team,
+        user=user,
+        bank=bank,
+        action=A.DELETE,
+        subject="bank",
+        summary=name,
         details=counts,
     )
     bank.delete()
@@ -66,13 +76,22 @@ def _next_order(qs) -> int:
 def block_create(*, bank: Bank, user, code: str, title: str, description: str = "") -> Block:
     code = code.strip().upper()
     if bank.blocks.filter(code=code).exists():
-        raise ValidationError({"code": _("This bank already has a block %(code)s.") % {"code": code}})
+        raise ValidationError(
+            {"code": _("This bank already has a block %(code)s.") % {"code": code}}
+        )
     block = Block.objects.create(
-        bank=bank, code=code, title=title, description=description,
+        bank=bank,
+        code=code,
+        title=title,
+        description=description,
         order=_next_order(bank.blocks.all()),
     )
     audit_record(
-        team=bank.team, user=user, bank=bank, action=A.CREATE, subject="block",
+        team=bank.team,
+        user=user,
+        bank=bank,
+        action=A.CREATE,
+        subject="block",
         summary=str(block),
     )
     return block
@@ -82,13 +101,20 @@ def block_create(*, bank: Bank, user, code: str, title: str, description: str = 
 def block_update(*, block: Block, user, code: str, title: str, description: str) -> Block:
     code = code.strip().upper()
     if block.bank.blocks.filter(code=code).exclude(pk=block.pk).exists():
-        raise ValidationError({"code": _("This bank already has a block %(code)s.") % {"code": code}})
+        raise ValidationError(
+            {"code": _("This bank already has a block %(code)s.") % {"code": code}}
+        )
     changes = _changed(block, {"code": code, "title": title, "description": description})
     if changes:
         block.save()
         audit_record(
-            team=block.bank.team, user=user, bank=block.bank, action=A.UPDATE, subject="block",
-            summary=str(block), details={"changes": changes},
+            team=block.bank.team,
+            user=user,
+            bank=block.bank,
+            action=A.UPDATE,
+            subject="block",
+            summary=str(block),
+            details={"changes": changes},
         )
     return block
 
@@ -97,8 +123,13 @@ def block_update(*, block: Block, user, code: str, title: str, description: str)
 def block_delete(*, block: Block, user) -> None:
     bank = block.bank
     audit_record(
-        team=bank.team, user=user, bank=bank, action=A.DELETE, subject="block",
-        summary=str(block), details={"items": block.items.count()},
+        team=bank.team,
+        user=user,
+        bank=bank,
+        action=A.DELETE,
+        subject="block",
+        summary=str(block),
+        details={"items": block.items.count()},
     )
     block.delete()
 
@@ -123,8 +154,13 @@ def block_move(*, block: Block, user, direction: str) -> bool:
     moved = _swap(block, block.bank.blocks.select_for_update().order_by("order", "pk"), direction)
     if moved:
         audit_record(
-            team=block.bank.team, user=user, bank=block.bank, action=A.MOVE, subject="block",
-            summary=str(block), details={"direction": direction},
+            team=block.bank.team,
+            user=user,
+            bank=block.bank,
+            action=A.MOVE,
+            subject="block",
+            summary=str(block),
+            details={"direction": direction},
         )
     return moved
 
@@ -141,21 +177,38 @@ def _check_question(question: str) -> str:
 
 @transaction.atomic
 def item_create(
-    *, block: Block, user, question: str, answer_format: str = "", key_answer: str = "",
-    flagged: bool = False, flag_note: str = "", sources: list[str] | None = None,
+    *,
+    block: Block,
+    user,
+    question: str,
+    answer_format: str = "",
+    key_answer: str = "",
+    flagged: bool = False,
+    flag_note: str = "",
+    sources: list[str] | None = None,
 ) -> Item:
     item = Item.objects.create(
-        block=block, question=_check_question(question), answer_format=answer_format.strip(),
+        block=block,
+        question=_check_question(question),
+        answer_format=answer_format.strip(),
         order=_next_order(block.items.all()),
     )
     if key_answer.strip():
         KeyEntry.objects.create(
-            item=item, answer=key_answer.strip(), flagged=flagged, flag_note=flag_note.strip(),
+            item=item,
+            answer=key_answer.strip(),
+            flagged=flagged,
+            flag_note=flag_note.strip(),
             sources=sources or [],
         )
     audit_record(
-        team=block.bank.team, user=user, bank=block.bank, action=A.CREATE, subject="item",
-        summary=item.question[:200], details={"block": block.code},
+        team=block.bank.team,
+        user=user,
+        bank=block.bank,
+        action=A.CREATE,
+        subject="item",
+        summary=item.question[:200],
+        details={"block": block.code},
     )
     return item
 
@@ -169,8 +222,13 @@ def item_update(*, item: Item, user, question: str, answer_format: str) -> Item:
         item.save()
         bank = item.block.bank
         audit_record(
-            team=bank.team, user=user, bank=bank, action=A.UPDATE, subject="item",
-            summary=item.question[:200], details={"changes": changes},
+            team=bank.team,
+            user=user,
+            bank=bank,
+            action=A.UPDATE,
+            subject="item",
+            summary=item.question[:200],
+            details={"changes": changes},
         )
     return item
 
@@ -179,7 +237,11 @@ def item_update(*, item: Item, user, question: str, answer_format: str) -> Item:
 def item_delete(*, item: Item, user) -> None:
     bank = item.block.bank
     audit_record(
-        team=bank.team, user=user, bank=bank, action=A.DELETE, subject="item",
+        team=bank.team,
+        user=user,
+        bank=bank,
+        action=A.DELETE,
+        subject="item",
         summary=item.question[:200],
     )
     item.delete()
@@ -191,8 +253,13 @@ def item_move(*, item: Item, user, direction: str) -> bool:
     if moved:
         bank = item.block.bank
         audit_record(
-            team=bank.team, user=user, bank=bank, action=A.MOVE, subject="item",
-            summary=item.question[:200], details={"direction": direction},
+            team=bank.team,
+            user=user,
+            bank=bank,
+            action=A.MOVE,
+            subject="item",
+            summary=item.question[:200],
+            details={"direction": direction},
         )
     return moved
 
@@ -208,8 +275,13 @@ def item_move_to_block(*, item: Item, user, block: Block) -> Item:
     item.order = _next_order(block.items.all())
     item.save(update_fields=["block", "order", "updated"])
     audit_record(
-        team=block.bank.team, user=user, bank=block.bank, action=A.MOVE, subject="item",
-        summary=item.question[:200], details={"from_block": old.code, "to_block": block.code},
+        team=block.bank.team,
+        user=user,
+        bank=block.bank,
+        action=A.MOVE,
+        subject="item",
+        summary=item.question[:200],
+        details={"from_block": old.code, "to_block": block.code},
     )
     return item
 
@@ -221,16 +293,27 @@ def item_set_retired(*, item: Item, user, retired: bool) -> Item:
         item.save(update_fields=["retired", "updated"])
         bank = item.block.bank
         audit_record(
-            team=bank.team, user=user, bank=bank, action=A.RETIRE if retired else A.RESTORE,
-            subject="item", summary=item.question[:200],
+            team=bank.team,
+            user=user,
+            bank=bank,
+            action=A.RETIRE if retired else A.RESTORE,
+            subject="item",
+            summary=item.question[:200],
         )
     return item
 
 
 @transaction.atomic
 def key_entry_set(
-    *, item: Item, user, answer: str, flagged: bool, flag_note: str, sources: list[str],
-    reason: str = "", source: str = "",
+    *,
+    item: Item,
+    user,
+    answer: str,
+    flagged: bool,
+    flag_note: str,
+    sources: list[str],
+    reason: str = "",
+    source: str = "",
 ) -> KeyEntry | None:
     """Create, change or (with an empty answer and nothing else) remove an item's key entry.
 
@@ -249,8 +332,13 @@ def key_entry_set(
         if entry is not None:
             _revision(item, entry, user, new_answer="", reason=reason, source=source)
             audit_record(
-                team=bank.team, user=user, bank=bank, action=A.DELETE, subject="key entry",
-                summary=item.question[:200], details={"answer": entry.answer},
+                team=bank.team,
+                user=user,
+                bank=bank,
+                action=A.DELETE,
+                subject="key entry",
+                summary=item.question[:200],
+                details={"answer": entry.answer},
             )
             entry.delete()
         return None
@@ -259,19 +347,32 @@ def key_entry_set(
         _revision(item, None, user, new_answer=answer, reason=reason, source=source)
         entry = KeyEntry.objects.create(item=item, **data)
         audit_record(
-            team=bank.team, user=user, bank=bank, action=A.CREATE, subject="key entry",
+            team=bank.team,
+            user=user,
+            bank=bank,
+            action=A.CREATE,
+            subject="key entry",
             summary=item.question[:200],
         )
         return entry
-    before = KeyEntry(answer=entry.answer, flagged=entry.flagged, flag_note=entry.flag_note,
-                      sources=list(entry.sources))
+    before = KeyEntry(
+        answer=entry.answer,
+        flagged=entry.flagged,
+        flag_note=entry.flag_note,
+        sources=list(entry.sources),
+    )
     changes = _changed(entry, data)
     if changes:
         _revision(item, before, user, new_answer=answer, reason=reason, source=source)
         entry.save()
         audit_record(
-            team=bank.team, user=user, bank=bank, action=A.UPDATE, subject="key entry",
-            summary=item.question[:200], details={"changes": changes},
+            team=bank.team,
+            user=user,
+            bank=bank,
+            action=A.UPDATE,
+            subject="key entry",
+            summary=item.question[:200],
+            details={"changes": changes},
         )
     return entry
 
@@ -295,7 +396,12 @@ def _revision(item: Item, old: KeyEntry | None, user, *, new_answer: str, reason
 
 @transaction.atomic
 def bank_import(
-    *, team: Team, user, data: bankformat.BankData, name: str = "", source: str = "",
+    *,
+    team: Team,
+    user,
+    data: bankformat.BankData,
+    name: str = "",
+    source: str = "",
     file_format: str = "",
 ) -> Bank:
     """Create a bank from parsed file data; all or nothing (the caller parsed and validated)."""
@@ -305,14 +411,20 @@ def bank_import(
     )
     for block_order, block_data in enumerate(data.blocks, start=1):
         block = Block.objects.create(
-            bank=bank, code=block_data.code, title=block_data.title,
-            description=block_data.description, order=block_order,
+            bank=bank,
+            code=block_data.code,
+            title=block_data.title,
+            description=block_data.description,
+            order=block_order,
         )
         items = Item.objects.bulk_create(
             [
                 Item(
-                    block=block, question=item.question, answer_format=item.answer_format,
-                    retired=item.retired, order=order,
+                    block=block,
+                    question=item.question,
+                    answer_format=item.answer_format,
+                    retired=item.retired,
+                    order=order,
                 )
                 for order, item in enumerate(block_data.items, start=1)
             ]
@@ -320,18 +432,29 @@ def bank_import(
         KeyEntry.objects.bulk_create(
             [
                 KeyEntry(
-                    item=item, answer=item_data.key.answer, flagged=item_data.key.flagged,
-                    flag_note=item_data.key.flag_note, sources=list(item_data.key.sources),
+                    item=item,
+                    answer=item_data.key.answer,
+                    flagged=item_data.key.flagged,
+                    flag_note=item_data.key.flag_note,
+                    sources=list(item_data.key.sources),
                 )
                 for item, item_data in zip(items, block_data.items, strict=True)
                 if item_data.key is not None
             ]
         )
     audit_record(
-        team=team, user=user, bank=bank, action=A.IMPORT, subject="bank", summary=bank.name,
+        team=team,
+        user=user,
+        bank=bank,
+        action=A.IMPORT,
+        subject="bank",
+        summary=bank.name,
         details={
-            "source": source, "format": file_format, "blocks": len(data.blocks),
-            "items": data.item_count, "missing_key": data.missing_key_count,
+            "source": source,
+            "format": file_format,
+            "blocks": len(data.blocks),
+            "items": data.item_count,
+            "missing_key": data.missing_key_count,
             "flagged": data.flagged_count,
         },
     )
@@ -341,8 +464,8 @@ def bank_import(
 def bank_to_data(bank: Bank) -> bankformat.BankData:
     blocks = []
     items_by_block: dict[int, list[Item]] = {}
-    for item in Item.objects.filter(block__bank=bank).select_related("key_entry").order_by(
-        "order", "pk"
+    for item in (
+        Item.objects.filter(block__bank=bank).select_related("key_entry").order_by("order", "pk")
     ):
         items_by_block.setdefault(item.block_id, []).append(item)
     for block in bank.blocks.order_by("order", "pk"):
@@ -351,7 +474,9 @@ def bank_to_data(bank: Bank) -> bankformat.BankData:
             entry = getattr(item, "key_entry", None)
             key = (
                 bankformat.KeyData(
-                    answer=entry.answer, flagged=entry.flagged, flag_note=entry.flag_note,
+                    answer=entry.answer,
+                    flagged=entry.flagged,
+                    flag_note=entry.flag_note,
                     sources=list(entry.sources),
                 )
                 if entry is not None
@@ -359,8 +484,10 @@ def bank_to_data(bank: Bank) -> bankformat.BankData:
             )
             items.append(
                 bankformat.ItemData(
-                    question=item.question, answer_format=item.answer_format,
-                    retired=item.retired, key=key,
+                    question=item.question,
+                    answer_format=item.answer_format,
+                    retired=item.retired,
+                    key=key,
                 )
             )
         blocks.append(
@@ -375,7 +502,12 @@ def bank_export(*, bank: Bank, user, file_format: str) -> str:
     data = bank_to_data(bank)
     text = bankformat.dump_json(data) if file_format == "json" else bankformat.dump_text(data)
     audit_record(
-        team=bank.team, user=user, bank=bank, action=A.EXPORT, subject="bank", summary=bank.name,
+        team=bank.team,
+        user=user,
+        bank=bank,
+        action=A.EXPORT,
+        subject="bank",
+        summary=bank.name,
         details={"format": file_format, "items": data.item_count},
     )
     return text

@@ -71,8 +71,11 @@ def storable(text: str | None) -> str:
 
 def _prompt_item(item: ExperimentItem) -> prompts.PromptItem:
     return prompts.PromptItem(
-        position=item.position, block_code=item.block_code, block_title=item.block_title,
-        question=item.question, answer_format=item.answer_format,
+        position=item.position,
+        block_code=item.block_code,
+        block_title=item.block_title,
+        question=item.question,
+        answer_format=item.answer_format,
     )
 
 
@@ -112,7 +115,9 @@ def run_units(run: Run) -> list[int | None]:
     if run.experiment.mode == Experiment.Mode.ITEM:
         answered = Response.objects.filter(run=run).values("item_id")
         return list(
-            run.experiment.items.exclude(pk__in=answered).order_by("position").values_list("pk", flat=True)
+            run.experiment.items.exclude(pk__in=answered)
+            .order_by("position")
+            .values_list("pk", flat=True)
         )
     return [None]
 
@@ -166,14 +171,18 @@ def _latest_success(run: Run, item_pk: int | None) -> Attempt | None:
 
 def _fail_run(run_pk: int, message: str, request_id: str | None = "") -> None:
     updated = Run.objects.filter(pk=run_pk, status__in=ACTIVE).update(
-        status=Run.Status.FAILED, error_message=message[:5000],
-        error_request_id=(request_id or "")[:200], finished_at=timezone.now(),
+        status=Run.Status.FAILED,
+        error_message=message[:5000],
+        error_request_id=(request_id or "")[:200],
+        finished_at=timezone.now(),
     )
     if updated:
         logger.warning("run %s failed: %s", run_pk, message[:500])
 
 
-def _request_for(run: Run, item: ExperimentItem | None, items: list[ExperimentItem]) -> CompletionRequest:
+def _request_for(
+    run: Run, item: ExperimentItem | None, items: list[ExperimentItem]
+) -> CompletionRequest:
     snap = run.config_snapshot
     return CompletionRequest(
         model=snap.get("model_name") or "",
@@ -220,12 +229,18 @@ def _attempt_number(run: Run, item_pk: int | None) -> int:
 def _record_success(run: Run, item_pk: int | None, items, completion: Completion) -> Attempt:
     with transaction.atomic():
         attempt = Attempt.objects.create(
-            run=run, item_id=item_pk, number=_attempt_number(run, item_pk),
-            outcome=completion.outcome, http_status=completion.http_status,
-            latency_ms=completion.latency_ms, request_id=(completion.request_id or "")[:200],
+            run=run,
+            item_id=item_pk,
+            number=_attempt_number(run, item_pk),
+            outcome=completion.outcome,
+            http_status=completion.http_status,
+            latency_ms=completion.latency_ms,
+            request_id=(completion.request_id or "")[:200],
             finish_reason=(completion.finish_reason or "")[:60],
-            input_tokens=completion.input_tokens, output_tokens=completion.output_tokens,
-            reasoning_tokens=completion.reasoning_tokens, text=storable(completion.text),
+            input_tokens=completion.input_tokens,
+            output_tokens=completion.output_tokens,
+            reasoning_tokens=completion.reasoning_tokens,
+            text=storable(completion.text),
             raw_body=storable(completion.raw_body),
         )
         _store_from_attempt(run, items, attempt)
@@ -234,11 +249,16 @@ def _record_success(run: Run, item_pk: int | None, items, completion: Completion
 
 def _record_error(run: Run, item_pk: int | None, error: AdapterError, *, final: bool) -> Attempt:
     return Attempt.objects.create(
-        run=run, item_id=item_pk, number=_attempt_number(run, item_pk),
+        run=run,
+        item_id=item_pk,
+        number=_attempt_number(run, item_pk),
         outcome=Attempt.Outcome.FATAL if final else Attempt.Outcome.RETRYABLE,
-        http_status=error.status, latency_ms=getattr(error, "latency_ms", None),
-        request_id=(error.request_id or "")[:200], error_kind=(error.kind or "")[:60],
-        error_message=storable(error.message), retry_after=error.retry_after,
+        http_status=error.status,
+        latency_ms=getattr(error, "latency_ms", None),
+        request_id=(error.request_id or "")[:200],
+        error_kind=(error.kind or "")[:60],
+        error_message=storable(error.message),
+        retry_after=error.retry_after,
         raw_body=storable(error.body),
     )
 
@@ -246,9 +266,7 @@ def _record_error(run: Run, item_pk: int | None, error: AdapterError, *, final: 
 def collect_unit_once(*, run_pk: int, item_pk: int | None = None) -> float | None:
     """One step of one unit. None: the unit is done (collected, failed or skipped); a number:
     call again after that many seconds (a provider retry, or waiting for a free slot)."""
-    run = (
-        Run.objects.select_related("experiment__prompt_version").filter(pk=run_pk).first()
-    )
+    run = Run.objects.select_related("experiment__prompt_version").filter(pk=run_pk).first()
     if run is None or run.status not in ACTIVE or run.is_manual:
         return None  # deleted, cancelled, failed by another unit, or pasted by a person
     items = _unit_items(run, item_pk)
@@ -309,7 +327,9 @@ def collect_unit_once(*, run_pk: int, item_pk: int | None = None) -> float | Non
 
     since = run.queued_at or run.experiment.collection_started
     retried = Attempt.objects.filter(
-        run=run, item_id=item_pk, outcome=Attempt.Outcome.RETRYABLE,
+        run=run,
+        item_id=item_pk,
+        outcome=Attempt.Outcome.RETRYABLE,
         **({"created__gte": since} if since else {}),
     ).count()
     delay = retry_delay(error, retried)
@@ -317,7 +337,12 @@ def collect_unit_once(*, run_pk: int, item_pk: int | None = None) -> float | Non
         _record_error(run, item_pk, error, final=False)
         logger.info(
             "run %s unit %s: %s; retry %s in %.1f s (request id %s)",
-            run.pk, item_pk or "sheet", error.kind, retried + 1, delay, error.request_id,
+            run.pk,
+            item_pk or "sheet",
+            error.kind,
+            retried + 1,
+            delay,
+            error.request_id,
         )
         return delay
     _record_error(run, item_pk, error, final=True)
@@ -347,9 +372,14 @@ def collect_unit_sync(*, run_pk: int, item_pk: int | None = None, sleep=time.sle
 
 def fail_run_unexpectedly(*, run_pk: int, error: BaseException) -> None:
     """A bug or an outage below the provider call: say so on the run rather than stay 'collecting'."""
-    _fail_run(run_pk, _("Internal error while collecting: %(kind)s: %(error)s") % {
-        "kind": type(error).__name__, "error": str(error)[:500],
-    })
+    _fail_run(
+        run_pk,
+        _("Internal error while collecting: %(kind)s: %(error)s")
+        % {
+            "kind": type(error).__name__,
+            "error": str(error)[:500],
+        },
+    )
 
 
 # Parsing -------------------------------------------------------------------------------------
@@ -374,16 +404,32 @@ def _store_from_attempt(run: Run, items, attempt: Attempt, *, replace: bool = Fa
     pairs, _sheet_issues = parse_attempt(attempt, items, run.experiment.mode)
     rows = [
         Response(
-            run=run, item=item, attempt=attempt, answer=parsed.answer,
-            confidence=parsed.confidence or "", abstained=parsed.abstained, hedged=parsed.hedged,
-            issues=list(parsed.issues), parser_version=sheetparser.PARSER_VERSION,
+            run=run,
+            item=item,
+            attempt=attempt,
+            answer=parsed.answer,
+            confidence=parsed.confidence or "",
+            abstained=parsed.abstained,
+            hedged=parsed.hedged,
+            issues=list(parsed.issues),
+            parser_version=sheetparser.PARSER_VERSION,
         )
         for item, parsed in pairs
     ]
     if replace:
         Response.objects.bulk_create(
-            rows, update_conflicts=True, unique_fields=["run", "item"],
-            update_fields=["attempt", "answer", "confidence", "abstained", "hedged", "issues", "parser_version"],
+            rows,
+            update_conflicts=True,
+            unique_fields=["run", "item"],
+            update_fields=[
+                "attempt",
+                "answer",
+                "confidence",
+                "abstained",
+                "hedged",
+                "issues",
+                "parser_version",
+            ],
         )
     else:
         Response.objects.bulk_create(rows, ignore_conflicts=True)
@@ -433,7 +479,9 @@ def run_paste(*, run: Run, user, text: str, item: ExperimentItem | None = None) 
         raise ValidationError(_("The experiment was cancelled."))
     if experiment.status == Experiment.Status.COLLECTED:
         raise ValidationError(
-            _("Collection is complete and the key is open: a reply can no longer be pasted or replaced.")
+            _(
+                "Collection is complete and the key is open: a reply can no longer be pasted or replaced."
+            )
         )
     if run.status in (Run.Status.CANCELLED, Run.Status.CLOSED):
         raise ValidationError(
@@ -443,21 +491,30 @@ def run_paste(*, run: Run, user, text: str, item: ExperimentItem | None = None) 
     if not (text or "").strip():
         raise ValidationError({"text": _("Paste the model's whole reply.")})
     if len(text) > MAX_PASTE_CHARS:
-        raise ValidationError({"text": _("The reply is longer than %(n)s characters.") % {"n": MAX_PASTE_CHARS}})
+        raise ValidationError(
+            {"text": _("The reply is longer than %(n)s characters.") % {"n": MAX_PASTE_CHARS}}
+        )
     if experiment.mode == Experiment.Mode.ITEM:
         if item is None or item.experiment_id != experiment.pk:
             raise ValidationError({"item": _("Say which item this reply answers.")})
         items = [item]
     else:
         if item is not None:
-            raise ValidationError({"item": _("This experiment sends the whole sheet at once: paste the whole reply.")})
+            raise ValidationError(
+                {"item": _("This experiment sends the whole sheet at once: paste the whole reply.")}
+            )
         items = list(experiment.items.order_by("position"))
     # One line ending style: a reply copied from a browser on Windows must parse the same.
     text = storable(text.replace("\r\n", "\n").replace("\r", "\n"))
     item_pk = item.pk if item is not None else None
     attempt = Attempt.objects.create(
-        run=run, item_id=item_pk, number=_attempt_number(run, item_pk),
-        outcome=Attempt.Outcome.COMPLETE, text=text, raw_body=text, pasted_by=user,
+        run=run,
+        item_id=item_pk,
+        number=_attempt_number(run, item_pk),
+        outcome=Attempt.Outcome.COMPLETE,
+        text=text,
+        raw_body=text,
+        pasted_by=user,
     )
     _store_from_attempt(run, items, attempt, replace=True)
     now = timezone.now()
@@ -467,10 +524,18 @@ def run_paste(*, run: Run, user, text: str, item: ExperimentItem | None = None) 
         Run.objects.filter(pk=run.pk, status=Run.Status.PENDING).update(status=Run.Status.RUNNING)
     run_rollup(run_pk=run.pk)
     audit_record(
-        team=experiment.team, user=user, bank=experiment.bank, action=AuditEvent.Action.UPDATE,
-        subject="run", summary=_("pasted a reply into run %(run)s of %(name)s")
+        team=experiment.team,
+        user=user,
+        bank=experiment.bank,
+        action=AuditEvent.Action.UPDATE,
+        subject="run",
+        summary=_("pasted a reply into run %(run)s of %(name)s")
         % {"run": run, "name": experiment.name},
-        details={"attempt": attempt.pk, "item": item.position if item else None, "chars": len(text)},
+        details={
+            "attempt": attempt.pk,
+            "item": item.position if item else None,
+            "chars": len(text),
+        },
     )
     return attempt
 
@@ -499,9 +564,9 @@ def run_rollup(*, run_pk: int) -> None:
     fields = {"compliance": _compliance(issues)}
     Run.objects.filter(pk=run_pk).update(**fields)
     if len(issues) >= n_items:
-        Run.objects.filter(
-            pk=run_pk, status__in=(Run.Status.PENDING, *ACTIVE)
-        ).update(status=Run.Status.COLLECTED, finished_at=timezone.now())
+        Run.objects.filter(pk=run_pk, status__in=(Run.Status.PENDING, *ACTIVE)).update(
+            status=Run.Status.COLLECTED, finished_at=timezone.now()
+        )
     experiment_rollup(experiment_pk=run.experiment_id)
 
 

@@ -31,12 +31,27 @@ logger = logging.getLogger(__name__)
 SUBJECT = "model configuration"
 
 FIELDS = (
-    "label", "provider", "model_name", "base_url", "temperature", "max_output_tokens",
-    "reasoning_effort", "thinking_budget", "seed", "api_key_env", "concurrency_limit",
+    "label",
+    "provider",
+    "model_name",
+    "base_url",
+    "temperature",
+    "max_output_tokens",
+    "reasoning_effort",
+    "thinking_budget",
+    "seed",
+    "api_key_env",
+    "concurrency_limit",
 )
 DEFAULTS = {
-    "base_url": "", "temperature": None, "max_output_tokens": None, "reasoning_effort": "",
-    "thinking_budget": None, "seed": None, "api_key_env": "", "concurrency_limit": 4,
+    "base_url": "",
+    "temperature": None,
+    "max_output_tokens": None,
+    "reasoning_effort": "",
+    "thinking_budget": None,
+    "seed": None,
+    "api_key_env": "",
+    "concurrency_limit": 4,
 }
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -69,7 +84,7 @@ def looks_like_secret(value: str) -> bool:
 
 
 def api_key_env_status(name: str, environ: Mapping[str, str] = os.environ) -> str:
-    """"set", "not set", or "" without a name: never anything about the value itself."""
+    """ "set", "not set", or "" without a name: never anything about the value itself."""
     if not name:
         return ""
     return "set" if environ.get(name, "").strip() else "not set"
@@ -133,7 +148,9 @@ def config_validate(*, team: Team, data: Mapping, instance: ModelConfig | None =
             values[field] = ""
             refuse(
                 field,
-                _("This looks like it contains an API key. Keys belong in an environment variable, never here."),
+                _(
+                    "This looks like it contains an API key. Keys belong in an environment variable, never here."
+                ),
                 code=SECRET_CODE,
             )
 
@@ -163,11 +180,17 @@ def config_validate(*, team: Team, data: Mapping, instance: ModelConfig | None =
                     "does not start with a digit, such as OPENAI_API_KEY."
                 ),
             )
-    elif provider in known and "base_url" not in errors and requires_api_key(provider, values["base_url"]):
+    elif (
+        provider in known
+        and "base_url" not in errors
+        and requires_api_key(provider, values["base_url"])
+    ):
         hint = adapters.get_adapter(provider).api_key_env_hint
         refuse(
             "api_key_env",
-            _("This provider needs an API key: enter the NAME of the environment variable that holds it%(hint)s.")
+            _(
+                "This provider needs an API key: enter the NAME of the environment variable that holds it%(hint)s."
+            )
             % {"hint": _(" (usually %(name)s)") % {"name": hint} if hint else ""},
         )
 
@@ -224,14 +247,21 @@ def config_create(*, team: Team, user, **fields) -> ModelConfig:
     try:
         with transaction.atomic():
             config = ModelConfig.objects.create(
-                team=team, created_by=user if user is not None and user.is_authenticated else None,
+                team=team,
+                created_by=user if user is not None and user.is_authenticated else None,
                 **values,
             )
     except IntegrityError:
-        raise ValidationError({"label": _("This team already has a configuration with this label.")}) from None
+        raise ValidationError(
+            {"label": _("This team already has a configuration with this label.")}
+        ) from None
     audit_record(
-        team=team, user=user, action=AuditEvent.Action.CREATE, subject=SUBJECT,
-        summary=config.label, details={"provider": config.provider, "model": config.model_name},
+        team=team,
+        user=user,
+        action=AuditEvent.Action.CREATE,
+        subject=SUBJECT,
+        summary=config.label,
+        details={"provider": config.provider, "model": config.model_name},
     )
     return config
 
@@ -253,10 +283,16 @@ def config_update(*, config: ModelConfig, user, **changes) -> ModelConfig:
         with transaction.atomic():
             config.save(update_fields=list(changed))
     except IntegrityError:
-        raise ValidationError({"label": _("This team already has a configuration with this label.")}) from None
+        raise ValidationError(
+            {"label": _("This team already has a configuration with this label.")}
+        ) from None
     audit_record(
-        team=config.team, user=user, action=AuditEvent.Action.UPDATE, subject=SUBJECT,
-        summary=config.label, details={"changes": changed},
+        team=config.team,
+        user=user,
+        action=AuditEvent.Action.UPDATE,
+        subject=SUBJECT,
+        summary=config.label,
+        details={"changes": changed},
     )
     return config
 
@@ -268,9 +304,11 @@ def config_set_archived(*, config: ModelConfig, user, archived: bool) -> ModelCo
         config.archived = archived
         config.save(update_fields=["archived"])
         audit_record(
-            team=config.team, user=user,
+            team=config.team,
+            user=user,
             action=AuditEvent.Action.RETIRE if archived else AuditEvent.Action.RESTORE,
-            subject=SUBJECT, summary=config.label,
+            subject=SUBJECT,
+            summary=config.label,
         )
     return config
 
@@ -328,14 +366,20 @@ def config_test_connection(
     """
     if config.is_manual:
         return ConnectionCheck(
-            ok=False, sent=False, error_kind="manual",
-            error_message=_("A manual configuration has no connection: a person pastes the model's reply."),
+            ok=False,
+            sent=False,
+            error_kind="manual",
+            error_message=_(
+                "A manual configuration has no connection: a person pastes the model's reply."
+            ),
         )
     try:
         adapter = adapters.get_adapter(config.provider)
     except KeyError:
         return ConnectionCheck(
-            ok=False, sent=False, error_kind="configuration",
+            ok=False,
+            sent=False,
+            error_kind="configuration",
             error_message=_("Unknown provider “%(provider)s”.") % {"provider": config.provider},
         )
     api_key = None
@@ -348,7 +392,9 @@ def config_test_connection(
             )
     elif requires_api_key(config.provider, config.base_url):
         return ConnectionCheck(
-            ok=False, sent=False, error_kind="missing_api_key",
+            ok=False,
+            sent=False,
+            error_kind="missing_api_key",
             error_message=_(
                 "This provider needs an API key: edit the configuration and enter the NAME of the "
                 "environment variable that holds it."
@@ -358,33 +404,54 @@ def config_test_connection(
     client = client or adapters.new_client()
     try:
         completion = adapters.check_connection(
-            adapter, client=client, model=config.model_name, base_url=config.base_url or None,
-            api_key=api_key, timeout=TEST_CONNECTION_TIMEOUT, temperature=config.temperature,
+            adapter,
+            client=client,
+            model=config.model_name,
+            base_url=config.base_url or None,
+            api_key=api_key,
+            timeout=TEST_CONNECTION_TIMEOUT,
+            temperature=config.temperature,
             max_output_tokens=config.max_output_tokens,
             reasoning_effort=config.reasoning_effort or None,
-            thinking_budget=config.thinking_budget, seed=config.seed,
+            thinking_budget=config.thinking_budget,
+            seed=config.seed,
         )
     except adapters.AdapterError as error:
         sent = not isinstance(error, adapters.ConfigurationError)
         logger.info(
-            "connection test config=%s provider=%s failed: %s", config.pk, config.provider,
+            "connection test config=%s provider=%s failed: %s",
+            config.pk,
+            config.provider,
             error.kind,
         )
         return ConnectionCheck(
-            ok=False, sent=sent, latency_ms=error.latency_ms, request_id=error.request_id or "",
-            http_status=error.status, error_kind=error.kind,
-            error_message=_scrub(error.message, api_key), retryable=error.retryable if sent else None,
+            ok=False,
+            sent=sent,
+            latency_ms=error.latency_ms,
+            request_id=error.request_id or "",
+            http_status=error.status,
+            error_kind=error.kind,
+            error_message=_scrub(error.message, api_key),
+            retryable=error.retryable if sent else None,
             retry_after=error.retry_after,
         )
     finally:
         if own_client:
             client.close()
     logger.info(
-        "connection test config=%s provider=%s outcome=%s latency_ms=%s", config.pk,
-        config.provider, completion.outcome, completion.latency_ms,
+        "connection test config=%s provider=%s outcome=%s latency_ms=%s",
+        config.pk,
+        config.provider,
+        completion.outcome,
+        completion.latency_ms,
     )
     return ConnectionCheck(
-        ok=True, sent=True, outcome=completion.outcome, latency_ms=completion.latency_ms,
-        reported_model=completion.reported_model or "", request_id=completion.request_id or "",
-        http_status=completion.http_status, answer=_scrub(completion.text.strip()[:200], api_key),
+        ok=True,
+        sent=True,
+        outcome=completion.outcome,
+        latency_ms=completion.latency_ms,
+        reported_model=completion.reported_model or "",
+        request_id=completion.request_id or "",
+        http_status=completion.http_status,
+        answer=_scrub(completion.text.strip()[:200], api_key),
     )

@@ -103,26 +103,43 @@ def experiment_create(
     )
     if not items:
         raise ValidationError(
-            {"bank": _("The bank %(bank)s has no active items to put to the models.") % {"bank": bank.name}}
+            {
+                "bank": _("The bank %(bank)s has no active items to put to the models.")
+                % {"bank": bank.name}
+            }
         )
     if seed is None:
         seed = secrets.randbelow(SEED_LIMIT)
     name = name.strip() or _("%(bank)s, %(when)s") % {
-        "bank": bank.name, "when": timezone.localtime().strftime("%Y-%m-%d %H:%M"),
+        "bank": bank.name,
+        "when": timezone.localtime().strftime("%Y-%m-%d %H:%M"),
     }
     experiment = Experiment.objects.create(
-        team=team, name=name[:200], bank=bank, bank_name=bank.name, prompt_version=prompt_version,
-        mode=mode, repeats=repeats, seed=seed, created_by=user, scheme=scheme,
-        hide_confidence=hide_confidence, noise_floor=noise_floor,
+        team=team,
+        name=name[:200],
+        bank=bank,
+        bank_name=bank.name,
+        prompt_version=prompt_version,
+        mode=mode,
+        repeats=repeats,
+        seed=seed,
+        created_by=user,
+        scheme=scheme,
+        hide_confidence=hide_confidence,
+        noise_floor=noise_floor,
     )
     snapshot = []
     for position, item in enumerate(items, start=1):
         entry = item.key_entry_or_none
         snapshot.append(
             ExperimentItem(
-                experiment=experiment, position=position, block_code=item.block.code,
-                block_title=item.block.title, question=item.question,
-                answer_format=item.answer_format, source_item=item,
+                experiment=experiment,
+                position=position,
+                block_code=item.block.code,
+                block_title=item.block.title,
+                question=item.question,
+                answer_format=item.answer_format,
+                source_item=item,
                 key_answer=entry.answer if entry else "",
                 key_flagged=bool(entry and entry.flagged),
                 key_flag_note=entry.flag_note if entry else "",
@@ -136,16 +153,28 @@ def experiment_create(
     pairs = [(c, r) for c in sorted(configs, key=lambda c: c.pk) for r in range(1, repeats + 1)]
     Run.objects.bulk_create(
         Run(
-            experiment=experiment, model_config=config, repeat=repeat, order=place,
+            experiment=experiment,
+            model_config=config,
+            repeat=repeat,
+            order=place,
             config_snapshot=config.settings_snapshot(),
         )
         for (config, repeat), place in zip(pairs, run_order(len(pairs), seed), strict=True)
     )
     audit_record(
-        team=team, user=user, bank=bank, action=A.CREATE, subject="experiment", summary=name,
+        team=team,
+        user=user,
+        bank=bank,
+        action=A.CREATE,
+        subject="experiment",
+        summary=name,
         details={
-            "items": len(snapshot), "runs": len(pairs), "repeats": repeats, "mode": mode,
-            "prompt_version": prompt_version.pk, "seed": seed,
+            "items": len(snapshot),
+            "runs": len(pairs),
+            "repeats": repeats,
+            "mode": mode,
+            "prompt_version": prompt_version.pk,
+            "seed": seed,
         },
     )
     return experiment
@@ -185,8 +214,12 @@ def experiment_start(*, experiment: Experiment, user, queue: bool = True) -> Exp
     # Manual runs may all have been pasted before the start.
     collection.experiment_rollup(experiment_pk=experiment.pk)
     audit_record(
-        team=experiment.team, user=user, bank=experiment.bank, action=A.UPDATE,
-        subject="experiment", summary=_("started collection: %(name)s") % {"name": experiment.name},
+        team=experiment.team,
+        user=user,
+        bank=experiment.bank,
+        action=A.UPDATE,
+        subject="experiment",
+        summary=_("started collection: %(name)s") % {"name": experiment.name},
         details={"queued_runs": len(runs)},
     )
     experiment.refresh_from_db()
@@ -209,8 +242,12 @@ def experiment_cancel(*, experiment: Experiment, user) -> Experiment:
     experiment.status = Experiment.Status.CANCELLED
     experiment.save(update_fields=["status"])
     audit_record(
-        team=experiment.team, user=user, bank=experiment.bank, action=A.UPDATE,
-        subject="experiment", summary=_("cancelled: %(name)s") % {"name": experiment.name},
+        team=experiment.team,
+        user=user,
+        bank=experiment.bank,
+        action=A.UPDATE,
+        subject="experiment",
+        summary=_("cancelled: %(name)s") % {"name": experiment.name},
         details={"cancelled_runs": cancelled},
     )
     return experiment
@@ -228,7 +265,12 @@ def run_cancel(*, run: Run, user) -> Run:
     """Stop one run. A request already in flight finishes, and its reply is kept."""
     run = Run.objects.select_for_update().select_related("experiment").get(pk=run.pk)
     _check_experiment_open(run.experiment)
-    if run.status not in (Run.Status.PENDING, Run.Status.QUEUED, Run.Status.RUNNING, Run.Status.FAILED):
+    if run.status not in (
+        Run.Status.PENDING,
+        Run.Status.QUEUED,
+        Run.Status.RUNNING,
+        Run.Status.FAILED,
+    ):
         raise ValidationError(
             _("This run cannot be cancelled: it is %(status)s.")
             % {"status": run.get_status_display().lower()}
@@ -237,8 +279,12 @@ def run_cancel(*, run: Run, user) -> Run:
     run.finished_at = timezone.now()
     run.save(update_fields=["status", "finished_at"])
     audit_record(
-        team=run.experiment.team, user=user, bank=run.experiment.bank, action=A.UPDATE,
-        subject="run", summary=_("cancelled run %(run)s of %(name)s") % {"run": run, "name": run.experiment.name},
+        team=run.experiment.team,
+        user=user,
+        bank=run.experiment.bank,
+        action=A.UPDATE,
+        subject="run",
+        summary=_("cancelled run %(run)s of %(name)s") % {"run": run, "name": run.experiment.name},
     )
     return run
 
@@ -267,11 +313,17 @@ def run_retry(*, run: Run, user, queue: bool = True) -> Run:
     run.finished_at = None
     run.error_message = ""
     run.error_request_id = ""
-    run.save(update_fields=["status", "queued_at", "finished_at", "error_message", "error_request_id"])
+    run.save(
+        update_fields=["status", "queued_at", "finished_at", "error_message", "error_request_id"]
+    )
     if run.status == Run.Status.QUEUED and queue:
         collection.queue_run(run)
     audit_record(
-        team=experiment.team, user=user, bank=experiment.bank, action=A.UPDATE, subject="run",
+        team=experiment.team,
+        user=user,
+        bank=experiment.bank,
+        action=A.UPDATE,
+        subject="run",
         summary=_("retried run %(run)s of %(name)s") % {"run": run, "name": experiment.name},
     )
     return run
@@ -293,7 +345,12 @@ def run_close_failed(*, run: Run, user) -> Run:
     run.save(update_fields=["status", "finished_at"])
     collection.experiment_rollup(experiment_pk=experiment.pk)
     audit_record(
-        team=experiment.team, user=user, bank=experiment.bank, action=A.UPDATE, subject="run",
-        summary=_("closed run %(run)s of %(name)s as failed") % {"run": run, "name": experiment.name},
+        team=experiment.team,
+        user=user,
+        bank=experiment.bank,
+        action=A.UPDATE,
+        subject="run",
+        summary=_("closed run %(run)s of %(name)s as failed")
+        % {"run": run, "name": experiment.name},
     )
     return run

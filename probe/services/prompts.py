@@ -78,18 +78,30 @@ def prompt_create(
     try:
         with transaction.atomic():
             version = PromptVersion.objects.create(
-                team=team, name=name, version=1, language=language, text=text,
-                content_hash=prompts.content_hash(text), note=note.strip()[:300],
+                team=team,
+                name=name,
+                version=1,
+                language=language,
+                text=text,
+                content_hash=prompts.content_hash(text),
+                note=note.strip()[:300],
                 created_by=user if user is not None and user.is_authenticated else None,
             )
     except IntegrityError:
         # Someone else created the same name a moment ago.
         raise ValidationError(
-            {"name": _("A prompt called “%(name)s” was just created. Reload the list.") % {"name": name}}
+            {
+                "name": _("A prompt called “%(name)s” was just created. Reload the list.")
+                % {"name": name}
+            }
         ) from None
     audit_record(
-        team=team, user=user, action=AuditEvent.Action.CREATE, subject=SUBJECT,
-        summary=str(version), details={"hash": version.content_hash, "language": language},
+        team=team,
+        user=user,
+        action=AuditEvent.Action.CREATE,
+        subject=SUBJECT,
+        summary=str(version),
+        details={"hash": version.content_hash, "language": language},
     )
     return version
 
@@ -122,17 +134,27 @@ def prompt_new_version(
     try:
         with transaction.atomic():
             version = PromptVersion.objects.create(
-                team=team, name=prompt.name, version=latest + 1,
-                language=language or prompt.language, text=text,
-                content_hash=prompts.content_hash(text), parent=prompt, note=note[:300],
+                team=team,
+                name=prompt.name,
+                version=latest + 1,
+                language=language or prompt.language,
+                text=text,
+                content_hash=prompts.content_hash(text),
+                parent=prompt,
+                note=note[:300],
                 created_by=user if user is not None and user.is_authenticated else None,
             )
     except IntegrityError:
         raise ValidationError(
-            _("Someone saved a new version of this prompt at the same moment. Reload and try again.")
+            _(
+                "Someone saved a new version of this prompt at the same moment. Reload and try again."
+            )
         ) from None
     audit_record(
-        team=team, user=user, action=AuditEvent.Action.CREATE, subject=SUBJECT,
+        team=team,
+        user=user,
+        action=AuditEvent.Action.CREATE,
+        subject=SUBJECT,
         summary=str(version),
         details={"parent": str(prompt), "hash": version.content_hash, "note": version.note},
     )
@@ -158,8 +180,12 @@ def prompt_delete(*, prompt: PromptVersion, user) -> None:
             % {"version": summary}
         ) from None
     audit_record(
-        team=prompt.team, user=user, action=AuditEvent.Action.DELETE, subject=SUBJECT,
-        summary=summary, details=details,
+        team=prompt.team,
+        user=user,
+        action=AuditEvent.Action.DELETE,
+        subject=SUBJECT,
+        summary=summary,
+        details=details,
     )
 
 
@@ -176,9 +202,12 @@ def prompt_defaults_ensure(*, team: Team) -> list[PromptVersion]:
         try:
             with transaction.atomic():
                 version, made = PromptVersion.objects.get_or_create(
-                    team=team, name=name, version=1,
+                    team=team,
+                    name=name,
+                    version=1,
                     defaults={
-                        "language": language, "text": text,
+                        "language": language,
+                        "text": text,
                         "content_hash": prompts.content_hash(text),
                         "note": "Default prompt of the app",
                     },
@@ -248,8 +277,12 @@ def _merged(segments: list[Segment]) -> tuple[Segment, ...]:
     out: list[Segment] = []
     for index, segment in enumerate(segments):
         bridge = (
-            not segment.changed and not segment.text.strip() and out and out[-1].changed
-            and index + 1 < len(segments) and segments[index + 1].changed
+            not segment.changed
+            and not segment.text.strip()
+            and out
+            and out[-1].changed
+            and index + 1 < len(segments)
+            and segments[index + 1].changed
         )
         if (segment.changed or bridge) and out and out[-1].changed:
             out[-1] = Segment(out[-1].text + segment.text, changed=True)
@@ -269,7 +302,13 @@ def prompt_diff(old_text: str, new_text: str) -> PromptDiff:
             for offset in range(i2 - i1):
                 line = old_lines[i1 + offset]
                 rows.append(
-                    DiffRow("equal", i1 + offset + 1, (Segment(line),), j1 + offset + 1, (Segment(line),))
+                    DiffRow(
+                        "equal",
+                        i1 + offset + 1,
+                        (Segment(line),),
+                        j1 + offset + 1,
+                        (Segment(line),),
+                    )
                 )
             continue
         removed += i2 - i1

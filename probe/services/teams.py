@@ -33,14 +33,19 @@ def _owners_left(team: Team, excluding: Membership) -> int:
 def member_add(*, team: Team, by, username: str, role: str) -> Membership:
     user = get_user_model().objects.filter(username=username.strip()).first()
     if user is None:
-        raise ValidationError({"username": _("There is no user called %(name)s.") % {"name": username}})
+        raise ValidationError(
+            {"username": _("There is no user called %(name)s.") % {"name": username}}
+        )
     if Membership.objects.filter(team=team, user=user).exists():
         raise ValidationError(
             {"username": _("%(name)s is already a member of this team.") % {"name": username}}
         )
     membership = Membership.objects.create(team=team, user=user, role=role)
     audit_record(
-        team=team, user=by, action=AuditEvent.Action.MEMBER, subject="member",
+        team=team,
+        user=by,
+        action=AuditEvent.Action.MEMBER,
+        subject="member",
         summary=_("%(name)s added as %(role)s") % {"name": user.username, "role": role},
     )
     return membership
@@ -56,7 +61,10 @@ def member_set_role(*, membership: Membership, by, role: str) -> Membership:
     membership.role = role
     membership.save(update_fields=["role"])
     audit_record(
-        team=membership.team, user=by, action=AuditEvent.Action.MEMBER, subject="member",
+        team=membership.team,
+        user=by,
+        action=AuditEvent.Action.MEMBER,
+        subject="member",
         summary=_("%(name)s: %(old)s to %(new)s")
         % {"name": membership.user.username, "old": old, "new": role},
     )
@@ -68,7 +76,10 @@ def member_remove(*, membership: Membership, by) -> None:
     if membership.role == Role.OWNER and _owners_left(membership.team, membership) == 0:
         raise ValidationError(_("A team needs at least one owner."))
     audit_record(
-        team=membership.team, user=by, action=AuditEvent.Action.MEMBER, subject="member",
+        team=membership.team,
+        user=by,
+        action=AuditEvent.Action.MEMBER,
+        subject="member",
         summary=_("%(name)s removed") % {"name": membership.user.username},
     )
     membership.delete()

@@ -78,7 +78,8 @@ def config_label(config, short: bool = False):
     if config.simulated:
         html += format_html(
             ' <span class="tag sim-tag" title="{}">{}</span>',
-            _("Answers come from the local simulator, not from a real model."), _("simulated"),
+            _("Answers come from the local simulator, not from a real model."),
+            _("simulated"),
         )
     if not short:
         html += format_html(

@@ -15,7 +15,7 @@ from django.conf import settings
 def _ensure_settings() -> None:
     if settings.configured:
         return
-    module = os.environ.get("DJANGO_SETTINGS_MODULE", "probe.settings")
+    module = os.environ.get("DJANGO_SETTINGS_MODULE", "config.settings")
     try:
         importlib.import_module(module)
     except Exception:

@@ -129,8 +129,7 @@ def test_published_probe_reads_every_part():
     assert b2.key.answer == "2 (round half to even)"
     # Numbered lines indented under an item belong to its question.
     assert b3.question == (
-        "Given the list below, which element does\nthe expression xs[-1] return?\n"
-        "1. alpha\n2. beta"
+        "Given the list below, which element does\nthe expression xs[-1] return?\n1. alpha\n2. beta"
     )
     assert b3.answer_format == "one word"
     assert b3.key == KeyData(answer="beta", flagged=True, flag_note="")
@@ -399,8 +398,11 @@ def test_dump_text_indents_lines_that_look_like_items_or_headings():
                 items=[
                     ItemData(
                         question=question,
-                        key=KeyData(answer="x\n3. looks like an entry\nBlock A", flagged=True,
-                                    flag_note="Block B. in the note\nSource: not a source"),
+                        key=KeyData(
+                            answer="x\n3. looks like an entry\nBlock A",
+                            flagged=True,
+                            flag_note="Block B. in the note\nSource: not a source",
+                        ),
                     )
                 ],
             ),
@@ -531,29 +533,52 @@ def test_key_entry_for_an_item_that_does_not_exist():
 
 
 def test_key_entry_for_a_missing_item_names_gaps_and_empty_blocks():
-    text = text_of("Block A. A", "1. q", "2. q", "4. q", "Block B", "Key", "A", "Block A", "3. x",
-                   "Block B", "1. y")
+    text = text_of(
+        "Block A. A",
+        "1. q",
+        "2. q",
+        "4. q",
+        "Block B",
+        "Key",
+        "A",
+        "Block A",
+        "3. x",
+        "Block B",
+        "1. y",
+    )
     assert problems_of(bf.parse_text, text) == [
-        (9, "the key entry for item 3 of block A answers an item that does not exist "
-            "(block A has items 1\u20132, 4)."),
-        (11, "the key entry for item 1 of block B answers an item that does not exist "
-             "(block B has no items)."),
+        (
+            9,
+            "the key entry for item 3 of block A answers an item that does not exist "
+            "(block A has items 1\u20132, 4).",
+        ),
+        (
+            11,
+            "the key entry for item 1 of block B answers an item that does not exist "
+            "(block B has no items).",
+        ),
     ]
 
 
 def test_key_entry_for_a_missing_item_with_run_on_numbering():
     text = text_of("Block A. A", "1. q", "2. q", "Block B. B", "3. q", "Answers", "7. x")
     assert problems_of(bf.parse_text, text) == [
-        (7, "the key entry for item 7 answers an item that does not exist "
-            "(the items are numbered 1\u20133)."),
+        (
+            7,
+            "the key entry for item 7 answers an item that does not exist "
+            "(the items are numbered 1\u20133).",
+        ),
     ]
 
 
 def test_key_entry_under_the_wrong_block_with_run_on_numbering():
     text = text_of("Block A. A", "1. q", "Block B. B", "2. q", "Answer key", "Block B", "1. x")
     assert problems_of(bf.parse_text, text) == [
-        (7, "the key entry for item 1 is under the heading of block B, but item 1 is in "
-            "block A (line 2)."),
+        (
+            7,
+            "the key entry for item 1 is under the heading of block B, but item 1 is in "
+            "block A (line 2).",
+        ),
     ]
 
 
@@ -581,20 +606,36 @@ def test_empty_key_answer():
 
 
 def test_key_heading_naming_a_block_that_does_not_exist():
-    text = text_of("Block A. A", "1. q", "Block B. B", "1. q", "Answer key", "Block F", "1. x",
-                   "2. y", "Block B", "1. z")
+    text = text_of(
+        "Block A. A",
+        "1. q",
+        "Block B. B",
+        "1. q",
+        "Answer key",
+        "Block F",
+        "1. x",
+        "2. y",
+        "Block B",
+        "1. z",
+    )
     assert problems_of(bf.parse_text, text) == [
-        (6, "the answer key has a heading for block F, but there is no block F "
-            "(the blocks are A, B)."),
+        (
+            6,
+            "the answer key has a heading for block F, but there is no block F "
+            "(the blocks are A, B).",
+        ),
     ]
 
 
 def test_key_entries_without_block_heading_when_numbering_restarts():
     text = text_of("Block A. A", "1. q", "Block B. B", "1. q", "Answer key", "1. x", "1. y")
     assert problems_of(bf.parse_text, text) == [
-        (6, "key entry 1 comes before any block heading in the answer key; the item numbers "
+        (
+            6,
+            "key entry 1 comes before any block heading in the answer key; the item numbers "
             "restart in each block, so put each block's heading (such as 'Block A') above "
-            "its answers."),
+            "its answers.",
+        ),
     ]
 
 
@@ -641,16 +682,25 @@ def test_all_problems_are_collected_in_one_error():
         bf.parse_text(text)
     error = caught.value
     assert [(p.line, p.message) for p in error.problems] == [
-        (2, "item 1 comes before any block heading: put a heading such as "
-            "'Block A. HTTP semantics' above the items."),
+        (
+            2,
+            "item 1 comes before any block heading: put a heading such as "
+            "'Block A. HTTP semantics' above the items.",
+        ),
         (5, "item 2 of block A has an empty question."),
         (6, "item 1 of block A appears twice (first on line 4)."),
         (7, "block A appears twice (first on line 3)."),
         (14, "the key entry for item 1 of block A appears twice (first on line 13)."),
-        (15, "the key entry for item 3 of block A answers an item that does not exist "
-             "(block A has items 1\u20132)."),
-        (16, "the answer key has a heading for block X, but there is no block X "
-             "(the blocks are A, B)."),
+        (
+            15,
+            "the key entry for item 3 of block A answers an item that does not exist "
+            "(block A has items 1\u20132).",
+        ),
+        (
+            16,
+            "the answer key has a heading for block X, but there is no block X "
+            "(the blocks are A, B).",
+        ),
         (19, "the key entry for item 1 of block B has an empty answer."),
         (21, "the answer key starts a second time here (it already started on line 11)."),
     ]
@@ -665,7 +715,9 @@ def test_all_problems_are_collected_in_one_error():
 def test_problem_and_error_objects():
     assert str(FormatProblem(12, "x is wrong.")) == "Line 12: x is wrong."
     assert str(FormatProblem(None, "The file is empty.")) == "The file is empty."
-    error = BankFormatError([FormatProblem(3, "b."), FormatProblem(None, "a."), FormatProblem(1, "c.")])
+    error = BankFormatError(
+        [FormatProblem(3, "b."), FormatProblem(None, "a."), FormatProblem(1, "c.")]
+    )
     assert [p.line for p in error.problems] == [None, 1, 3]
     assert str(error) == "a.\nLine 1: c.\nLine 3: b."
     copy = pickle.loads(pickle.dumps(error))
@@ -697,8 +749,11 @@ def test_line_numbers_are_the_same_with_crlf():
 def test_non_utf8_bytes_name_offset_and_line():
     data = b"Block A. T\n1. q\n2. caf\xe9\n"
     assert problems_of(bf.load, data) == [
-        (None, "The file is not UTF-8 text (byte 0xe9 at offset 22, line 3); save it as UTF-8 "
-               "and try again."),
+        (
+            None,
+            "The file is not UTF-8 text (byte 0xe9 at offset 22, line 3); save it as UTF-8 "
+            "and try again.",
+        ),
     ]
     # The offset counts the BOM too: it is the offset in the file as uploaded.
     assert "offset 25, line 3" in problems_of(bf.decode, b"\xef\xbb\xbf" + data)[0][1]
@@ -711,8 +766,11 @@ def test_nul_and_binary_files_are_refused():
     ]
     png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
     assert problems_of(bf.decode, png) == [
-        (None, "The file contains the control byte 0x1a (offset 6, line 2): it does not look "
-               "like a text file."),
+        (
+            None,
+            "The file contains the control byte 0x1a (offset 6, line 2): it does not look "
+            "like a text file.",
+        ),
     ]
     assert "ZIP archive" in problems_of(bf.decode, b"PK\x03\x04rest")[0][1]
     assert "PDF document" in problems_of(bf.decode, b"%PDF-1.7\n")[0][1]
@@ -771,8 +829,12 @@ def minimal_json(**changes) -> dict:
                 "title": "T",
                 "description": "",
                 "items": [
-                    {"question": "q?", "answer_format": "", "retired": False,
-                     "key": {"answer": "a", "flagged": False, "flag_note": "", "sources": []}},
+                    {
+                        "question": "q?",
+                        "answer_format": "",
+                        "retired": False,
+                        "key": {"answer": "a", "flagged": False, "flag_note": "", "sources": []},
+                    },
                 ],
             }
         ],
@@ -783,10 +845,17 @@ def minimal_json(**changes) -> dict:
 
 def test_json_minimal_and_defaults():
     bank = bf.parse_json(json.dumps(minimal_json()))
-    assert bank == BankData(name="N", blocks=[BlockData(code="A", title="T", items=[
-        ItemData(question="q?", key=KeyData(answer="a"))])])
-    sparse = {"schema": "blindprobe.bank", "version": 1,
-              "blocks": [{"code": "A", "title": "T", "items": [{"question": "q"}]}]}
+    assert bank == BankData(
+        name="N",
+        blocks=[
+            BlockData(code="A", title="T", items=[ItemData(question="q?", key=KeyData(answer="a"))])
+        ],
+    )
+    sparse = {
+        "schema": "blindprobe.bank",
+        "version": 1,
+        "blocks": [{"code": "A", "title": "T", "items": [{"question": "q"}]}],
+    }
     assert bf.parse_json(json.dumps(sparse)) == BankData(
         blocks=[BlockData(code="A", title="T", items=[ItemData(question="q")])]
     )
@@ -797,18 +866,31 @@ def test_json_dump_is_lossless_and_ordered():
         name="  spaced name ",
         description="line\n\n  indented\n",
         blocks=[
-            BlockData(code="Z", title="", description=" d ", items=[
-                ItemData(question=" q\n", answer_format="f\nf", retired=True,
-                         key=KeyData(answer="a; b (!)", flagged=False, flag_note="n",
-                                     sources=["x ; y", "z"])),
-                ItemData(question="second"),
-            ]),
+            BlockData(
+                code="Z",
+                title="",
+                description=" d ",
+                items=[
+                    ItemData(
+                        question=" q\n",
+                        answer_format="f\nf",
+                        retired=True,
+                        key=KeyData(
+                            answer="a; b (!)", flagged=False, flag_note="n", sources=["x ; y", "z"]
+                        ),
+                    ),
+                    ItemData(question="second"),
+                ],
+            ),
             BlockData(code="A", title="First by name, second by order"),
         ],
     )
     text = bf.dump_json(bank)
     assert json.loads(text)["blocks"][0]["items"][1] == {
-        "question": "second", "answer_format": "", "retired": False, "key": None,
+        "question": "second",
+        "answer_format": "",
+        "retired": False,
+        "key": None,
     }
     assert list(json.loads(text)) == ["schema", "version", "name", "description", "blocks"]
     assert bf.parse_json(text) == bank
@@ -830,13 +912,19 @@ def test_json_unknown_schema_and_newer_version():
         (1, 'the file is not a bank file: its schema is "other.thing", not "blindprobe.bank".'),
     ]
     assert problems_of(bf.parse_json, '{"version": 1, "blocks": []}') == [
-        (1, 'the file is JSON but not a bank file: it has no "schema" field (a bank file has '
-            '"schema": "blindprobe.bank").'),
+        (
+            1,
+            'the file is JSON but not a bank file: it has no "schema" field (a bank file has '
+            '"schema": "blindprobe.bank").',
+        ),
     ]
     newer = json.dumps(minimal_json(version=2, extra="from the future"), indent=1)
     assert problems_of(bf.parse_json, newer) == [
-        (3, "the file uses bank format version 2, which is newer than this app understands "
-            "(version 1); update the app, or export the bank in version 1."),
+        (
+            3,
+            "the file uses bank format version 2, which is newer than this app understands "
+            "(version 1); update the app, or export the bank in version 1.",
+        ),
     ]
     assert problems_of(bf.parse_json, "[]")[0][1].startswith("the file is JSON but not a bank")
     assert lines_of(bf.parse_json, json.dumps(minimal_json(version="1"))) == [1]
@@ -851,11 +939,24 @@ def test_json_validation_names_path_and_line_and_collects_everything():
     blocks[0]["items"].append({"question": 3, "key": "a", "answer_fromat": "x"})
     blocks[0]["items"].append("not an item")
     blocks.append({"code": "a", "title": 7, "items": {}})
-    blocks.append({"code": "ABC", "title": "t" * 201, "items": [
-        {"question": "ok", "answer_format": "f" * 201,
-         "key": {"answer": "", "sources": ["", "two\nlines", 5, "fine"], "flag_note": None}},
-        {"question": "ok\u0000", "key": {"answer": "x", "sources": "RFC"}},
-    ]})
+    blocks.append(
+        {
+            "code": "ABC",
+            "title": "t" * 201,
+            "items": [
+                {
+                    "question": "ok",
+                    "answer_format": "f" * 201,
+                    "key": {
+                        "answer": "",
+                        "sources": ["", "two\nlines", 5, "fine"],
+                        "flag_note": None,
+                    },
+                },
+                {"question": "ok\u0000", "key": {"answer": "x", "sources": "RFC"}},
+            ],
+        }
+    )
     blocks.append({"title": "no code", "items": []})
     text = json.dumps(data, indent=2)
     found = problems_of(bf.parse_json, text)
@@ -875,35 +976,50 @@ def test_json_validation_names_path_and_line_and_collects_everything():
         (line_of('"name"'), "name: must be one line of text (no line breaks)."),
         (line_of('"question": "  "'), "blocks[0].items[1].question: must be a non-empty string."),
         (line_of('"retired": "yes"'), "blocks[0].items[1].retired: must be true or false."),
-        (line_of('"flagged": 1') - 1, "blocks[0].items[1].key: the required field 'answer' is missing."),
+        (
+            line_of('"flagged": 1') - 1,
+            "blocks[0].items[1].key: the required field 'answer' is missing.",
+        ),
         (line_of('"flagged": 1'), "blocks[0].items[1].key.flagged: must be true or false."),
-        (line_of('"question": 3') - 1,
-         "blocks[0].items[2]: unknown field 'answer_fromat' (the fields are question, "
-         "answer_format, retired, key)."),
+        (
+            line_of('"question": 3') - 1,
+            "blocks[0].items[2]: unknown field 'answer_fromat' (the fields are question, "
+            "answer_format, retired, key).",
+        ),
         (line_of('"question": 3'), "blocks[0].items[2].question: must be a non-empty string."),
         (line_of('"key": "a"'), "blocks[0].items[2].key: must be an object (a key entry) or null."),
         (line_of('"not an item"'), "blocks[0].items[3]: must be an object (an item)."),
         (line_of('"code": "a"'), "blocks[1].code: block a appears twice (first as blocks[0])."),
         (line_of('"title": 7'), "blocks[1].title: must be a string."),
         (line_of('"items": {}'), "blocks[1].items: must be a list of items."),
-        (line_of('"code": "ABC"'),
-         'blocks[2].code: must be one or two letters or digits, such as "A" (found "ABC").'),
+        (
+            line_of('"code": "ABC"'),
+            'blocks[2].code: must be one or two letters or digits, such as "A" (found "ABC").',
+        ),
         (line_of('"title": "ttt'), "blocks[2].title: is 201 characters long; the limit is 200."),
-        (line_of('"answer_format": "fff'),
-         "blocks[2].items[0].answer_format: is 201 characters long; the limit is 200."),
+        (
+            line_of('"answer_format": "fff'),
+            "blocks[2].items[0].answer_format: is 201 characters long; the limit is 200.",
+        ),
         (line_of('"answer": ""'), "blocks[2].items[0].key.answer: must be a non-empty string."),
         (line_of('"",', 0), "blocks[2].items[0].key.sources[0]: must be a non-empty string."),
-        (line_of('"two\\nlines"', 2),
-         "blocks[2].items[0].key.sources[1]: must be one line of text (no line breaks)."),
+        (
+            line_of('"two\\nlines"', 2),
+            "blocks[2].items[0].key.sources[1]: must be one line of text (no line breaks).",
+        ),
         (line_of("5,"), "blocks[2].items[0].key.sources[2]: must be a non-empty string."),
         (line_of('"flag_note": null'), "blocks[2].items[0].key.flag_note: must be a string."),
-        (line_of('"ok\\u0000"'),
-         "blocks[2].items[1].question: contains a character that cannot be stored (NUL or a "
-         "lone surrogate)."),
+        (
+            line_of('"ok\\u0000"'),
+            "blocks[2].items[1].question: contains a character that cannot be stored (NUL or a "
+            "lone surrogate).",
+        ),
         (line_of('"sources": "RFC"'), "blocks[2].items[1].key.sources: must be a list of strings."),
         (line_of('"no code"') - 1, "blocks[3]: the required field 'code' is missing."),
-        (line_of('"no code"') - 1,
-         'blocks[3].code: must be one or two letters or digits, such as "A" (found "").'),
+        (
+            line_of('"no code"') - 1,
+            'blocks[3].code: must be one or two letters or digits, such as "A" (found "").',
+        ),
     ]
     assert sorted(found, key=lambda p: p[0]) == sorted(expected, key=lambda p: p[0])
     assert len(found) == len(expected)
@@ -911,8 +1027,11 @@ def test_json_validation_names_path_and_line_and_collects_everything():
 
 def test_json_no_blocks_and_wrong_types_at_the_top():
     assert problems_of(bf.parse_json, json.dumps(minimal_json(blocks=[]))) == [
-        (1, "blocks: the bank has no blocks: add at least one block with its code, title and "
-            "items."),
+        (
+            1,
+            "blocks: the bank has no blocks: add at least one block with its code, title and "
+            "items.",
+        ),
     ]
     assert problems_of(bf.parse_json, json.dumps(minimal_json(blocks={}, description=5))) == [
         (1, "description: must be a string."),
@@ -987,7 +1106,9 @@ multi_line = st.lists(st.one_of(text_line, st.just("")), min_size=1, max_size=4)
 some_text = multi_line.filter(bool)
 maybe_text = st.one_of(st.just(""), multi_line)
 source = st.one_of(
-    st.sampled_from(["RFC 9110, section 15.5.21", "a;b", ";", "a;", ";b", "Source: x", "(!)", "\\"]),
+    st.sampled_from(
+        ["RFC 9110, section 15.5.21", "a;b", ";", "a;", ";b", "Source: x", "(!)", "\\"]
+    ),
     st.text(ALPHABET, min_size=1, max_size=20).map(str.strip).filter(bool),
 )
 
@@ -1024,7 +1145,9 @@ def banks(draw, item=item_data, line=text_line, free=maybe_text):
 
 # BANKFORMAT_EXAMPLES=5000 for a longer hunt.
 EXAMPLES = int(os.environ.get("BANKFORMAT_EXAMPLES", "300"))
-ROUND_TRIP = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+ROUND_TRIP = settings(
+    max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 @ROUND_TRIP
@@ -1050,8 +1173,9 @@ def test_json_round_trip(bank):
 # Any string the JSON form accepts: leading spaces, control characters, odd line breaks.
 any_char = st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00")
 any_text = st.text(any_char, max_size=30)
-any_line = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00\n\r"),
-                   max_size=30)
+any_line = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00\n\r"), max_size=30
+)
 any_nonblank = any_text.filter(lambda s: s.strip())
 any_key = st.builds(
     KeyData,

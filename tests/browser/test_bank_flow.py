@@ -49,7 +49,9 @@ def test_import_edit_inline_and_reload(live_server, page, world, tmp_path):
     expect(page.get_by_text("Imported 3 items in 2 blocks")).to_be_visible()
     page.screenshot(path=str(ARTIFACTS / "bank_detail.png"), full_page=True)
 
-    item = Item.objects.get(question="Which header says when to retry?", block__bank__name="HTTP and PostgreSQL")
+    item = Item.objects.get(
+        question="Which header says when to retry?", block__bank__name="HTTP and PostgreSQL"
+    )
     row = page.locator(f"#item-{item.pk}")
     page.evaluate("window.__notReloaded = true")
     row.get_by_role("link", name="Edit").click()
@@ -62,6 +64,8 @@ def test_import_edit_inline_and_reload(live_server, page, world, tmp_path):
     assert page.evaluate("window.__notReloaded") is True  # saved in place: no page load
 
     page.reload()
-    expect(page.locator(f"#item-{item.pk}")).to_contain_text("Which response header says how long to wait before retrying?")
+    expect(page.locator(f"#item-{item.pk}")).to_contain_text(
+        "Which response header says how long to wait before retrying?"
+    )
     item.refresh_from_db()
     assert item.question == "Which response header says how long to wait before retrying?"

@@ -29,7 +29,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 DEMO = ROOT / "probe" / "demo" / "demo_bank.txt"
-PROFILES = {"Expert": "sim-expert", "Overconfident": "sim-overconfident", "Cautious": "sim-cautious"}
+PROFILES = {
+    "Expert": "sim-expert",
+    "Overconfident": "sim-overconfident",
+    "Cautious": "sim-cautious",
+}
 
 
 @pytest.fixture
@@ -39,23 +43,33 @@ def collected(world):
     knowledge = {
         "items": [
             {"question": item.question, "answer": item.key.answer}
-            for block in data.blocks for item in block.items
+            for block in data.blocks
+            for item in block.items
         ]
     }
     server, base_url = start_simulator_in_thread(knowledge, latency_scale=0.0)
     try:
         configs = [
             ModelConfig.objects.create(
-                team=world.team, label=f"{label} (simulated)", provider="simulator",
-                model_name=model, base_url=base_url,
+                team=world.team,
+                label=f"{label} (simulated)",
+                provider="simulator",
+                model_name=model,
+                base_url=base_url,
             )
             for label, model in PROFILES.items()
         ]
         prompt_defaults_ensure(team=world.team)
         prompt = PromptVersion.objects.get(team=world.team, name="Default (English)")
         experiment = experiment_create(
-            team=world.team, user=world.users["editor"], bank=bank, prompt_version=prompt,
-            configs=configs, repeats=2, name="Keyboard only", seed=7,
+            team=world.team,
+            user=world.users["editor"],
+            bank=bank,
+            prompt_version=prompt,
+            configs=configs,
+            repeats=2,
+            name="Keyboard only",
+            seed=7,
         )
         experiment_start(experiment=experiment, user=world.users["editor"], queue=False)
         for run in experiment.runs.all():
@@ -89,7 +103,9 @@ def judged_count(page) -> int:
     return int(re.match(r"(\d+)", text).group(1))
 
 
-def test_score_a_demo_experiment_by_keyboard_reveal_and_check_the_report(live_server, page, world, collected):
+def test_score_a_demo_experiment_by_keyboard_reveal_and_check_the_report(
+    live_server, page, world, collected
+):
     ARTIFACTS.mkdir(exist_ok=True)
     page.goto(live_server.url + "/")
     page.get_by_label("Username").fill("acme-scorer")

@@ -83,7 +83,10 @@ def _start_replay(script: list) -> ReplayServer:
                 reply = reply(index)
             body = reply.body.encode("utf-8")
             self.send_response(reply.status)
-            headers = {"content-type": "application/json", "x-request-id": f"req_replay_{index + 1}"}
+            headers = {
+                "content-type": "application/json",
+                "x-request-id": f"req_replay_{index + 1}",
+            }
             headers.update(reply.headers)
             for name, value in headers.items():
                 self.send_header(name, value)
@@ -96,7 +99,9 @@ def _start_replay(script: list) -> ReplayServer:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
     replay.server = server
     replay.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
     return replay
@@ -151,13 +156,26 @@ def no_redis(settings):
     settings.REDIS_URL = None
 
 
-def make_config(world, *, label, provider="simulator", model_name="sim-expert", base_url="",
-                api_key_env="", concurrency_limit=4):
+def make_config(
+    world,
+    *,
+    label,
+    provider="simulator",
+    model_name="sim-expert",
+    base_url="",
+    api_key_env="",
+    concurrency_limit=4,
+):
     from probe.models import ModelConfig
 
     return ModelConfig.objects.create(
-        team=world.team, label=label, provider=provider, model_name=model_name,
-        base_url=base_url, api_key_env=api_key_env, concurrency_limit=concurrency_limit,
+        team=world.team,
+        label=label,
+        provider=provider,
+        model_name=model_name,
+        base_url=base_url,
+        api_key_env=api_key_env,
+        concurrency_limit=concurrency_limit,
     )
 
 
@@ -165,8 +183,14 @@ def make_experiment(world, configs, *, repeats=1, mode="sheet", seed=7, start=Tr
     from probe.services import experiments
 
     experiment = experiments.experiment_create(
-        team=world.team, user=world.users["editor"], bank=world.bank, prompt_version=world.prompt,
-        configs=configs, repeats=repeats, mode=mode, seed=seed,
+        team=world.team,
+        user=world.users["editor"],
+        bank=world.bank,
+        prompt_version=world.prompt,
+        configs=configs,
+        repeats=repeats,
+        mode=mode,
+        seed=seed,
     )
     if start:
         experiment = experiments.experiment_start(
@@ -181,7 +205,9 @@ def collect_all(experiment) -> list[float]:
     from probe.services import collection
 
     sleeps: list[float] = []
-    for run in experiment.runs.filter(status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).order_by("order"):
+    for run in experiment.runs.filter(status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).order_by(
+        "order"
+    ):
         for item_pk in collection.run_units(run):
             collection.collect_unit_sync(run_pk=run.pk, item_pk=item_pk, sleep=sleeps.append)
     return sleeps

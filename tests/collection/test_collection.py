@@ -25,8 +25,12 @@ SECRET = "sk-test-never-shown-0123456789abcdef"
 
 def _openai_config(world, replay, *, label="Replayed", env="BLINDPROBE_TEST_KEY"):
     return make_config(
-        world, label=label, provider="openai_chat", model_name="gpt-test",
-        base_url=replay.base_url, api_key_env=env,
+        world,
+        label=label,
+        provider="openai_chat",
+        model_name="gpt-test",
+        base_url=replay.base_url,
+        api_key_env=env,
     )
 
 
@@ -49,7 +53,9 @@ def test_the_task_called_twice_asks_the_provider_once(world, simulator):
     assert experiment.status == Experiment.Status.COLLECTED and experiment.collection_finished
 
 
-def test_a_redelivery_after_the_reply_but_before_the_responses_parses_the_stored_reply(world, simulator):
+def test_a_redelivery_after_the_reply_but_before_the_responses_parses_the_stored_reply(
+    world, simulator
+):
     config = make_config(world, label="Sim expert", base_url=simulator.base_url)
     experiment = make_experiment(world, [config], mode="item")
     run = _run(experiment)
@@ -87,9 +93,13 @@ def test_the_text_sent_is_the_exact_text_shown(world, replay_server, monkeypatch
     assert not any(SECRET in text for text in stored)
 
 
-def test_429_with_retry_after_then_200_is_collected_with_two_attempts(world, replay_server, monkeypatch):
+def test_429_with_retry_after_then_200_is_collected_with_two_attempts(
+    world, replay_server, monkeypatch
+):
     monkeypatch.setenv("BLINDPROBE_TEST_KEY", SECRET)
-    rate_limited = json.dumps({"error": {"message": "Slow down", "type": "requests", "code": "rate_limit_exceeded"}})
+    rate_limited = json.dumps(
+        {"error": {"message": "Slow down", "type": "requests", "code": "rate_limit_exceeded"}}
+    )
     replay = replay_server(
         [Reply(429, rate_limited, {"retry-after": "1"}), Reply(200, chat_body(GOOD_SHEET))]
     )
@@ -106,7 +116,9 @@ def test_429_with_retry_after_then_200_is_collected_with_two_attempts(world, rep
     run.refresh_from_db()
     assert run.status == Run.Status.COLLECTED
     assert list(run.responses.order_by("item__position").values_list("answer", "confidence")) == [
-        ("429", "HIGH"), ("Retry-After", "MEDIUM"), ("3.10", "LOW"),
+        ("429", "HIGH"),
+        ("Retry-After", "MEDIUM"),
+        ("3.10", "LOW"),
     ]
 
 
@@ -127,7 +139,15 @@ def test_the_flaky_simulated_model_is_collected_through_its_errors(world, simula
 
 def test_401_fails_the_run_with_the_message_and_request_id(world, replay_server, monkeypatch):
     monkeypatch.setenv("BLINDPROBE_TEST_KEY", SECRET)
-    body = json.dumps({"error": {"message": "Incorrect API key provided", "type": "invalid_request_error", "code": "invalid_api_key"}})
+    body = json.dumps(
+        {
+            "error": {
+                "message": "Incorrect API key provided",
+                "type": "invalid_request_error",
+                "code": "invalid_api_key",
+            }
+        }
+    )
     replay = replay_server([Reply(401, body)])
     experiment = make_experiment(world, [_openai_config(world, replay)])
     assert collect_all(experiment) == []
@@ -145,8 +165,12 @@ def test_a_missing_key_variable_fails_before_any_request(world, replay_server, m
     monkeypatch.delenv("BLINDPROBE_UNSET_KEY", raising=False)
     replay = replay_server([Reply(200, chat_body(GOOD_SHEET))])
     config = make_config(
-        world, label="Real API", provider="openai_chat", model_name="gpt-test",
-        base_url="https://api.openai.com/v1", api_key_env="BLINDPROBE_UNSET_KEY",
+        world,
+        label="Real API",
+        provider="openai_chat",
+        model_name="gpt-test",
+        base_url="https://api.openai.com/v1",
+        api_key_env="BLINDPROBE_UNSET_KEY",
     )
     local = _openai_config(world, replay, label="Local with key", env="BLINDPROBE_UNSET_KEY")
     experiment = make_experiment(world, [config, local])
@@ -166,7 +190,10 @@ def _closed_port() -> int:
 
 def test_a_closed_port_is_retried_then_fails_clearly(world):
     config = make_config(
-        world, label="Nowhere", provider="openai_chat", model_name="local",
+        world,
+        label="Nowhere",
+        provider="openai_chat",
+        model_name="local",
         base_url=f"http://127.0.0.1:{_closed_port()}/v1",
     )
     experiment = make_experiment(world, [config])
@@ -186,7 +213,14 @@ def test_a_closed_port_is_retried_then_fails_clearly(world):
 @pytest.mark.parametrize(
     "reply, says",
     [
-        (Reply(200, "<html><head><title>502 Bad Gateway</title></head></html>", {"content-type": "text/html"}), "HTML page"),
+        (
+            Reply(
+                200,
+                "<html><head><title>502 Bad Gateway</title></head></html>",
+                {"content-type": "text/html"},
+            ),
+            "HTML page",
+        ),
         (Reply(200, ""), "empty body"),
         (Reply(200, "\x00\x01 not json at all"), "not JSON"),
         (Reply(200, json.dumps({"error": {"message": "Key revoked", "code": 401}})), "Key revoked"),
@@ -209,7 +243,9 @@ def test_a_bad_body_ends_in_a_clear_failed_state(world, replay_server, monkeypat
     assert not run.responses.exists()
 
 
-def test_a_sheet_in_the_wrong_language_is_collected_with_every_item_missing(world, replay_server, monkeypatch):
+def test_a_sheet_in_the_wrong_language_is_collected_with_every_item_missing(
+    world, replay_server, monkeypatch
+):
     monkeypatch.setenv("BLINDPROBE_TEST_KEY", SECRET)
     french = "Réponse : 429\nConfiance : HAUTE\n\nRéponse : Retry-After\nConfiance : MOYENNE"
     replay = replay_server([Reply(200, chat_body(french))])
@@ -261,7 +297,12 @@ def test_cancelled_runs_are_skipped(world, simulator):
 
 def test_a_failed_run_is_retried_keeping_its_attempts(world, replay_server, monkeypatch):
     monkeypatch.setenv("BLINDPROBE_TEST_KEY", SECRET)
-    replay = replay_server([Reply(403, json.dumps({"error": {"message": "Not allowed today"}})), Reply(200, chat_body(GOOD_SHEET))])
+    replay = replay_server(
+        [
+            Reply(403, json.dumps({"error": {"message": "Not allowed today"}})),
+            Reply(200, chat_body(GOOD_SHEET)),
+        ]
+    )
     experiment = make_experiment(world, [_openai_config(world, replay)])
     collect_all(experiment)
     run = _run(experiment)
@@ -276,7 +317,9 @@ def test_a_failed_run_is_retried_keeping_its_attempts(world, replay_server, monk
     assert Experiment.objects.get(pk=experiment.pk).status == Experiment.Status.COLLECTED
 
 
-def test_retrying_a_per_item_run_asks_only_for_the_items_without_a_response(world, replay_server, monkeypatch):
+def test_retrying_a_per_item_run_asks_only_for_the_items_without_a_response(
+    world, replay_server, monkeypatch
+):
     monkeypatch.setenv("BLINDPROBE_TEST_KEY", SECRET)
 
     def script(index):
@@ -293,7 +336,11 @@ def test_retrying_a_per_item_run_asks_only_for_the_items_without_a_response(worl
     # Item 3's unit found its run failed and did not ask.
     assert run.responses.count() == 1 and replay.count == 2
     experiments.run_retry(run=run, user=None, queue=False)
-    missing = list(experiment.items.filter(position__in=[2, 3]).order_by("position").values_list("pk", flat=True))
+    missing = list(
+        experiment.items.filter(position__in=[2, 3])
+        .order_by("position")
+        .values_list("pk", flat=True)
+    )
     assert collection.run_units(Run.objects.get(pk=run.pk)) == missing
     collect_all(experiment)
     assert replay.count == 4
@@ -301,7 +348,9 @@ def test_retrying_a_per_item_run_asks_only_for_the_items_without_a_response(worl
     assert run.responses.count() == 3
 
 
-def test_closing_a_failed_run_lets_the_experiment_complete(world, replay_server, simulator, monkeypatch):
+def test_closing_a_failed_run_lets_the_experiment_complete(
+    world, replay_server, simulator, monkeypatch
+):
     monkeypatch.setenv("BLINDPROBE_TEST_KEY", SECRET)
     replay = replay_server([Reply(404, json.dumps({"error": {"message": "No such model"}}))])
     good = make_config(world, label="Sim expert", base_url=simulator.base_url)
@@ -310,7 +359,9 @@ def test_closing_a_failed_run_lets_the_experiment_complete(world, replay_server,
     failed = experiment.runs.get(status=Run.Status.FAILED)
     assert Experiment.objects.get(pk=experiment.pk).status == Experiment.Status.COLLECTING
     with pytest.raises(ValidationError):
-        experiments.run_close_failed(run=experiment.runs.get(status=Run.Status.COLLECTED), user=None)
+        experiments.run_close_failed(
+            run=experiment.runs.get(status=Run.Status.COLLECTED), user=None
+        )
     experiments.run_close_failed(run=failed, user=world.users["owner"])
     assert Run.objects.get(pk=failed.pk).status == Run.Status.CLOSED
     experiment.refresh_from_db()
@@ -318,7 +369,9 @@ def test_closing_a_failed_run_lets_the_experiment_complete(world, replay_server,
 
 
 def test_reparse_redoes_parsing_from_the_stored_text_in_place(world, simulator):
-    config = make_config(world, label="Sloppy", model_name="sim-sloppy", base_url=simulator.base_url)
+    config = make_config(
+        world, label="Sloppy", model_name="sim-sloppy", base_url=simulator.base_url
+    )
     experiment = make_experiment(world, [config])
     collect_all(experiment)
     run = _run(experiment)

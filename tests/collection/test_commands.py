@@ -13,7 +13,11 @@ from tests.collection.conftest import Reply, chat_body, make_config, make_experi
 def test_collect_starts_and_collects_an_experiment(world, simulator):
     configs = [
         make_config(world, label=label, model_name=model, base_url=simulator.base_url)
-        for label, model in [("Expert", "sim-expert"), ("Cautious", "sim-cautious"), ("Sloppy", "sim-sloppy")]
+        for label, model in [
+            ("Expert", "sim-expert"),
+            ("Cautious", "sim-cautious"),
+            ("Sloppy", "sim-sloppy"),
+        ]
     ]
     experiment = make_experiment(world, configs, repeats=2, start=False)
     out, err = StringIO(), StringIO()
@@ -34,9 +38,15 @@ def test_collect_starts_and_collects_an_experiment(world, simulator):
 def test_collect_reports_failures_and_retries_them(world, replay_server, monkeypatch):
     monkeypatch.setenv("BLINDPROBE_TEST_KEY", "sk-test")
     good = sheet_text([("429", "HIGH"), ("Retry-After", "HIGH"), ("3.10", "HIGH")])
-    replay = replay_server([Reply(401, json.dumps({"error": {"message": "Bad key"}})), Reply(200, chat_body(good))])
+    replay = replay_server(
+        [Reply(401, json.dumps({"error": {"message": "Bad key"}})), Reply(200, chat_body(good))]
+    )
     config = make_config(
-        world, label="Replayed", provider="openai_chat", model_name="m", base_url=replay.base_url,
+        world,
+        label="Replayed",
+        provider="openai_chat",
+        model_name="m",
+        base_url=replay.base_url,
         api_key_env="BLINDPROBE_TEST_KEY",
     )
     experiment = make_experiment(world, [config], start=False)
@@ -44,13 +54,24 @@ def test_collect_reports_failures_and_retries_them(world, replay_server, monkeyp
     with pytest.raises(CommandError, match="1 run"):
         call_command("collect", str(experiment.pk), "--jobs", "1", stdout=out, stderr=StringIO())
     assert "Bad key" in out.getvalue() and "req_replay_1" in out.getvalue()
-    call_command("collect", str(experiment.pk), "--jobs", "1", "--retry-failed", stdout=StringIO(), stderr=StringIO())
+    call_command(
+        "collect",
+        str(experiment.pk),
+        "--jobs",
+        "1",
+        "--retry-failed",
+        stdout=StringIO(),
+        stderr=StringIO(),
+    )
     assert experiment.runs.get().status == Run.Status.COLLECTED
 
 
 @pytest.mark.django_db(transaction=True)
 def test_collect_with_several_jobs_in_threads(world, simulator):
-    configs = [make_config(world, label=f"Sim {n}", base_url=simulator.base_url, concurrency_limit=2) for n in range(2)]
+    configs = [
+        make_config(world, label=f"Sim {n}", base_url=simulator.base_url, concurrency_limit=2)
+        for n in range(2)
+    ]
     experiment = make_experiment(world, configs, repeats=2, mode="item", start=False)
     call_command("collect", str(experiment.pk), "--jobs", "4", stdout=StringIO(), stderr=StringIO())
     assert Experiment.objects.get(pk=experiment.pk).status == Experiment.Status.COLLECTED

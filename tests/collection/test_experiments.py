@@ -12,7 +12,9 @@ from tests.collection.conftest import make_config, make_experiment
 
 def test_snapshot_takes_active_items_in_block_order_with_their_key(world):
     editor = world.users["editor"]
-    retired = bank_services.item_create(block=world.blocks[0], user=editor, question="A retired question?")
+    retired = bank_services.item_create(
+        block=world.blocks[0], user=editor, question="A retired question?"
+    )
     bank_services.item_set_retired(item=retired, user=editor, retired=True)
     config = make_config(world, label="Sim")
     experiment = make_experiment(world, [config], start=False)
@@ -26,14 +28,23 @@ def test_snapshot_takes_active_items_in_block_order_with_their_key(world):
     assert snapshot[0].key_answer == world.items[0].key_entry.answer
 
     # Later edits to the bank do not reach the experiment.
-    bank_services.item_update(item=world.items[0], user=editor, question="Rewritten?", answer_format="")
+    bank_services.item_update(
+        item=world.items[0], user=editor, question="Rewritten?", answer_format=""
+    )
     bank_services.key_entry_set(
-        item=world.items[0], user=editor, answer="changed key", flagged=False, flag_note="", sources=[]
+        item=world.items[0],
+        user=editor,
+        answer="changed key",
+        flagged=False,
+        flag_note="",
+        sources=[],
     )
     bank_services.item_set_retired(item=world.items[2], user=editor, retired=True)
     bank_services.item_create(block=world.blocks[1], user=editor, question="A new question?")
     again = list(ExperimentItem.objects.filter(experiment=experiment).order_by("position"))
-    assert [(i.question, i.key_answer) for i in again] == [(i.question, i.key_answer) for i in snapshot]
+    assert [(i.question, i.key_answer) for i in again] == [
+        (i.question, i.key_answer) for i in snapshot
+    ]
     assert experiment.bank_name == world.bank.name
 
 
@@ -53,7 +64,11 @@ def test_runs_are_configs_times_repeats_in_an_order_reproducible_from_the_seed(w
         assert run.status == Run.Status.PENDING
 
     others = {
-        tuple(sorted(order_of(make_experiment(world, configs, repeats=2, seed=s, start=False)).items()))
+        tuple(
+            sorted(
+                order_of(make_experiment(world, configs, repeats=2, seed=s, start=False)).items()
+            )
+        )
         for s in range(6)
     }
     assert len(others) > 1, "different seeds should give different orders"
@@ -103,15 +118,25 @@ def test_create_refuses_an_empty_bank_and_other_teams_objects(world):
         )
     assert "no active items" in info.value.message_dict["bank"][0]
 
-    rival = ModelConfig.objects.create(team=world.other_team, label="Rival", provider="simulator", model_name="sim-expert")
+    rival = ModelConfig.objects.create(
+        team=world.other_team, label="Rival", provider="simulator", model_name="sim-expert"
+    )
     with pytest.raises(ValidationError) as info:
         experiments.experiment_create(
-            team=world.team, user=None, bank=world.bank, prompt_version=world.prompt, configs=[config, rival]
+            team=world.team,
+            user=None,
+            bank=world.bank,
+            prompt_version=world.prompt,
+            configs=[config, rival],
         )
     assert "configs" in info.value.message_dict
     with pytest.raises(ValidationError):
         experiments.experiment_create(
-            team=world.team, user=None, bank=world.other_bank, prompt_version=world.prompt, configs=[config]
+            team=world.team,
+            user=None,
+            bank=world.other_bank,
+            prompt_version=world.prompt,
+            configs=[config],
         )
     assert not Experiment.objects.filter(bank=empty).exists()
 
@@ -140,11 +165,15 @@ def test_exact_text_is_built_by_probe_prompts(world):
     assert texts[1][1] == prompts.build_item_prompt(world.prompt.text, expected_items[1])
 
 
-def test_start_queues_every_pending_api_run_after_commit(world, django_capture_on_commit_callbacks, monkeypatch):
+def test_start_queues_every_pending_api_run_after_commit(
+    world, django_capture_on_commit_callbacks, monkeypatch
+):
     from probe.services import collection
 
     sent = []
-    monkeypatch.setattr(collection, "_send_units", lambda run_pk, units: sent.append((run_pk, units)))
+    monkeypatch.setattr(
+        collection, "_send_units", lambda run_pk, units: sent.append((run_pk, units))
+    )
     sim = make_config(world, label="Sim")
     manual = make_config(world, label="By hand", provider="manual", model_name="chat")
     experiment = make_experiment(world, [sim, manual], repeats=2, start=False)
@@ -155,6 +184,8 @@ def test_start_queues_every_pending_api_run_after_commit(world, django_capture_o
     queued = {r.pk for r in experiment.runs.filter(status=Run.Status.QUEUED)}
     assert {pk for pk, _ in sent} == queued and len(queued) == 2
     assert all(units == [None] for _, units in sent)
-    assert experiment.runs.filter(status=Run.Status.PENDING).count() == 2  # manual: wait for a paste
+    assert (
+        experiment.runs.filter(status=Run.Status.PENDING).count() == 2
+    )  # manual: wait for a paste
     with pytest.raises(ValidationError):
         experiments.experiment_start(experiment=experiment, user=None)

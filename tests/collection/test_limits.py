@@ -66,9 +66,16 @@ def test_limits_count_per_key_and_up_to_the_limit(limiter):
 
 
 def test_the_limit_key_is_provider_host_and_key_variable():
-    snapshot = {"provider": "openai_chat", "base_url": "https://OpenRouter.ai/api/v1", "api_key_env": "OR_KEY"}
+    snapshot = {
+        "provider": "openai_chat",
+        "base_url": "https://OpenRouter.ai/api/v1",
+        "api_key_env": "OR_KEY",
+    }
     assert limits.limit_key(snapshot) == "openai_chat|openrouter.ai|OR_KEY"
-    assert limits.limit_key({"provider": "anthropic"}, "https://api.anthropic.com") == "anthropic|api.anthropic.com|"
+    assert (
+        limits.limit_key({"provider": "anthropic"}, "https://api.anthropic.com")
+        == "anthropic|api.anthropic.com|"
+    )
 
 
 def test_the_limiter_follows_settings(settings):

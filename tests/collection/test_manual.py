@@ -23,15 +23,21 @@ CHAT_REPLY = (
 
 @pytest.fixture
 def manual(world):
-    config = make_config(world, label="Chat window", provider="manual", model_name="some-chat-model")
+    config = make_config(
+        world, label="Chat window", provider="manual", model_name="some-chat-model"
+    )
     return make_experiment(world, [config], repeats=2)
 
 
 def test_paste_is_recorded_and_parsed(world, manual):
     run = manual.runs.order_by("order").first()
     assert run.status == Run.Status.PENDING and run.is_manual
-    attempt = collection.run_paste(run=run, user=world.users["editor"], text=CHAT_REPLY.replace("\n", "\r\n"))
-    assert attempt.outcome == Attempt.Outcome.COMPLETE and attempt.pasted_by == world.users["editor"]
+    attempt = collection.run_paste(
+        run=run, user=world.users["editor"], text=CHAT_REPLY.replace("\n", "\r\n")
+    )
+    assert (
+        attempt.outcome == Attempt.Outcome.COMPLETE and attempt.pasted_by == world.users["editor"]
+    )
     assert attempt.raw_body == CHAT_REPLY and attempt.text == CHAT_REPLY
     run.refresh_from_db()
     assert run.status == Run.Status.COLLECTED
@@ -40,14 +46,20 @@ def test_paste_is_recorded_and_parsed(world, manual):
     assert rows[2].answer == "Retry-After" and "label_case" in rows[2].issues
     assert rows[3].abstained and "abstain_dont_know" in rows[3].issues
     assert run.compliance == 0.0  # every item bent the format a little
-    assert Experiment.objects.get(pk=manual.pk).status == Experiment.Status.COLLECTING  # run 2 waits
+    assert (
+        Experiment.objects.get(pk=manual.pk).status == Experiment.Status.COLLECTING
+    )  # run 2 waits
 
 
 def test_repaste_replaces_the_answers_and_keeps_every_paste(world, manual):
     run = manual.runs.order_by("order").first()
     collection.run_paste(run=run, user=None, text="1. ANSWER: 500\nCONFIDENCE: LOW")
     first_ids = set(run.responses.values_list("pk", flat=True))
-    collection.run_paste(run=run, user=None, text=sheet_text([("429", "HIGH"), ("Retry-After", "HIGH"), ("3.10", "HIGH")]))
+    collection.run_paste(
+        run=run,
+        user=None,
+        text=sheet_text([("429", "HIGH"), ("Retry-After", "HIGH"), ("3.10", "HIGH")]),
+    )
     assert set(run.responses.values_list("pk", flat=True)) == first_ids, "updated in place"
     assert run.responses.get(item__position=1).answer == "429"
     assert run.attempts.count() == 2
@@ -79,7 +91,9 @@ def test_per_item_manual_runs_take_one_reply_per_item(world):
     with pytest.raises(ValidationError):
         collection.run_paste(run=run, user=None, text="ANSWER: 429")  # which item?
     for item, answer in zip(items, ["429", "Retry-After", "UNKNOWN"], strict=True):
-        collection.run_paste(run=run, user=None, text=f"ANSWER: {answer}\nCONFIDENCE: LOW", item=item)
+        collection.run_paste(
+            run=run, user=None, text=f"ANSWER: {answer}\nCONFIDENCE: LOW", item=item
+        )
         run.refresh_from_db()
         assert run.status == (Run.Status.COLLECTED if item is items[-1] else Run.Status.RUNNING)
     assert Experiment.objects.get(pk=experiment.pk).status == Experiment.Status.COLLECTED
@@ -106,7 +120,12 @@ def test_the_run_page_shows_the_exact_prompt_and_takes_a_paste(client, world, ma
     assert run.attempts.get().pasted_by == world.users["editor"]
 
     client.force_login(world.users["viewer"])
-    assert client.post(reverse("probe:run_paste", kwargs={"run_pk": run.pk}), {"text": CHAT_REPLY}).status_code == 403
+    assert (
+        client.post(
+            reverse("probe:run_paste", kwargs={"run_pk": run.pk}), {"text": CHAT_REPLY}
+        ).status_code
+        == 403
+    )
 
 
 def test_the_copied_text_is_exactly_the_prompt(client, world, manual):

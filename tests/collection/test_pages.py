@@ -33,10 +33,18 @@ def test_create_form_makes_an_experiment_and_warns_about_one_repeat(client, worl
     page = client.get(url).content.decode()
     assert "Sim expert (simulated)" in page
     assert 'id="repeats-warning"' in page and 'value="2"' in page
-    response = client.post(url, {
-        "bank": world.bank.pk, "prompt_version": world.prompt.pk, "configs": [sim.pk],
-        "repeats": "1", "mode": "sheet", "seed": "99", "name": "",
-    })
+    response = client.post(
+        url,
+        {
+            "bank": world.bank.pk,
+            "prompt_version": world.prompt.pk,
+            "configs": [sim.pk],
+            "repeats": "1",
+            "mode": "sheet",
+            "seed": "99",
+            "name": "",
+        },
+    )
     assert response.status_code == 302
     experiment = Experiment.objects.get(team=world.team, seed=99)
     assert experiment.repeats == 1 and experiment.runs.count() == 1
@@ -45,10 +53,24 @@ def test_create_form_makes_an_experiment_and_warns_about_one_repeat(client, worl
     assert "99" in detail and world.prompt.short_hash in detail
     assert "simulated" in detail
 
-    bad = client.post(url, {"bank": world.bank.pk, "prompt_version": world.prompt.pk, "repeats": "1", "mode": "sheet"})
+    bad = client.post(
+        url,
+        {"bank": world.bank.pk, "prompt_version": world.prompt.pk, "repeats": "1", "mode": "sheet"},
+    )
     assert bad.status_code == 200 and "run-to-run variation will be unknown" in bad.content.decode()
-    rival = client.post(url, {"bank": world.other_bank.pk, "prompt_version": world.prompt.pk, "configs": [sim.pk], "repeats": "2", "mode": "sheet"})
-    assert rival.status_code == 200 and Experiment.objects.filter(bank=world.other_bank).count() == 0
+    rival = client.post(
+        url,
+        {
+            "bank": world.other_bank.pk,
+            "prompt_version": world.prompt.pk,
+            "configs": [sim.pk],
+            "repeats": "2",
+            "mode": "sheet",
+        },
+    )
+    assert (
+        rival.status_code == 200 and Experiment.objects.filter(bank=world.other_bank).count() == 0
+    )
 
 
 def test_progress_polls_while_collecting_and_stops_when_done(client, world, simulator):
@@ -68,11 +90,15 @@ def test_progress_polls_while_collecting_and_stops_when_done(client, world, simu
 
     first = experiment.runs.order_by("order").first()
     collection.collect_unit_sync(run_pk=first.pk, sleep=lambda s: None)
-    body = client.get(url, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="experiment-progress").content.decode()
+    body = client.get(
+        url, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="experiment-progress"
+    ).content.decode()
     assert POLL in body and "3 / 3" in body and "0 / 3" in body
 
     collect_all(experiment)
-    body = client.get(url, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="experiment-progress").content.decode()
+    body = client.get(
+        url, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="experiment-progress"
+    ).content.decode()
     assert POLL not in body and "hx-get" not in body.split(">", 1)[0]
     assert "Collection complete" in body
     assert POLL not in client.get(url).content.decode()
@@ -82,7 +108,9 @@ def test_polling_stops_when_only_people_can_move_it_on(client, world, replay_ser
     from tests.collection.conftest import Reply
 
     replay = replay_server([Reply(401, '{"error": {"message": "nope"}}')])
-    config = make_config(world, label="Local", provider="openai_chat", model_name="m", base_url=replay.base_url)
+    config = make_config(
+        world, label="Local", provider="openai_chat", model_name="m", base_url=replay.base_url
+    )
     experiment = make_experiment(world, [config])
     collect_all(experiment)
     client.force_login(world.users["editor"])
@@ -104,7 +132,9 @@ def test_the_key_is_sealed_on_every_page_until_collection_is_complete(client, wo
         for url in _pages(experiment):
             body = client.get(url).content.decode()
             for secret in (*KEY_ANSWERS, FLAG_NOTE):
-                assert secret not in body, f"{url} as {role} shows {secret!r} before collection ends"
+                assert secret not in body, (
+                    f"{url} as {role} shows {secret!r} before collection ends"
+                )
 
     collect_all(experiment)
     run_url = reverse("probe:run_detail", kwargs={"run_pk": first.pk})
@@ -112,7 +142,9 @@ def test_the_key_is_sealed_on_every_page_until_collection_is_complete(client, wo
     assert KEY_ANSWERS[0] not in client.get(run_url).content.decode(), "only on request"
     body = client.get(run_url + "?key=1").content.decode()
     assert KEY_ANSWERS[0] in body and FLAG_NOTE in body
-    assert AuditEvent.objects.filter(action=AuditEvent.Action.KEY_VIEW, user=world.users["editor"]).exists()
+    assert AuditEvent.objects.filter(
+        action=AuditEvent.Action.KEY_VIEW, user=world.users["editor"]
+    ).exists()
     for role in ("viewer", "scorer"):
         client.force_login(world.users[role])
         for url in _pages(experiment):
@@ -121,7 +153,9 @@ def test_the_key_is_sealed_on_every_page_until_collection_is_complete(client, wo
 
 
 def test_a_scorer_sees_runs_without_their_models(client, world, simulator):
-    config = make_config(world, label="Distinctive-label-xyz", model_name="sim-expert", base_url=simulator.base_url)
+    config = make_config(
+        world, label="Distinctive-label-xyz", model_name="sim-expert", base_url=simulator.base_url
+    )
     experiment = make_experiment(world, [config], repeats=2)
     collect_all(experiment)
     run = experiment.runs.order_by("order").first()
@@ -134,12 +168,16 @@ def test_a_scorer_sees_runs_without_their_models(client, world, simulator):
         assert "req_sim_" not in body and "Retry-After" not in body, url
         assert reverse("probe:run_detail", kwargs={"run_pk": run.pk}) not in body
     client.force_login(world.users["viewer"])
-    body = client.get(reverse("probe:experiment_detail", kwargs={"experiment_pk": experiment.pk})).content.decode()
+    body = client.get(
+        reverse("probe:experiment_detail", kwargs={"experiment_pk": experiment.pk})
+    ).content.decode()
     assert "Distinctive-label-xyz" in body
 
 
 def test_the_run_page_shows_attempts_compliance_and_issues(client, world, simulator):
-    config = make_config(world, label="Sloppy sim", model_name="sim-sloppy", base_url=simulator.base_url)
+    config = make_config(
+        world, label="Sloppy sim", model_name="sim-sloppy", base_url=simulator.base_url
+    )
     experiment = make_experiment(world, [config])
     collect_all(experiment)
     run = experiment.runs.get()
@@ -171,13 +209,17 @@ def test_exact_text_page_shows_what_is_sent_before_and_after(client, world, simu
     )
 
 
-def test_page_actions_start_cancel_retry_close(client, world, simulator, replay_server, django_capture_on_commit_callbacks, monkeypatch):
+def test_page_actions_start_cancel_retry_close(
+    client, world, simulator, replay_server, django_capture_on_commit_callbacks, monkeypatch
+):
     from tests.collection.conftest import Reply
 
     sent = []
     monkeypatch.setattr(collection, "_send_units", lambda run_pk, units: sent.append(run_pk))
     replay = replay_server([Reply(401, '{"error": {"message": "nope"}}')])
-    bad = make_config(world, label="Local", provider="openai_chat", model_name="m", base_url=replay.base_url)
+    bad = make_config(
+        world, label="Local", provider="openai_chat", model_name="m", base_url=replay.base_url
+    )
     experiment = make_experiment(world, [bad], repeats=2, start=False)
     client.force_login(world.users["editor"])
     start = reverse("probe:experiment_start", kwargs={"experiment_pk": experiment.pk})
@@ -224,7 +266,12 @@ def test_the_progress_fragment_costs_the_same_queries_for_more_runs(client, worl
         experiment = make_experiment(world, configs, repeats=2)
         url = reverse("probe:experiment_detail", kwargs={"experiment_pk": experiment.pk})
         with CaptureQueriesContext(connection) as captured:
-            assert client.get(url, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="experiment-progress").status_code == 200
+            assert (
+                client.get(
+                    url, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="experiment-progress"
+                ).status_code
+                == 200
+            )
         return len(captured)
 
     assert queries_for(1) == queries_for(5)

@@ -1,6 +1,6 @@
 """One end-to-end collection by a real Celery worker process on the configured broker.
 
-The worker runs `python -m celery -A probe worker --pool threads` against the same broker as
+The worker runs `python -m celery -A config worker --pool threads` against the same broker as
 this process (the filesystem broker locally, Redis in CI) and the test database, on a queue of
 its own so that no other worker takes these tasks, nor this worker anyone else's.
 """
@@ -33,14 +33,38 @@ def _database_url() -> str:
 
 
 def _start_worker(queue: str) -> tuple[subprocess.Popen, list[str]]:
-    env = {**os.environ, "DATABASE_URL": _database_url(), "DJANGO_SETTINGS_MODULE": "probe.settings"}
+    env = {
+        **os.environ,
+        "DATABASE_URL": _database_url(),
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+    }
     process = subprocess.Popen(
         [
-            sys.executable, "-m", "celery", "-A", "probe", "worker", "--pool", "threads",
-            "--concurrency", "4", "--loglevel", "INFO", "--without-gossip", "--without-mingle",
-            "--without-heartbeat", "-Q", queue, "--hostname", f"{queue}@%h",
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "--pool",
+            "threads",
+            "--concurrency",
+            "4",
+            "--loglevel",
+            "INFO",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "-Q",
+            queue,
+            "--hostname",
+            f"{queue}@%h",
         ],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     lines: list[str] = []
     os.set_blocking(process.stdout.fileno(), False)
@@ -88,11 +112,20 @@ def test_a_real_worker_collects_three_simulated_configs_twice(world, settings):
     # The three share provider, host and (no) key, hence one limit of 2 for 4 worker threads.
     configs = [
         make_config(world, label=label, model_name=model, base_url=base_url, concurrency_limit=2)
-        for label, model in [("Expert", "sim-expert"), ("Sloppy", "sim-sloppy"), ("Flaky", "sim-flaky")]
+        for label, model in [
+            ("Expert", "sim-expert"),
+            ("Sloppy", "sim-sloppy"),
+            ("Flaky", "sim-flaky"),
+        ]
     ]
     experiment = experiments.experiment_create(
-        team=world.team, user=world.users["editor"], bank=world.bank, prompt_version=world.prompt,
-        configs=configs, repeats=2, mode="item",
+        team=world.team,
+        user=world.users["editor"],
+        bank=world.bank,
+        prompt_version=world.prompt,
+        configs=configs,
+        repeats=2,
+        mode="item",
     )
     process, lines = _start_worker(queue)
     try:
@@ -102,7 +135,9 @@ def test_a_real_worker_collects_three_simulated_configs_twice(world, settings):
             _drain(process, lines)
             assert process.poll() is None, "worker died:\n" + "".join(lines)
             statuses = list(experiment.runs.values_list("status", "error_message"))
-            assert time.monotonic() < deadline, f"not collected in 50 s: {statuses}\n" + "".join(lines[-40:])
+            assert time.monotonic() < deadline, f"not collected in 50 s: {statuses}\n" + "".join(
+                lines[-40:]
+            )
             time.sleep(0.2)
     finally:
         _stop(process, lines)
@@ -116,6 +151,10 @@ def test_a_real_worker_collects_three_simulated_configs_twice(world, settings):
     assert all(r.compliance is not None for r in runs)
     attempts = Attempt.objects.filter(run__experiment=experiment)
     assert len(calls) == attempts.count(), "every request the simulator saw is an attempt"
-    assert attempts.filter(outcome=Attempt.Outcome.COMPLETE).count() == 18, "no second successful call"
-    assert any("collect_unit" in line and "succeeded" in line for line in lines), "".join(lines[-40:])
+    assert attempts.filter(outcome=Attempt.Outcome.COMPLETE).count() == 18, (
+        "no second successful call"
+    )
+    assert any("collect_unit" in line and "succeeded" in line for line in lines), "".join(
+        lines[-40:]
+    )
     assert any("retry: Retry in" in line for line in lines), "waits and retries go through Celery"

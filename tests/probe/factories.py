@@ -115,5 +115,7 @@ class RunFactory(factory.django.DjangoModelFactory):
         model = models.Run
 
     experiment = factory.SubFactory(ExperimentFactory)
-    model_config = factory.SubFactory(ModelConfigFactory, team=factory.SelfAttribute("..experiment.team"))
+    model_config = factory.SubFactory(
+        ModelConfigFactory, team=factory.SelfAttribute("..experiment.team")
+    )
     config_snapshot = factory.LazyAttribute(lambda o: o.model_config.settings_snapshot())

@@ -42,7 +42,9 @@ def test_item_edit_fragment_and_full_page(editor, world):
 def test_inline_edit_saves_and_returns_the_row(editor, world):
     item = world.items[0]
     url = reverse("probe:item_edit", kwargs={"item_pk": item.pk})
-    response = editor.post(url, {"question": "Which code is Too Many Requests?", "answer_format": "a number"}, **HX)
+    response = editor.post(
+        url, {"question": "Which code is Too Many Requests?", "answer_format": "a number"}, **HX
+    )
     body = response.content.decode()
     assert response.status_code == 200 and "<html" not in body
     assert f'id="item-{item.pk}"' in body and "Which code is Too Many Requests?" in body
@@ -60,7 +62,9 @@ def test_inline_edit_error_is_shown_next_to_the_field_and_nothing_changes(editor
     body = response.content.decode()
     assert 'class="field has-error' in body and "This field is required." in body
     item.refresh_from_db()
-    assert item.question == "Which status code means Too Many Requests?" and item.answer_format == ""
+    assert (
+        item.question == "Which status code means Too Many Requests?" and item.answer_format == ""
+    )
 
 
 def test_full_page_edit_redirects_back_to_the_item(editor, world):
@@ -78,8 +82,12 @@ def test_key_entry_edit_inline_records_the_change(editor, world):
     response = editor.post(
         url,
         {
-            "question": item.question, "answer_format": "", "key": "1",
-            "key-key_answer": "3.10", "key-flagged": "on", "key-flag_note": "PEP 634",
+            "question": item.question,
+            "answer_format": "",
+            "key": "1",
+            "key-key_answer": "3.10",
+            "key-flagged": "on",
+            "key-flag_note": "PEP 634",
             "key-sources": "https://peps.python.org/pep-0634/\nWhat's New 3.10",
         },
         **HX,
@@ -89,7 +97,9 @@ def test_key_entry_edit_inline_records_the_change(editor, world):
     assert entry.flagged and entry.flag_note == "PEP 634" and len(entry.sources) == 2
     # A flag without an answer is refused beside the field.
     response = editor.post(
-        url, {"question": item.question, "key": "1", "key-key_answer": "", "key-flagged": "on"}, **HX
+        url,
+        {"question": item.question, "key": "1", "key-key_answer": "", "key-flagged": "on"},
+        **HX,
     )
     assert "needs an answer" in response.content.decode()
     assert KeyEntry.objects.get(item=item).answer == "3.10"
@@ -100,17 +110,25 @@ def test_move_up_down_and_to_another_block(editor, world):
     url = reverse("probe:item_move", kwargs={"item_pk": second.pk})
     response = editor.post(url, {"direction": "up"}, **HX)
     assert 'id="item-list"' in response.content.decode()
-    ordered = list(Item.objects.filter(block=world.blocks[0]).order_by("order").values_list("pk", flat=True))
+    ordered = list(
+        Item.objects.filter(block=world.blocks[0]).order_by("order").values_list("pk", flat=True)
+    )
     assert ordered == [second.pk, first.pk]
     editor.post(url, {"block": world.blocks[1].pk}, **HX)
     second.refresh_from_db()
     assert second.block == world.blocks[1]
-    assert list(world.blocks[1].items.order_by("order").values_list("pk", flat=True))[-1] == second.pk
+    assert (
+        list(world.blocks[1].items.order_by("order").values_list("pk", flat=True))[-1] == second.pk
+    )
 
 
 def test_block_reorder(editor, world):
-    editor.post(reverse("probe:block_move", kwargs={"block_pk": world.blocks[1].pk}), {"direction": "up"})
-    assert list(Block.objects.filter(bank=world.bank).order_by("order").values_list("code", flat=True)) == ["B", "A"]
+    editor.post(
+        reverse("probe:block_move", kwargs={"block_pk": world.blocks[1].pk}), {"direction": "up"}
+    )
+    assert list(
+        Block.objects.filter(bank=world.bank).order_by("order").values_list("code", flat=True)
+    ) == ["B", "A"]
 
 
 def test_retire_and_restore(editor, world):
@@ -119,7 +137,10 @@ def test_retire_and_restore(editor, world):
     editor.post(url, {"retired": "1"}, **HX)
     item.refresh_from_db()
     assert item.retired
-    assert "Too Many Requests" not in editor.get(bank_url(world), **{"HTTP_HX_TARGET": "item-list", **HX}).content.decode()
+    assert (
+        "Too Many Requests"
+        not in editor.get(bank_url(world), **{"HTTP_HX_TARGET": "item-list", **HX}).content.decode()
+    )
     assert "Too Many Requests" in editor.get(bank_url(world, "?retired=retired")).content.decode()
     editor.post(url, {"retired": "0"}, **HX)
     item.refresh_from_db()
@@ -205,7 +226,10 @@ def test_create_block_and_item_with_validation(editor, world):
         {"code": "a", "title": "Duplicate code"},
     )
     assert "already has a block A" in response.content.decode()
-    editor.post(reverse("probe:block_create", kwargs={"bank_pk": world.bank.pk}), {"code": "c", "title": "Celery"})
+    editor.post(
+        reverse("probe:block_create", kwargs={"bank_pk": world.bank.pk}),
+        {"code": "c", "title": "Celery"},
+    )
     block = Block.objects.get(bank=world.bank, code="C")
     response = editor.post(
         reverse("probe:item_create", kwargs={"bank_pk": world.bank.pk}),
@@ -223,7 +247,11 @@ def test_members_owner_manages_roles_and_keeps_an_owner(client, world):
     client.post(url, {"username": "rival-owner", "role": "viewer"})
     assert world.team.memberships.filter(user=world.users["outsider"], role="viewer").exists()
     own = world.team.memberships.get(user=world.users["owner"])
-    response = client.post(reverse("probe:member_update", kwargs={"member_pk": own.pk}), {"role": "viewer"}, follow=True)
+    response = client.post(
+        reverse("probe:member_update", kwargs={"member_pk": own.pk}),
+        {"role": "viewer"},
+        follow=True,
+    )
     assert "at least one owner" in response.content.decode()
     own.refresh_from_db()
     assert own.role == "owner"
@@ -231,9 +259,13 @@ def test_members_owner_manages_roles_and_keeps_an_owner(client, world):
 
 def test_audit_log_lists_changes(client, world):
     client.force_login(world.users["editor"])
-    client.post(reverse("probe:item_retire", kwargs={"item_pk": world.items[0].pk}), {"retired": "1"})
+    client.post(
+        reverse("probe:item_retire", kwargs={"item_pk": world.items[0].pk}), {"retired": "1"}
+    )
     client.force_login(world.users["owner"])
-    body = client.get(reverse("probe:audit_log", kwargs={"team_slug": world.team.slug})).content.decode()
+    body = client.get(
+        reverse("probe:audit_log", kwargs={"team_slug": world.team.slug})
+    ).content.decode()
     assert "acme-editor" in body and "retired" in body
 
 

@@ -36,12 +36,20 @@ def snapshot(bank: Bank) -> list:
     """Everything a bank holds, in order, as plain data."""
     return [
         (
-            block.code, block.title, block.description,
+            block.code,
+            block.title,
+            block.description,
             [
                 (
-                    item.question, item.answer_format, item.retired,
-                    None if item.key_entry_or_none is None else (
-                        item.key_entry.answer, item.key_entry.flagged, item.key_entry.flag_note,
+                    item.question,
+                    item.answer_format,
+                    item.retired,
+                    None
+                    if item.key_entry_or_none is None
+                    else (
+                        item.key_entry.answer,
+                        item.key_entry.flagged,
+                        item.key_entry.flag_note,
                         list(item.key_entry.sources),
                     ),
                 )
@@ -53,7 +61,12 @@ def snapshot(bank: Bank) -> list:
 
 
 def counts():
-    return (Bank.objects.count(), Block.objects.count(), Item.objects.count(), KeyEntry.objects.count())
+    return (
+        Bank.objects.count(),
+        Block.objects.count(),
+        Item.objects.count(),
+        KeyEntry.objects.count(),
+    )
 
 
 def test_plain_text_import_reads_a_published_probe(world):
@@ -72,7 +85,9 @@ def test_json_round_trip_is_identical(world):
     Item.objects.filter(pk=original.blocks.first().items.first().pk).update(retired=True)
     exported = bank_export(bank=original, user=None, file_format="json")
     assert json.loads(exported)["schema"] == "blindprobe.bank"
-    again = bank_import(team=world.team, user=None, data=bankformat.load(exported.encode(), "x.json"))
+    again = bank_import(
+        team=world.team, user=None, data=bankformat.load(exported.encode(), "x.json")
+    )
     assert snapshot(again) == snapshot(original)
     assert again.name == original.name and again.description == original.description
     assert bank_export(bank=again, user=None, file_format="json") == exported
@@ -158,7 +173,10 @@ def test_items_without_a_key_are_imported_and_listed_as_missing(client, world):
     client.force_login(world.users["editor"])
     response = client.post(
         reverse("probe:bank_import", kwargs={"team_slug": world.team.slug}),
-        {"text": "Block A. T\n1. Keyed?\n2. Unkeyed?\n\nAnswer key\nBlock A. T\n1. yes\n", "name": "Half keyed"},
+        {
+            "text": "Block A. T\n1. Keyed?\n2. Unkeyed?\n\nAnswer key\nBlock A. T\n1. yes\n",
+            "name": "Half keyed",
+        },
         follow=True,
     )
     bank = Bank.objects.get(name="Half keyed", team=world.team)

@@ -39,7 +39,9 @@ TEAM_URLS = {name: p for name, p in ALL_URLS.items() if hasattr(p.callback, "tea
 
 def test_every_view_is_declared():
     undeclared = sorted(set(ALL_URLS) - set(TEAM_URLS) - set(UNSCOPED))
-    assert not undeclared, f"views without @team_view (add it, or list them in UNSCOPED): {undeclared}"
+    assert not undeclared, (
+        f"views without @team_view (add it, or list them in UNSCOPED): {undeclared}"
+    )
 
 
 def _kwargs_for(pattern, world, kind="viewer", name=""):
@@ -47,7 +49,11 @@ def _kwargs_for(pattern, world, kind="viewer", name=""):
 
     # Scoring pages work on the collected experiment; a scorer's pages on their own assignment
     # (for a visitor outside the team, on the viewer's: they must not reach it).
-    holder = world.users[kind] if kind in {"viewer", "scorer", "editor", "owner"} else world.users["viewer"]
+    holder = (
+        world.users[kind]
+        if kind in {"viewer", "scorer", "editor", "owner"}
+        else world.users["viewer"]
+    )
     assignment, _ = Assignment.objects.get_or_create(experiment=world.scored, user=holder)
     values = {
         "team_slug": world.team.slug,

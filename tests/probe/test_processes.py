@@ -35,11 +35,22 @@ def test_gunicorn_serves_health_and_login():
     port = _free_port()
     process = subprocess.Popen(
         [
-            sys.executable, "-m", "gunicorn", "probe.wsgi:application",
-            "--bind", f"127.0.0.1:{port}", "--workers", "1", "--timeout", "30",
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "config.wsgi:application",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            "1",
+            "--timeout",
+            "30",
         ],
-        cwd=ROOT, env={**os.environ, "DJANGO_SETTINGS_MODULE": "probe.settings"},
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=ROOT,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     try:
         deadline = time.monotonic() + 30
@@ -55,7 +66,10 @@ def test_gunicorn_serves_health_and_login():
         login = httpx.get(f"http://127.0.0.1:{port}/accounts/login/", timeout=5)
         assert login.status_code == 200 and "Log in" in login.text
         assert "/static/css/app.css" in login.text
-        assert httpx.get(f"http://127.0.0.1:{port}/static/vendor/htmx.min.js", timeout=5).status_code == 200
+        assert (
+            httpx.get(f"http://127.0.0.1:{port}/static/vendor/htmx.min.js", timeout=5).status_code
+            == 200
+        )
         private = httpx.get(f"http://127.0.0.1:{port}/banks/1/", timeout=5)
         assert private.status_code == 302 and "/accounts/login/" in private.headers["location"]
     finally:
@@ -65,11 +79,28 @@ def test_gunicorn_serves_health_and_login():
 def test_celery_worker_connects_and_reports_ready():
     process = subprocess.Popen(
         [
-            sys.executable, "-m", "celery", "-A", "probe", "worker", "--pool", "threads",
-            "--concurrency", "1", "--loglevel", "INFO", "--without-gossip", "--without-mingle",
-            "--hostname", f"test-{os.getpid()}@%h",
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "--pool",
+            "threads",
+            "--concurrency",
+            "1",
+            "--loglevel",
+            "INFO",
+            "--without-gossip",
+            "--without-mingle",
+            "--hostname",
+            f"test-{os.getpid()}@%h",
         ],
-        cwd=ROOT, env={**os.environ}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=ROOT,
+        env={**os.environ},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     lines: list[str] = []
     try:
@@ -84,6 +115,8 @@ def test_celery_worker_connects_and_reports_ready():
             else:
                 time.sleep(0.2)
         broker = os.environ.get("CELERY_BROKER_URL", "filesystem://").split("://")[0]
-        assert any(f"transport:   {broker}://" in line or f"{broker}://" in line for line in lines), "".join(lines)
+        assert any(
+            f"transport:   {broker}://" in line or f"{broker}://" in line for line in lines
+        ), "".join(lines)
     finally:
         _stop(process)

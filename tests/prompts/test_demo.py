@@ -22,14 +22,19 @@ def test_load_demo_creates_prompts_configs_and_knowledge_and_is_idempotent(db, d
     call_command("load_demo")
     team = Team.objects.get(slug="demo")
     first = (data_dir / "simulator-knowledge.json").read_bytes()
-    configs = list(ModelConfig.objects.filter(team=team).order_by("label").values_list("label", "provider", "model_name", "base_url"))
+    configs = list(
+        ModelConfig.objects.filter(team=team)
+        .order_by("label")
+        .values_list("label", "provider", "model_name", "base_url")
+    )
     assert configs == [
         ("Cautious (simulated)", "simulator", "sim-cautious", "http://127.0.0.1:8765/v1"),
         ("Expert (simulated)", "simulator", "sim-expert", "http://127.0.0.1:8765/v1"),
         ("Overconfident (simulated)", "simulator", "sim-overconfident", "http://127.0.0.1:8765/v1"),
     ]
     assert sorted(PromptVersion.objects.filter(team=team).values_list("name", "version")) == [
-        ("Default (English)", 1), ("Default (Japanese)", 1),
+        ("Default (English)", 1),
+        ("Default (Japanese)", 1),
     ]
     knowledge = json.loads(first)
     assert len(knowledge["items"]) == 30
@@ -49,7 +54,9 @@ def test_load_demo_creates_prompts_configs_and_knowledge_and_is_idempotent(db, d
 def test_load_demo_uses_the_simulator_url_setting(db, data_dir, settings):
     settings.SIMULATOR_URL = "http://127.0.0.1:9999/v1"
     call_command("load_demo")
-    assert set(ModelConfig.objects.values_list("base_url", flat=True)) == {"http://127.0.0.1:9999/v1"}
+    assert set(ModelConfig.objects.values_list("base_url", flat=True)) == {
+        "http://127.0.0.1:9999/v1"
+    }
 
 
 def _free_port():
@@ -74,7 +81,9 @@ def test_runapp_starts_the_simulator_with_or_without_a_knowledge_file(tmp_path, 
         assert "sim-expert" in {m["id"] for m in models["data"]}
         with adapters.new_client() as client:
             completion = adapters.check_connection(
-                adapters.get_adapter("simulator"), client=client, model="sim-cautious",
+                adapters.get_adapter("simulator"),
+                client=client,
+                model="sim-cautious",
                 base_url=f"http://127.0.0.1:{port}/v1",
             )
         assert completion.outcome == "complete"

@@ -25,9 +25,17 @@ def url(name, **kwargs):
 
 def form_data(**overrides):
     data = {
-        "label": "GPT house", "provider": "openai_chat", "model_name": "gpt-4.1",
-        "base_url": "", "temperature": "", "max_output_tokens": "", "reasoning_effort": "",
-        "thinking_budget": "", "seed": "", "api_key_env": "OPENAI_API_KEY", "concurrency_limit": "4",
+        "label": "GPT house",
+        "provider": "openai_chat",
+        "model_name": "gpt-4.1",
+        "base_url": "",
+        "temperature": "",
+        "max_output_tokens": "",
+        "reasoning_effort": "",
+        "thinking_budget": "",
+        "seed": "",
+        "api_key_env": "OPENAI_API_KEY",
+        "concurrency_limit": "4",
     }
     data.update(overrides)
     return data
@@ -35,24 +43,37 @@ def form_data(**overrides):
 
 def make(world, **fields):
     base = {"label": "Sim", "provider": "simulator", "model_name": "sim-expert"}
-    return config_services.config_create(team=world.team, user=world.users["editor"], **{**base, **fields})
+    return config_services.config_create(
+        team=world.team, user=world.users["editor"], **{**base, **fields}
+    )
 
 
 def errors_of(world, **fields):
-    base = {"label": "X", "provider": "openai_chat", "model_name": "m", "api_key_env": "OPENAI_API_KEY"}
+    base = {
+        "label": "X",
+        "provider": "openai_chat",
+        "model_name": "m",
+        "api_key_env": "OPENAI_API_KEY",
+    }
     try:
         config_services.config_validate(team=world.team, data={**base, **fields})
     except ValidationError as error:
-        return {field: " ".join(e.message for e in errors) for field, errors in error.error_dict.items()}
+        return {
+            field: " ".join(e.message for e in errors) for field, errors in error.error_dict.items()
+        }
     return {}
 
 
 # Validation ----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["1ABC", "MY-KEY", "MY KEY", "MY.KEY", "$OPENAI_API_KEY", "ÄPI_KEY"])
+@pytest.mark.parametrize(
+    "name", ["1ABC", "MY-KEY", "MY KEY", "MY.KEY", "$OPENAI_API_KEY", "ÄPI_KEY"]
+)
 def test_bad_environment_variable_names_are_refused(world, name):
-    assert "only letters, digits and underscores" in errors_of(world, api_key_env=name)["api_key_env"]
+    assert (
+        "only letters, digits and underscores" in errors_of(world, api_key_env=name)["api_key_env"]
+    )
 
 
 @pytest.mark.parametrize("name", ["OPENAI_API_KEY", "_my_key", "key2", "ANTHROPIC_API_KEY_TEAM_B"])
@@ -73,7 +94,9 @@ def test_good_names_pass(world, name):
 )
 def test_a_pasted_key_is_refused_with_advice_and_not_echoed(editor, world, pasted):
     assert "looks like an API key" in errors_of(world, api_key_env=pasted)["api_key_env"]
-    response = editor.post(url("config_create", team_slug=world.team.slug), form_data(api_key_env=pasted))
+    response = editor.post(
+        url("config_create", team_slug=world.team.slug), form_data(api_key_env=pasted)
+    )
     body = html.unescape(response.content.decode())
     assert response.status_code == 200
     assert "looks like an API key" in body and "environment variable" in body and "NAME" in body
@@ -89,12 +112,24 @@ def test_a_key_pasted_into_another_field_is_refused_and_not_echoed(editor, world
     assert "contains an API key" in body and SECRET not in body
 
 
-@pytest.mark.parametrize("base_url", ["ftp://example.com/v1", "localhost:8000", "file:///etc/passwd", "http://", "https://api.example.com/v1?key=abc", "https://user:pw@api.example.com"])
+@pytest.mark.parametrize(
+    "base_url",
+    [
+        "ftp://example.com/v1",
+        "localhost:8000",
+        "file:///etc/passwd",
+        "http://",
+        "https://api.example.com/v1?key=abc",
+        "https://user:pw@api.example.com",
+    ],
+)
 def test_base_url_must_be_plain_http_or_https(world, base_url):
     assert "base_url" in errors_of(world, base_url=base_url)
 
 
-@pytest.mark.parametrize("base_url", ["http://ollama:11434/v1", "http://127.0.0.1:8000", "https://openrouter.ai/api/v1"])
+@pytest.mark.parametrize(
+    "base_url", ["http://ollama:11434/v1", "http://127.0.0.1:8000", "https://openrouter.ai/api/v1"]
+)
 def test_base_urls_without_a_dot_or_with_a_port_are_fine(world, base_url):
     assert "base_url" not in errors_of(world, base_url=base_url)
 
@@ -107,9 +142,28 @@ def test_base_urls_without_a_dot_or_with_a_port_are_fine(world, base_url):
         ({"max_output_tokens": 0}, "max_output_tokens"),
         ({"reasoning_effort": "extreme"}, "reasoning_effort"),
         ({"concurrency_limit": 0}, "concurrency_limit"),
-        ({"provider": "anthropic", "api_key_env": "ANTHROPIC_API_KEY", "thinking_budget": 512}, "thinking_budget"),
-        ({"provider": "anthropic", "api_key_env": "ANTHROPIC_API_KEY", "thinking_budget": 4096, "max_output_tokens": 2000}, "thinking_budget"),
-        ({"provider": "anthropic", "api_key_env": "ANTHROPIC_API_KEY", "thinking_budget": 2048, "reasoning_effort": "high"}, "thinking_budget"),
+        (
+            {"provider": "anthropic", "api_key_env": "ANTHROPIC_API_KEY", "thinking_budget": 512},
+            "thinking_budget",
+        ),
+        (
+            {
+                "provider": "anthropic",
+                "api_key_env": "ANTHROPIC_API_KEY",
+                "thinking_budget": 4096,
+                "max_output_tokens": 2000,
+            },
+            "thinking_budget",
+        ),
+        (
+            {
+                "provider": "anthropic",
+                "api_key_env": "ANTHROPIC_API_KEY",
+                "thinking_budget": 2048,
+                "reasoning_effort": "high",
+            },
+            "thinking_budget",
+        ),
         ({"thinking_budget": 2048}, "thinking_budget"),  # openai_chat takes an effort, not a budget
         ({"provider": "nonsense"}, "provider"),
         ({"label": " "}, "label"),
@@ -123,7 +177,9 @@ def test_out_of_range_settings_are_refused(world, fields, field):
 @pytest.mark.parametrize(
     "fields",
     [
-        {"temperature": 0}, {"temperature": 2}, {"reasoning_effort": "minimal"},
+        {"temperature": 0},
+        {"temperature": 2},
+        {"reasoning_effort": "minimal"},
         {"provider": "anthropic", "api_key_env": "ANTHROPIC_API_KEY", "thinking_budget": 1024},
         {"provider": "gemini", "api_key_env": "GEMINI_API_KEY", "thinking_budget": 0},
     ],
@@ -146,7 +202,9 @@ def test_settings_in_range_pass(world, fields):
         ("simulator", "", False),
     ],
 )
-def test_a_key_variable_is_required_only_where_the_adapter_needs_one(world, provider, base_url, needed):
+def test_a_key_variable_is_required_only_where_the_adapter_needs_one(
+    world, provider, base_url, needed
+):
     errors = errors_of(world, provider=provider, base_url=base_url, api_key_env="")
     assert ("api_key_env" in errors) == needed
     if needed:
@@ -158,7 +216,11 @@ def test_labels_are_unique_in_a_team_regardless_of_case(world):
     with pytest.raises(ValidationError, match="already has a configuration"):
         make(world, label="sim a")
     config_services.config_create(
-        team=world.other_team, user=None, label="Sim A", provider="simulator", model_name="sim-expert"
+        team=world.other_team,
+        user=None,
+        label="Sim A",
+        provider="simulator",
+        model_name="sim-expert",
     )
 
 
@@ -206,16 +268,29 @@ def test_simulated_configurations_carry_a_visible_badge(editor, world, simulator
 def test_viewers_and_scorers_neither_read_nor_write(viewer, world):
     # A scorer who could list the configurations would learn which models are in play.
     assert viewer.get(url("config_list", team_slug=world.team.slug)).status_code == 403
-    assert viewer.post(url("config_create", team_slug=world.team.slug), form_data()).status_code == 403
+    assert (
+        viewer.post(url("config_create", team_slug=world.team.slug), form_data()).status_code == 403
+    )
     assert viewer.post(url("config_test", config_pk=world.config.pk)).status_code == 403
-    assert viewer.post(url("config_archive", config_pk=world.config.pk), {"action": "archive"}).status_code == 403
+    assert (
+        viewer.post(
+            url("config_archive", config_pk=world.config.pk), {"action": "archive"}
+        ).status_code
+        == 403
+    )
 
 
 def test_the_list_says_whether_the_variable_is_set_never_its_value(editor, world, monkeypatch):
     monkeypatch.setenv(KEY_VAR, SECRET)
     monkeypatch.delenv("PROBE_UNSET_VARIABLE", raising=False)
     make(world, label="Keyed", provider="openai_chat", model_name="gpt-4.1", api_key_env=KEY_VAR)
-    make(world, label="Unkeyed", provider="openai_chat", model_name="gpt-4.1", api_key_env="PROBE_UNSET_VARIABLE")
+    make(
+        world,
+        label="Unkeyed",
+        provider="openai_chat",
+        model_name="gpt-4.1",
+        api_key_env="PROBE_UNSET_VARIABLE",
+    )
     body = editor.get(url("config_list", team_slug=world.team.slug)).content.decode()
     assert KEY_VAR in body and ">set<" in body and ">not set<" in body
     assert SECRET not in body and SECRET[-6:] not in body and f"{len(SECRET)} char" not in body
@@ -224,7 +299,9 @@ def test_the_list_says_whether_the_variable_is_set_never_its_value(editor, world
 # The key never appears -------------------------------------------------------------------------------
 
 
-def test_the_key_value_appears_in_no_page_fragment_database_row_or_log(editor, world, simulator, monkeypatch, caplog):
+def test_the_key_value_appears_in_no_page_fragment_database_row_or_log(
+    editor, world, simulator, monkeypatch, caplog
+):
     caplog.set_level(logging.DEBUG)
     monkeypatch.setenv(KEY_VAR, SECRET)
     # Record what the server was sent, to prove the key was read and used.
@@ -239,7 +316,12 @@ def test_the_key_value_appears_in_no_page_fragment_database_row_or_log(editor, w
     # An OpenAI-compatible server that is sent the key, as a local vLLM with a key would be.
     response = editor.post(
         url("config_create", team_slug=world.team.slug),
-        form_data(label="Keyed sim", base_url=simulator.base_url, model_name="sim-expert", api_key_env=KEY_VAR),
+        form_data(
+            label="Keyed sim",
+            base_url=simulator.base_url,
+            model_name="sim-expert",
+            api_key_env=KEY_VAR,
+        ),
     )
     assert response.status_code == 302
     config = ModelConfig.objects.get(label="Keyed sim")
@@ -248,7 +330,16 @@ def test_the_key_value_appears_in_no_page_fragment_database_row_or_log(editor, w
         editor.get(url("config_edit", config_pk=config.pk)),
         editor.post(url("config_test", config_pk=config.pk)),
         editor.post(url("config_test", config_pk=config.pk), **HX),
-        editor.post(url("config_edit", config_pk=config.pk), form_data(label="Keyed sim", base_url=simulator.base_url, model_name="sim-expert", api_key_env=KEY_VAR, temperature="9")),
+        editor.post(
+            url("config_edit", config_pk=config.pk),
+            form_data(
+                label="Keyed sim",
+                base_url=simulator.base_url,
+                model_name="sim-expert",
+                api_key_env=KEY_VAR,
+                temperature="9",
+            ),
+        ),
         editor.get(reverse("probe:audit_log", kwargs={"team_slug": world.team.slug})),
     ]
     assert sent_auth == [f"Bearer {SECRET}"] * 2
@@ -265,7 +356,9 @@ def test_the_key_value_appears_in_no_page_fragment_database_row_or_log(editor, w
     call_command("dumpdata", stdout=dump)
     assert SECRET not in dump.getvalue()
     assert caplog.records  # the adapter logged the requests ...
-    assert all(SECRET not in record.getMessage() for record in caplog.records)  # ... without the key
+    assert all(
+        SECRET not in record.getMessage() for record in caplog.records
+    )  # ... without the key
     assert SECRET not in caplog.text
 
 
@@ -294,7 +387,9 @@ def test_test_connection_is_post_only(editor, world):
 
 def test_a_closed_port_is_a_clear_error(editor, world, closed_port):
     config = make(world, base_url=f"http://127.0.0.1:{closed_port}/v1")
-    body = html.unescape(editor.post(url("config_test", config_pk=config.pk), **HX).content.decode())
+    body = html.unescape(
+        editor.post(url("config_test", config_pk=config.pk), **HX).content.decode()
+    )
     assert "Could not connect" in body
     assert f"could not reach 127.0.0.1:{closed_port}" in body
     assert "may help" in body  # a transport error is retried by collection
@@ -303,10 +398,15 @@ def test_a_closed_port_is_a_clear_error(editor, world, closed_port):
 def test_a_missing_variable_is_an_error_before_any_request(editor, world, simulator, monkeypatch):
     monkeypatch.delenv("PROBE_NOT_SET_ANYWHERE", raising=False)
     config = make(
-        world, provider="openai_chat", model_name="sim-expert", base_url=simulator.base_url,
+        world,
+        provider="openai_chat",
+        model_name="sim-expert",
+        base_url=simulator.base_url,
         api_key_env="PROBE_NOT_SET_ANYWHERE",
     )
-    body = html.unescape(editor.post(url("config_test", config_pk=config.pk), **HX).content.decode())
+    body = html.unescape(
+        editor.post(url("config_test", config_pk=config.pk), **HX).content.decode()
+    )
     assert "API key missing" in body
     assert "The environment variable PROBE_NOT_SET_ANYWHERE is not set" in body
     assert "none was sent" in body
@@ -315,7 +415,9 @@ def test_a_missing_variable_is_an_error_before_any_request(editor, world, simula
 
 def test_a_needed_but_unnamed_key_is_an_error_before_any_request(world):
     # Saved before the rule existed, or by a data migration: the check still stops it.
-    config = ModelConfig.objects.create(team=world.team, label="No key", provider="anthropic", model_name="claude")
+    config = ModelConfig.objects.create(
+        team=world.team, label="No key", provider="anthropic", model_name="claude"
+    )
     check = config_services.config_test_connection(config=config)
     assert not check.ok and not check.sent and check.error_kind == "missing_api_key"
 

@@ -22,8 +22,12 @@ def url(name, **kwargs):
 def house(world):
     """Version 1 of a team prompt, made through the service."""
     return prompt_services.prompt_create(
-        team=world.team, user=world.users["editor"], name="House prompt",
-        text="Answer closed-book.\nline two\nline three", language="en", note="first",
+        team=world.team,
+        user=world.users["editor"],
+        name="House prompt",
+        text="Answer closed-book.\nline two\nline three",
+        language="en",
+        note="first",
     )
 
 
@@ -40,10 +44,16 @@ def test_edit_makes_a_new_version_with_parent_and_hash_and_leaves_the_old_one(ed
     before = (house.text, house.content_hash, house.note)
     response = editor.post(
         url("prompt_edit", prompt_pk=house.pk),
-        {"text": "Answer closed-book.\r\nline 2\r\nline three\r\n", "note": "renumbered", "language": "en"},
+        {
+            "text": "Answer closed-book.\r\nline 2\r\nline three\r\n",
+            "note": "renumbered",
+            "language": "en",
+        },
     )
     v2 = PromptVersion.objects.get(team=world.team, name="House prompt", version=2)
-    assert response.status_code == 302 and response["Location"] == url("prompt_detail", prompt_pk=v2.pk)
+    assert response.status_code == 302 and response["Location"] == url(
+        "prompt_detail", prompt_pk=v2.pk
+    )
     assert v2.parent == house and v2.note == "renumbered"
     assert v2.text == "Answer closed-book.\nline 2\nline three"  # CRLF from the browser normalised
     assert v2.content_hash == prompts.content_hash(v2.text)
@@ -59,7 +69,13 @@ def test_editing_an_older_version_numbers_after_the_latest(world, house):
     assert v3.parent == house
 
 
-@pytest.mark.parametrize("text", ["Answer closed-book.\nline two\nline three", "  Answer closed-book.\r\nline two\r\nline three\r\n\r\n"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Answer closed-book.\nline two\nline three",
+        "  Answer closed-book.\r\nline two\r\nline three\r\n\r\n",
+    ],
+)
 def test_identical_text_is_refused_as_no_change(world, house, text):
     with pytest.raises(ValidationError) as caught:
         prompt_services.prompt_new_version(prompt=house, user=None, text=text, note="nothing")
@@ -102,7 +118,9 @@ def test_a_second_prompt_of_the_same_name_is_refused(editor, world, house):
 
 
 def test_create_page_can_start_from_an_existing_text(editor, world, house):
-    body = editor.get(url("prompt_create", team_slug=world.team.slug) + f"?from={house.pk}").content.decode()
+    body = editor.get(
+        url("prompt_create", team_slug=world.team.slug) + f"?from={house.pk}"
+    ).content.decode()
     assert "line three" in body
 
 
@@ -140,7 +158,10 @@ def test_unused_version_is_deleted_by_an_editor(editor, world, house):
 
 def test_viewer_cannot_delete_or_edit(viewer, house):
     assert viewer.post(url("prompt_delete", prompt_pk=house.pk)).status_code == 403
-    assert viewer.post(url("prompt_edit", prompt_pk=house.pk), {"text": "x", "note": "y"}).status_code == 403
+    assert (
+        viewer.post(url("prompt_edit", prompt_pk=house.pk), {"text": "x", "note": "y"}).status_code
+        == 403
+    )
     assert PromptVersion.objects.filter(pk=house.pk).exists()
 
 
@@ -161,7 +182,9 @@ def test_diff_function_rows_and_counts():
 
 
 def test_diff_marks_a_changed_phrase_as_one_change():
-    diff = prompt_services.prompt_diff("MEDIUM means probably right. LOW", "MEDIUM means you would bet. LOW")
+    diff = prompt_services.prompt_diff(
+        "MEDIUM means probably right. LOW", "MEDIUM means you would bet. LOW"
+    )
     (row,) = diff.rows
     assert [s.text for s in row.old if s.changed] == ["probably right."]
     assert [s.text for s in row.new if s.changed] == ["you would bet."]
@@ -169,7 +192,9 @@ def test_diff_marks_a_changed_phrase_as_one_change():
 
 def test_diff_page_shows_added_and_removed_lines(viewer, world, house):
     v2 = prompt_services.prompt_new_version(
-        prompt=house, user=None, note="n",
+        prompt=house,
+        user=None,
+        note="n",
         text="Answer closed-book.\nline 2\nline three\nbrand new <b>line</b>",
     )
     response = viewer.get(url("prompt_diff", prompt_pk=v2.pk) + f"?other={house.pk}")
@@ -207,7 +232,9 @@ def test_defaults_are_created_once(world):
 
 
 def test_defaults_are_not_recreated_while_a_version_of_the_name_exists(world):
-    (english, japanese) = sorted(prompt_services.prompt_defaults_ensure(team=world.team), key=lambda p: p.name)
+    (english, japanese) = sorted(
+        prompt_services.prompt_defaults_ensure(team=world.team), key=lambda p: p.name
+    )
     prompt_services.prompt_new_version(prompt=english, user=None, text="changed", note="n")
     english.delete()  # v1 unused; v2 remains
     assert prompt_services.prompt_defaults_ensure(team=world.team) == []
@@ -216,23 +243,39 @@ def test_defaults_are_not_recreated_while_a_version_of_the_name_exists(world):
 @pytest.mark.parametrize("language", ["en", "ja"])
 def test_defaults_carry_the_four_rules_and_the_english_tokens(world, language):
     prompt_services.prompt_defaults_ensure(team=world.team)
-    text = PromptVersion.objects.get(team=world.team, name=prompts.DEFAULT_PROMPT_NAME[language]).text
+    text = PromptVersion.objects.get(
+        team=world.team, name=prompts.DEFAULT_PROMPT_NAME[language]
+    ).text
     for token in ("ANSWER", "CONFIDENCE", "UNKNOWN", "HIGH", "MEDIUM", "LOW"):
         assert token in text
     assert "N. ANSWER:" in text and "\nCONFIDENCE:" in text
     rules = {
-        "en": ["Closed book", "Tools are off", "UNKNOWN is allowed and costs nothing",
-               "A wrong answer and an UNKNOWN are scored differently",
-               "HIGH means you would stake\na technical decision".replace("\n", " "),
-               "exactly two lines per question and nothing else", "no summary"],
-        "ja": ["参照禁止", "ツールは使えません", "UNKNOWN と答えてかまいません", "誤答と UNKNOWN は別々に採点",
-               "技術的な判断", "二行だけ", "まとめは書かないでください"],
+        "en": [
+            "Closed book",
+            "Tools are off",
+            "UNKNOWN is allowed and costs nothing",
+            "A wrong answer and an UNKNOWN are scored differently",
+            "HIGH means you would stake\na technical decision".replace("\n", " "),
+            "exactly two lines per question and nothing else",
+            "no summary",
+        ],
+        "ja": [
+            "参照禁止",
+            "ツールは使えません",
+            "UNKNOWN と答えてかまいません",
+            "誤答と UNKNOWN は別々に採点",
+            "技術的な判断",
+            "二行だけ",
+            "まとめは書かないでください",
+        ],
     }[language]
     for rule in rules:
         assert rule in text, rule
 
 
-def test_the_list_creates_the_defaults_and_groups_versions(viewer, world, house, django_assert_max_num_queries):
+def test_the_list_creates_the_defaults_and_groups_versions(
+    viewer, world, house, django_assert_max_num_queries
+):
     prompt_services.prompt_new_version(prompt=house, user=None, text="v2 text", note="second")
     assert viewer.get(url("prompt_list", team_slug=world.team.slug)).status_code == 200
     # Once the defaults exist, the page costs the same number of queries however many versions.
@@ -251,7 +294,10 @@ def test_detail_shows_the_exact_text_full_hash_and_a_copy_button(viewer, world):
     prompt_services.prompt_defaults_ensure(team=world.team)
     ja = PromptVersion.objects.get(team=world.team, language="ja")
     body = viewer.get(url("prompt_detail", prompt_pk=ja.pk)).content.decode()
-    assert f'<pre id="prompt-text" class="prompt-text" tabindex="0" lang="ja">{html.escape(ja.text)}</pre>' in body
+    assert (
+        f'<pre id="prompt-text" class="prompt-text" tabindex="0" lang="ja">{html.escape(ja.text)}</pre>'
+        in body
+    )
     assert ja.content_hash in body
     assert 'data-copy="#prompt-text"' in body
     assert "Edit (new version)" not in body  # viewers read only
@@ -274,7 +320,11 @@ def test_two_editors_saving_at_once_get_consecutive_versions():
     def save(text):
         try:
             barrier.wait()
-            results.append(prompt_services.prompt_new_version(prompt=v1, user=None, text=text, note="n").version)
+            results.append(
+                prompt_services.prompt_new_version(
+                    prompt=v1, user=None, text=text, note="n"
+                ).version
+            )
         except Exception as error:  # noqa: BLE001 (reported below)
             errors.append(error)
         finally:

@@ -20,9 +20,14 @@ from scoring import services
 from scoring.models import Assignment, Bucket
 
 LETTERS = {
-    "C": ("key", "HIGH"), "m": ("key", "MEDIUM"), "c": ("key", "LOW"),
-    "W": ("wrong", "HIGH"), "M": ("wrong", "MEDIUM"), "H": ("wrong", "LOW"),
-    "A": ("UNKNOWN", ""), "P": ("partial", "MEDIUM"),
+    "C": ("key", "HIGH"),
+    "m": ("key", "MEDIUM"),
+    "c": ("key", "LOW"),
+    "W": ("wrong", "HIGH"),
+    "M": ("wrong", "MEDIUM"),
+    "H": ("wrong", "LOW"),
+    "A": ("UNKNOWN", ""),
+    "P": ("partial", "MEDIUM"),
 }
 
 
@@ -55,8 +60,13 @@ def build(
     blocks = blocks or [("A", "HTTP semantics", n_items)]
     assert sum(b[2] for b in blocks) == n_items
     experiment = factories.ExperimentFactory(
-        team=world.team, bank=world.bank, prompt_version=world.prompt, name=name,
-        status=Experiment.Status.COLLECTED, scheme=scheme, noise_floor=noise_floor,
+        team=world.team,
+        bank=world.bank,
+        prompt_version=world.prompt,
+        name=name,
+        status=Experiment.Status.COLLECTED,
+        scheme=scheme,
+        noise_floor=noise_floor,
         repeats=max(repeat for _, repeat in sheets),
     )
     items = []
@@ -66,8 +76,12 @@ def build(
             position += 1
             items.append(
                 factories.ExperimentItemFactory(
-                    experiment=experiment, position=position, block_code=code, block_title=title,
-                    question=f"Report question {position}?", key_answer=f"key {position}",
+                    experiment=experiment,
+                    position=position,
+                    block_code=code,
+                    block_title=title,
+                    question=f"Report question {position}?",
+                    key_answer=f"key {position}",
                 )
             )
     providers = providers or {}
@@ -78,12 +92,17 @@ def build(
         if label not in configs:
             configs[label] = ModelConfig.objects.filter(team=world.team, label=label).first() or (
                 factories.ModelConfigFactory(
-                    team=world.team, label=label, provider=providers.get(label, "openai"),
+                    team=world.team,
+                    label=label,
+                    provider=providers.get(label, "openai"),
                     model_name=f"model-of-{label}",
                 )
             )
         run = factories.RunFactory(
-            experiment=experiment, model_config=configs[label], repeat=repeat, order=order,
+            experiment=experiment,
+            model_config=configs[label],
+            repeat=repeat,
+            order=order,
             status=Run.Status.COLLECTED,
         )
         built.runs[(label, repeat)] = run
@@ -98,8 +117,13 @@ def build(
                 "UNKNOWN": "UNKNOWN",
             }[kind]
             Response.objects.create(
-                run=run, item=item, attempt=attempt, answer=answer, confidence=confidence,
-                abstained=answer == "UNKNOWN", issues=run_issues.get(item.position, []),
+                run=run,
+                item=item,
+                attempt=attempt,
+                answer=answer,
+                confidence=confidence,
+                abstained=answer == "UNKNOWN",
+                issues=run_issues.get(item.position, []),
             )
     return built
 

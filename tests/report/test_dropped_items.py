@@ -12,14 +12,18 @@ def test_a_dropped_item_leaves_the_scorers_report(world):
         for group in queue_item(assignment, position).groups:
             if not group.decided:
                 services.judgement_decide(
-                    assignment=assignment, responses=[m.response for m in group.members],
+                    assignment=assignment,
+                    responses=[m.response for m in group.members],
                     verdict="correct",
                 )
     before = scorer_report(assignment)
     assert before.n_items == 3
     review.key_decision_create(
-        item=world.scored.items.get(position=2), user=world.users["owner"], outcome="ambiguous",
-        source="RFC 9110", note="two readings",
+        item=world.scored.items.get(position=2),
+        user=world.users["owner"],
+        outcome="ambiguous",
+        source="RFC 9110",
+        note="two readings",
     )
     after = scorer_report(assignment)
     assert after.n_items == 2

@@ -28,8 +28,9 @@ def documented(section: str) -> list[str]:
 
 
 def export(client, assignment, what, fmt, **query):
-    url = reverse("scoring:export", kwargs={
-        "assignment_token": assignment.token, "what": what, "fmt": fmt})
+    url = reverse(
+        "scoring:export", kwargs={"assignment_token": assignment.token, "what": what, "fmt": fmt}
+    )
     if query:
         url += "?" + "&".join(f"{k}={v}" for k, v in query.items())
     return client.get(url)
@@ -39,8 +40,7 @@ def export(client, assignment, what, fmt, **query):
 def examples(world, scorer, client):
     built = build(
         world,
-        {("Twelve", 1): EXAMPLE_12, ("Twelve", 2): "C" * 22 + "W" * 8,
-         ("Fourteen", 1): EXAMPLE_14},
+        {("Twelve", 1): EXAMPLE_12, ("Twelve", 2): "C" * 22 + "W" * 8, ("Fourteen", 1): EXAMPLE_14},
         providers={"Fourteen": "simulator"},
         blocks=[("A", "HTTP semantics", 10), ("B", "Python", 20)],
         issues={("Twelve", 1): {3: ["missing_confidence", "markdown"]}},
@@ -67,17 +67,30 @@ def test_responses_csv_parses_with_the_documented_columns(examples, client):
     assert len(rows) == 90  # 3 runs x 30 items
     first = rows[0]  # item 1, "Fourteen" before "Twelve"
     assert (first["item"], first["block"], first["run_label"], first["simulated"]) == (
-        "1", "A", "Fourteen", "true")
+        "1",
+        "A",
+        "Fourteen",
+        "true",
+    )
     assert first["question"] == "Report question 1?" and first["key"] == "key 1"
     assert (first["answer"], first["confidence"], first["bucket"], first["verdict"]) == (
-        "key 1", "HIGH", "correct", "correct")
+        "key 1",
+        "HIGH",
+        "correct",
+        "correct",
+    )
     assert first["scorer"] == "acme-scorer" and first["unblinded"] == "false"
-    third = next(r for r in rows if r["item"] == "3" and r["run_label"] == "Twelve"
-                 and r["repeat"] == "1")
+    third = next(
+        r for r in rows if r["item"] == "3" and r["run_label"] == "Twelve" and r["repeat"] == "1"
+    )
     assert third["issues"] == "missing_confidence;markdown"
     abstained = next(r for r in rows if r["answer"] == "UNKNOWN")
-    assert (abstained["abstained"], abstained["bucket"], abstained["verdict"],
-            abstained["confidence"]) == ("true", "abstained", "preset", "")
+    assert (
+        abstained["abstained"],
+        abstained["bucket"],
+        abstained["verdict"],
+        abstained["confidence"],
+    ) == ("true", "abstained", "preset", "")
     # counted back from the export, the worked examples hold
     twelve = [r for r in rows if r["run_label"] == "Twelve" and r["repeat"] == "1"]
     assert sum(r["bucket"] == "correct" for r in twelve) == 20
@@ -89,8 +102,11 @@ def test_responses_json(examples, client):
     data = json.loads(response.content)
     assert data["columns"] == RESPONSE_COLUMNS
     assert len(data["responses"]) == 90
-    row = next(r for r in data["responses"] if r["item"] == 3 and r["run_label"] == "Twelve"
-               and r["repeat"] == 1)
+    row = next(
+        r
+        for r in data["responses"]
+        if r["item"] == 3 and r["run_label"] == "Twelve" and r["repeat"] == 1
+    )
     assert row["issues"] == ["missing_confidence", "markdown"]
     assert row["abstained"] is False and row["unblinded"] is False
 
@@ -109,20 +125,34 @@ def test_figures_csv(examples, client):
     assert float(runs[("Twelve", "1")]["compliance"]) == pytest.approx(29 / 30, abs=1e-6)
     twelve = next(r for r in rows if r["row"] == "configuration" and r["configuration"] == "Twelve")
     assert (twelve["net_usable"], twelve["net_usable_min"], twelve["net_usable_max"]) == (
-        "13", "12", "14")
+        "13",
+        "12",
+        "14",
+    )
     assert twelve["high_count"] == "58" and twelve["medium_accuracy"] == ""
     blocks = [r for r in rows if r["row"] == "block"]
     assert {(r["configuration"], r["block"], r["n"]) for r in blocks} == {
-        ("Fourteen", "A", "10"), ("Fourteen", "B", "20"), ("Twelve", "A", "10"), ("Twelve", "B", "20")}
+        ("Fourteen", "A", "10"),
+        ("Fourteen", "B", "20"),
+        ("Twelve", "A", "10"),
+        ("Twelve", "B", "20"),
+    }
     (gap,) = [r for r in rows if r["row"] == "gap"]
     assert (gap["configuration"], gap["other_configuration"], gap["gap"], gap["gap_is_noise"]) == (
-        "Fourteen", "Twelve", "1", "true")
+        "Fourteen",
+        "Twelve",
+        "1",
+        "true",
+    )
     assert {r["w"] for r in rows} == {"1"} and {r["noise_floor"] for r in rows} == {"3"}
 
 
 def test_figures_follow_w(examples, client):
-    rows = list(csv.DictReader(io.StringIO(
-        export(client, examples, "figures", "csv", w=2).content.decode())))
+    rows = list(
+        csv.DictReader(
+            io.StringIO(export(client, examples, "figures", "csv", w=2).content.decode())
+        )
+    )
     run = next(r for r in rows if r["row"] == "run" and r["configuration"] == "Twelve")
     assert run["net_usable"] == "4" and run["w"] == "2"  # 20 - 2 x 8
     data = json.loads(export(client, examples, "figures", "json", w=2).content)
@@ -134,28 +164,41 @@ def test_figures_follow_w(examples, client):
 def test_figures_json(examples, client):
     data = json.loads(export(client, examples, "figures", "json").content)
     assert data["experiment"]["items"] == 30 and data["scorer"] == "acme-scorer"
-    assert data["noise_floor"] == {"items": 3.0, "default": True, "compared_in": "items",
-                                   "value": 3.0}
+    assert data["noise_floor"] == {
+        "items": 3.0,
+        "default": True,
+        "compared_in": "items",
+        "value": 3.0,
+    }
     fourteen = next(c for c in data["configurations"] if c["label"] == "Fourteen")
     assert fourteen["simulated"] is True
     run = fourteen["runs"][0]
     assert run["figures"]["net_usable"] == 14 and run["figures"]["abstained"] == 12
     assert run["figures"]["hallucination_rate"] == pytest.approx(2 / 18)
-    assert run["calibration"]["levels"]["HIGH"] == {"count": 18, "correct": 16,
-                                                     "accuracy": pytest.approx(16 / 18)}
+    assert run["calibration"]["levels"]["HIGH"] == {
+        "count": 18,
+        "correct": 16,
+        "accuracy": pytest.approx(16 / 18),
+    }
     assert fourteen["summary"]["net_usable"] == {"mean": 14, "min": 14, "max": 14, "spread": 0}
     assert data["gaps"] == [{"a": "Fourteen", "b": "Twelve", "gap": 1, "is_noise": True}]
     twelve = next(c for c in data["configurations"] if c["label"] == "Twelve")
     assert twelve["compliance"]["top_issues"][0]["label"] in (
-        "Markdown formatting", "Confidence missing")
+        "Markdown formatting",
+        "Confidence missing",
+    )
 
 
 def test_unblinded_shows_in_the_exports(examples, client):
     judgement = Judgement.objects.filter(assignment=examples, bucket="confident_wrong").first()
     services.judgement_decide(assignment=examples, responses=[judgement.response], bucket="correct")
-    rows = list(csv.DictReader(io.StringIO(export(client, examples, "responses", "csv").content.decode())))
+    rows = list(
+        csv.DictReader(io.StringIO(export(client, examples, "responses", "csv").content.decode()))
+    )
     assert sum(r["unblinded"] == "true" for r in rows) == 1
-    figures = list(csv.DictReader(io.StringIO(export(client, examples, "figures", "csv").content.decode())))
+    figures = list(
+        csv.DictReader(io.StringIO(export(client, examples, "figures", "csv").content.decode()))
+    )
     assert sum(int(r["unblinded"]) for r in figures if r["row"] == "run") == 1
 
 
@@ -165,18 +208,26 @@ def test_unknown_export_is_404(examples, client):
 
 
 def test_second_scheme_exports(world, scorer, client):
-    built = build(world, {("Alpha", 1): "C" * 15 + "W" * 6 + "P" * 4 + "A" * 5},
-                  scheme=Experiment.Scheme.AA)
+    built = build(
+        world, {("Alpha", 1): "C" * 15 + "W" * 6 + "P" * 4 + "A" * 5}, scheme=Experiment.Scheme.AA
+    )
     assignment = score_all(built.experiment, scorer)
     client.force_login(scorer)
-    rows = list(csv.DictReader(io.StringIO(export(client, assignment, "figures", "csv").content.decode())))
+    rows = list(
+        csv.DictReader(io.StringIO(export(client, assignment, "figures", "csv").content.decode()))
+    )
     run = next(r for r in rows if r["row"] == "run")
     assert (run["correct"], run["incorrect"], run["partial"], run["not_attempted"]) == (
-        "15", "6", "4", "5")
+        "15",
+        "6",
+        "4",
+        "5",
+    )
     assert run["index"] == "30" and run["hallucination_rate"] == "0.4" and run["w"] == ""
     assert run["confident_wrong"] == "" and run["net_usable"] == ""
-    responses = list(csv.DictReader(io.StringIO(
-        export(client, assignment, "responses", "csv").content.decode())))
+    responses = list(
+        csv.DictReader(io.StringIO(export(client, assignment, "responses", "csv").content.decode()))
+    )
     assert sum(r["bucket"] == "partial" for r in responses) == 4
     assert sum(r["bucket"] == "not_attempted" for r in responses) == 5
 
@@ -194,8 +245,19 @@ def test_command_exports_responses_and_figures(examples, world, tmp_path):
     experiment = examples.experiment
     rows = list(csv.DictReader(io.StringIO(run_command(str(experiment.pk), "--format", "csv"))))
     assert len(rows) == 90 and rows[0]["scorer"] == "acme-scorer"
-    data = json.loads(run_command(experiment.name, "--format", "json", "--what", "figures",
-                                  "--scorer", "acme-scorer", "--w", "2"))
+    data = json.loads(
+        run_command(
+            experiment.name,
+            "--format",
+            "json",
+            "--what",
+            "figures",
+            "--scorer",
+            "acme-scorer",
+            "--w",
+            "2",
+        )
+    )
     twelve = next(c for c in data["configurations"] if c["label"] == "Twelve")
     assert twelve["runs"][0]["figures"]["net_usable"] == 4
     target = tmp_path / "figures.csv"
@@ -209,8 +271,9 @@ def test_command_without_scorer_exports_every_scorer(examples, world):
     assert second.revealed
     rows = list(csv.DictReader(io.StringIO(run_command(str(examples.experiment.pk)))))
     assert len(rows) == 180 and {r["scorer"] for r in rows} == {"acme-scorer", "acme-editor"}
-    data = json.loads(run_command(str(examples.experiment.pk), "--what", "figures",
-                                  "--format", "json"))
+    data = json.loads(
+        run_command(str(examples.experiment.pk), "--what", "figures", "--format", "json")
+    )
     assert [d["scorer"] for d in data] == ["acme-editor", "acme-scorer"]
 
 

@@ -46,20 +46,47 @@ HX = {"HTTP_HX_REQUEST": "true"}
 LABELS = ("Alpha-final-label", "Beta-final-label")
 # Strings that only a page with figures carries.
 FIGURE_WORDS = (
-    "Alpha-final-label", "Beta-final-label", "model-alpha", "model-beta", "Knowledge",
-    "Net usable", "Hallucination rate", "Confidently wrong", "Hedged wrong", "Abstained",
-    "Scorer A", "acme-scorer", "acme-editor", "<svg", "<table", "moves-table",
+    "Alpha-final-label",
+    "Beta-final-label",
+    "model-alpha",
+    "model-beta",
+    "Knowledge",
+    "Net usable",
+    "Hallucination rate",
+    "Confidently wrong",
+    "Hedged wrong",
+    "Abstained",
+    "Scorer A",
+    "acme-scorer",
+    "acme-editor",
+    "<svg",
+    "<table",
+    "moves-table",
 )
 
 ALPHA = [
-    ("key 1", "HIGH"), ("key 2", "HIGH"), ("key 3", "MEDIUM"), ("key 4", "LOW"),
-    ("wrong 5", "HIGH"), ("wrong 6", "MEDIUM"), ("wrong 7", "LOW"), ("UNKNOWN", ""),
-    ("Alt 9", "HIGH"), ("Alt 10", "HIGH"),
+    ("key 1", "HIGH"),
+    ("key 2", "HIGH"),
+    ("key 3", "MEDIUM"),
+    ("key 4", "LOW"),
+    ("wrong 5", "HIGH"),
+    ("wrong 6", "MEDIUM"),
+    ("wrong 7", "LOW"),
+    ("UNKNOWN", ""),
+    ("Alt 9", "HIGH"),
+    ("Alt 10", "HIGH"),
 ]
 BETA = [
-    ("key 1", "HIGH"), ("wrong 2", "HIGH"), ("wrong 3", "HIGH"), ("key 4", "MEDIUM"),
-    ("Alt 5", "MEDIUM"), ("UNKNOWN", ""), ("wrong 7", "LOW"), ("key 8", "HIGH"),
-    ("Alt 9", "HIGH"), ("wrong 10", "HIGH"),
+    ("key 1", "HIGH"),
+    ("wrong 2", "HIGH"),
+    ("wrong 3", "HIGH"),
+    ("key 4", "MEDIUM"),
+    ("Alt 5", "MEDIUM"),
+    ("UNKNOWN", ""),
+    ("wrong 7", "LOW"),
+    ("key 8", "HIGH"),
+    ("Alt 9", "HIGH"),
+    ("wrong 10", "HIGH"),
 ]
 
 
@@ -92,8 +119,9 @@ def final_url(experiment, **query):
 
 
 def export_url(experiment, what, fmt, **query):
-    base = reverse("scoring:final_export", kwargs={
-        "experiment_pk": experiment.pk, "what": what, "fmt": fmt})
+    base = reverse(
+        "scoring:final_export", kwargs={"experiment_pk": experiment.pk, "what": what, "fmt": fmt}
+    )
     return base + ("?" + "&".join(f"{k}={v}" for k, v in query.items()) if query else "")
 
 
@@ -115,15 +143,22 @@ def make_team(world, *, answers=(ALPHA, BETA), name="Final probe", settle=True):
         for label in LABELS
     ]
     experiment = make_collected_experiment(
-        factories, team=world.team, bank=world.bank, prompt=world.prompt, configs=configs,
-        answers=[list(a) for a in answers], name=name,
+        factories,
+        team=world.team,
+        bank=world.bank,
+        prompt=world.prompt,
+        configs=configs,
+        answers=[list(a) for a in answers],
+        name=name,
     )
     responses = responses_of(experiment)
     a = services.assignment_start(experiment=experiment, user=world.users["scorer"])
     b = services.assignment_start(experiment=experiment, user=world.users["editor"])
     disputed = {
-        ("Alpha-final-label", 7): (H, W, H), ("Alpha-final-label", 9): (C, W, C),
-        ("Beta-final-label", 5): (W, C, C), ("Beta-final-label", 9): (C, W, C),
+        ("Alpha-final-label", 7): (H, W, H),
+        ("Alpha-final-label", 9): (C, W, C),
+        ("Beta-final-label", 5): (W, C, C),
+        ("Beta-final-label", 9): (C, W, C),
     }
     for key, response in responses.items():
         if key in disputed:
@@ -141,8 +176,11 @@ def make_team(world, *, answers=(ALPHA, BETA), name="Final probe", settle=True):
         for key, (_a, _b, final) in disputed.items():
             if key in responses:
                 reconcile.final_bucket_set(
-                    experiment=experiment, response=responses[key], user=world.users["owner"],
-                    bucket=final, note="Checked against the source.",
+                    experiment=experiment,
+                    response=responses[key],
+                    user=world.users["owner"],
+                    bucket=final,
+                    note="Checked against the source.",
                 )
     return Team(experiment, a, b, responses)
 
@@ -173,9 +211,25 @@ def test_the_final_figures_are_the_reconciled_buckets(client, world, team):
     # Columns: repeat, correct, confidently wrong, hedged wrong, abstained, knowledge,
     # hallucination rate (over N - abstained = 9), net usable.
     assert rows_after(summary, "Alpha-final-label")[0] == [
-        "Repeat 1", "5", "3", "1", "1", "50 %", "33.3 %", "2"]
+        "Repeat 1",
+        "5",
+        "3",
+        "1",
+        "1",
+        "50 %",
+        "33.3 %",
+        "2",
+    ]
     assert rows_after(summary, "Beta-final-label")[0] == [
-        "Repeat 1", "5", "3", "1", "1", "50 %", "33.3 %", "2"]
+        "Repeat 1",
+        "5",
+        "3",
+        "1",
+        "1",
+        "50 %",
+        "33.3 %",
+        "2",
+    ]
     assert FinalBucket.objects.filter(response__run__experiment=team.experiment).count() == 20
     # The same tables and charts as the scorer report.
     for table in ("gap-table", "calibration-table", "block-table", "compliance-table"):
@@ -190,16 +244,51 @@ def test_each_scorer_beside_the_final_figures_and_the_moves(client, world, team)
     # The team shows names: columns final, A's figure, moved, B's figure, moved, mean |move|.
     assert "acme-scorer" in rows[0] and "acme-editor" in rows[0]
     assert figure_row(rows, "Alpha-final-label", "Knowledge") == [
-        "Knowledge", "50 %", "50 %", "0 pp", "40 %", "+10 pp", "5 pp"]
+        "Knowledge",
+        "50 %",
+        "50 %",
+        "0 pp",
+        "40 %",
+        "+10 pp",
+        "5 pp",
+    ]
     assert figure_row(rows, "Alpha-final-label", "Hallucination rate") == [
         # 3/9 against A's 3/9 and B's 5/9: -22.2 points; mean 11.1
-        "Hallucination rate", "33.3 %", "33.3 %", "0 pp", "55.6 %", "−22.2 pp", "11.1 pp"]
+        "Hallucination rate",
+        "33.3 %",
+        "33.3 %",
+        "0 pp",
+        "55.6 %",
+        "−22.2 pp",
+        "11.1 pp",
+    ]
     assert figure_row(rows, "Alpha-final-label", "Net usable") == [
-        "Net usable", "2", "2", "0", "-1", "+3", "1.5"]
+        "Net usable",
+        "2",
+        "2",
+        "0",
+        "-1",
+        "+3",
+        "1.5",
+    ]
     assert figure_row(rows, "Beta-final-label", "Knowledge") == [
-        "Knowledge", "50 %", "40 %", "+10 pp", "40 %", "+10 pp", "10 pp"]
+        "Knowledge",
+        "50 %",
+        "40 %",
+        "+10 pp",
+        "40 %",
+        "+10 pp",
+        "10 pp",
+    ]
     assert figure_row(rows, "Beta-final-label", "Net usable") == [
-        "Net usable", "2", "0", "+2", "0", "+2", "2"]
+        "Net usable",
+        "2",
+        "0",
+        "+2",
+        "0",
+        "+2",
+        "2",
+    ]
 
 
 def test_scorer_figures_equal_their_own_reports_and_moves_the_differences(world, team):
@@ -216,11 +305,15 @@ def test_scorer_figures_equal_their_own_reports_and_moves_the_differences(world,
                 assert cell.value == config.summary[figure.name].mean
                 assert cell.move == pytest.approx(final_value - cell.value)
             assert figure.mean_abs_move == pytest.approx(
-                sum(abs(c.move) for c in figure.scorers) / 2)
+                sum(abs(c.move) for c in figure.scorers) / 2
+            )
     alpha = next(m for m in moves if m.config.label == "Alpha-final-label")
     net = next(f for f in alpha.figures if f.name == "net_usable")
     assert (net.final, [c.value for c in net.scorers], [c.move for c in net.scorers]) == (
-        2, [2, -1], [0, 3])
+        2,
+        [2, -1],
+        [0, 3],
+    )
 
 
 def test_w_moves_net_usable_everywhere_and_htmx_swaps_the_body(client, world, team):
@@ -231,7 +324,14 @@ def test_w_moves_net_usable_everywhere_and_htmx_swaps_the_body(client, world, te
     assert response["HX-Push-Url"] == final_url(team.experiment, w=2)
     # Alpha, w = 2: final 5 - 2 x 3 = -1; A -1; B 4 - 2 x 5 = -6: moved +5.
     assert figure_row(moves_rows(body), "Alpha-final-label", "Net usable") == [
-        "Net usable", "-1", "-1", "0", "-6", "+5", "2.5"]
+        "Net usable",
+        "-1",
+        "-1",
+        "0",
+        "-6",
+        "+5",
+        "2.5",
+    ]
     assert "Figures with w = 2." in body
     assert "figures.csv?w=2" in body
 
@@ -278,11 +378,18 @@ def amend_and_drop(world, team):
     owner = world.users["owner"]
     items = {i.position: i for i in team.experiment.items.all()}
     amendment = review.key_decision_create(
-        item=items[10], user=owner, outcome="amended", new_answer="Alt 10",
-        source="https://www.rfc-editor.org/rfc/rfc9110", note="Both spellings are in use.",
+        item=items[10],
+        user=owner,
+        outcome="amended",
+        new_answer="Alt 10",
+        source="https://www.rfc-editor.org/rfc/rfc9110",
+        note="Both spellings are in use.",
     )
     review.key_decision_create(
-        item=items[3], user=owner, outcome="ambiguous", source="RFC 9110 section 15",
+        item=items[3],
+        user=owner,
+        outcome="ambiguous",
+        source="RFC 9110 section 15",
         note="Two readings.",
     )
     return amendment
@@ -319,19 +426,56 @@ def test_an_amended_key_lists_its_rechecks_and_a_dropped_item_reduces_n(client, 
     summary = tables(body)["summary-table"]
     # Alpha final: C 1 2 4 9 10, W 5 6, H 7, U 8: knowledge 5/9, 2/8, net 3.
     assert rows_after(summary, "Alpha-final-label")[0] == [
-        "Repeat 1", "5", "2", "1", "1", "55.6 %", "25 %", "3"]
+        "Repeat 1",
+        "5",
+        "2",
+        "1",
+        "1",
+        "55.6 %",
+        "25 %",
+        "3",
+    ]
     # Beta final: C 1 4 5 8 9, W 2 10, H 7, U 6.
     assert rows_after(summary, "Beta-final-label")[0] == [
-        "Repeat 1", "5", "2", "1", "1", "55.6 %", "25 %", "3"]
+        "Repeat 1",
+        "5",
+        "2",
+        "1",
+        "1",
+        "55.6 %",
+        "25 %",
+        "3",
+    ]
     rows = moves_rows(body)
     # Alpha: A C 1 2 4 9 10, W 5 6 -> net 3; B C 1 2 4 10, W 5 6 7 9 -> net 0.
     assert figure_row(rows, "Alpha-final-label", "Net usable") == [
-        "Net usable", "3", "3", "0", "0", "+3", "1.5"]
+        "Net usable",
+        "3",
+        "3",
+        "0",
+        "0",
+        "+3",
+        "1.5",
+    ]
     # Beta: A and B both C 4, W 3 -> net 1, knowledge 4/9.
     assert figure_row(rows, "Beta-final-label", "Net usable") == [
-        "Net usable", "3", "1", "+2", "1", "+2", "2"]
+        "Net usable",
+        "3",
+        "1",
+        "+2",
+        "1",
+        "+2",
+        "2",
+    ]
     assert figure_row(rows, "Beta-final-label", "Knowledge") == [
-        "Knowledge", "55.6 %", "44.4 %", "+11.1 pp", "44.4 %", "+11.1 pp", "11.1 pp"]
+        "Knowledge",
+        "55.6 %",
+        "44.4 %",
+        "+11.1 pp",
+        "44.4 %",
+        "+11.1 pp",
+        "11.1 pp",
+    ]
     # Each scorer's column is their own judgements over the same 9 items.
     for assignment in (team.a, team.b):
         own = report_build(without_dropped(judgement_source(assignment)))
@@ -345,8 +489,13 @@ def test_a_viewer_sees_the_key_changes_without_the_key_texts(client, world, team
     body = client.get(final_url(team.experiment)).content.decode()
     assert "Key texts are shown to owners, editors" in body
     assert "Alt 10</strong>" not in body and ">key 10<" not in body
-    rows = list(csv.DictReader(io.StringIO(
-        client.get(export_url(team.experiment, "responses", "csv")).content.decode())))
+    rows = list(
+        csv.DictReader(
+            io.StringIO(
+                client.get(export_url(team.experiment, "responses", "csv")).content.decode()
+            )
+        )
+    )
     assert {r["key"] for r in rows} == {""}
     figures = json.loads(client.get(export_url(team.experiment, "figures", "json")).content)
     assert {k["old_key"] for k in figures["key_changes"]} == {None}
@@ -361,7 +510,10 @@ def test_a_lead_decision_older_than_the_amendment_is_pointed_out(client, world, 
     # Item 9 was settled by the lead on both sheets; then its key is amended to "Alt 9".
     item = team.experiment.items.get(position=9)
     amendment = review.key_decision_create(
-        item=item, user=world.users["owner"], outcome="amended", new_answer="Alt 9",
+        item=item,
+        user=world.users["owner"],
+        outcome="amended",
+        new_answer="Alt 9",
         source="A primary source",
     )
     assert amendment.rechecked == 4
@@ -403,8 +555,13 @@ def test_before_reconciliation_nothing_shows(client, world):
 
     configs = [factories.ModelConfigFactory(team=world.team, label=label) for label in LABELS]
     experiment = make_collected_experiment(
-        factories, team=world.team, bank=world.bank, prompt=world.prompt, configs=configs,
-        answers=[ALPHA, BETA], name="Not begun",
+        factories,
+        team=world.team,
+        bank=world.bank,
+        prompt=world.prompt,
+        configs=configs,
+        answers=[ALPHA, BETA],
+        name="Not begun",
     )
     client.force_login(world.users["owner"])
     body = client.get(final_url(experiment)).content.decode()
@@ -470,21 +627,37 @@ def test_exports(client, world, team):
     buckets = {(r["run_label"], int(r["item"])): r["bucket"] for r in rows}
     assert buckets[("Alpha-final-label", 9)] == C and buckets[("Beta-final-label", 5)] == C
     assert buckets[("Alpha-final-label", 7)] == H
-    figures = list(csv.DictReader(io.StringIO(
-        client.get(export_url(team.experiment, "figures", "csv")).content.decode())))
+    figures = list(
+        csv.DictReader(
+            io.StringIO(client.get(export_url(team.experiment, "figures", "csv")).content.decode())
+        )
+    )
     config_rows = [r for r in figures if r["row"] == "configuration"]
     assert [(r["scorer"], r["configuration"], r["net_usable"]) for r in config_rows] == [
-        ("", "Alpha-final-label", "2"), ("", "Beta-final-label", "2"),
-        ("acme-scorer", "Alpha-final-label", "2"), ("acme-scorer", "Beta-final-label", "0"),
-        ("acme-editor", "Alpha-final-label", "-1"), ("acme-editor", "Beta-final-label", "0"),
+        ("", "Alpha-final-label", "2"),
+        ("", "Beta-final-label", "2"),
+        ("acme-scorer", "Alpha-final-label", "2"),
+        ("acme-scorer", "Beta-final-label", "0"),
+        ("acme-editor", "Alpha-final-label", "-1"),
+        ("acme-editor", "Beta-final-label", "0"),
     ]
-    moves = list(csv.DictReader(io.StringIO(
-        client.get(export_url(team.experiment, "moves", "csv", w=2)).content.decode())))
+    moves = list(
+        csv.DictReader(
+            io.StringIO(
+                client.get(export_url(team.experiment, "moves", "csv", w=2)).content.decode()
+            )
+        )
+    )
     assert list(moves[0]) == MOVE_COLUMNS
-    alpha_net = [r for r in moves if r["configuration"] == "Alpha-final-label"
-                 and r["figure"] == "net_usable"]
+    alpha_net = [
+        r
+        for r in moves
+        if r["configuration"] == "Alpha-final-label" and r["figure"] == "net_usable"
+    ]
     assert [(r["scorer"], r["value"], r["move"], r["mean_abs_move"]) for r in alpha_net] == [
-        ("acme-scorer", "-1", "0", "2.5"), ("acme-editor", "-6", "5", "2.5")]
+        ("acme-scorer", "-1", "0", "2.5"),
+        ("acme-editor", "-6", "5", "2.5"),
+    ]
     data = json.loads(client.get(export_url(team.experiment, "figures", "json")).content)
     assert data["final"]["scorer"] is None and data["dropped_items"] == 0
     assert [s["scorer"] for s in data["scorers"]] == ["acme-scorer", "acme-editor"]
@@ -506,7 +679,8 @@ def test_linked_from_the_experiment_and_the_reconciliation(client, world, team):
     url = final_url(team.experiment)
     client.force_login(world.users["viewer"])
     detail = client.get(
-        reverse("probe:experiment_detail", kwargs={"experiment_pk": team.experiment.pk}))
+        reverse("probe:experiment_detail", kwargs={"experiment_pk": team.experiment.pk})
+    )
     assert url in detail.content.decode()
     client.force_login(world.users["owner"])
     body = client.get(reverse("scoring:reconcile", kwargs={"experiment_pk": team.experiment.pk}))
@@ -516,16 +690,22 @@ def test_linked_from_the_experiment_and_the_reconciliation(client, world, team):
 def test_query_count_does_not_grow_with_the_items(client, world):
     def queries(n_items):
         answers = [
-            [(ALPHA[i % 10][0].replace(str(i % 10 + 1), str(i + 1)), ALPHA[i % 10][1])
-             for i in range(n_items)],
-            [(BETA[i % 10][0].replace(str(i % 10 + 1), str(i + 1)), BETA[i % 10][1])
-             for i in range(n_items)],
+            [
+                (ALPHA[i % 10][0].replace(str(i % 10 + 1), str(i + 1)), ALPHA[i % 10][1])
+                for i in range(n_items)
+            ],
+            [
+                (BETA[i % 10][0].replace(str(i % 10 + 1), str(i + 1)), BETA[i % 10][1])
+                for i in range(n_items)
+            ],
         ]
         team = make_team(world, answers=answers, name=f"Final {n_items}", settle=False)
         for response in Response.objects.filter(run__experiment=team.experiment):
             if not FinalBucket.objects.filter(response=response).exists():
                 reconcile.final_bucket_set(
-                    experiment=team.experiment, response=response, user=world.users["owner"],
+                    experiment=team.experiment,
+                    response=response,
+                    user=world.users["owner"],
                     bucket=C,
                 )
         client.force_login(world.users["owner"])
@@ -543,8 +723,12 @@ def test_second_scheme_moves_the_index(client, world):
 
     from .conftest import build, score_all
 
-    built = build(world, {("Alpha", 1): "CCWPA", ("Beta", 1): "CWWPA"},
-                  scheme=Experiment.Scheme.AA, name="AA final")
+    built = build(
+        world,
+        {("Alpha", 1): "CCWPA", ("Beta", 1): "CWWPA"},
+        scheme=Experiment.Scheme.AA,
+        name="AA final",
+    )
     score_all(built.experiment, world.users["scorer"])
     b = score_all(built.experiment, world.users["editor"])
 
@@ -553,12 +737,15 @@ def test_second_scheme_moves_the_index(client, world):
 
     services.judgement_decide(assignment=b, responses=[response("Alpha", 3)], bucket=C)
     services.judgement_decide(
-        assignment=b, responses=[response("Beta", 1)], bucket=Bucket.INCORRECT)
+        assignment=b, responses=[response("Beta", 1)], bucket=Bucket.INCORRECT
+    )
     reconcile.reconciliation_start(experiment=built.experiment, user=world.users["owner"])
     for label, position in (("Alpha", 3), ("Beta", 1)):
         reconcile.final_bucket_set(
-            experiment=built.experiment, response=response(label, position),
-            user=world.users["owner"], bucket=C,
+            experiment=built.experiment,
+            response=response(label, position),
+            user=world.users["owner"],
+            bucket=C,
         )
     client.force_login(world.users["owner"])
     body = client.get(final_url(built.experiment)).content.decode()
@@ -567,9 +754,23 @@ def test_second_scheme_moves_the_index(client, world):
     # Alpha final C C C P N: index 100 x 3 / 5 = 60; A (C C I P N) 20; B 60.
     assert figure_row(rows, "Alpha", "Index") == ["Index", "60", "20", "+40", "60", "0", "20"]
     assert figure_row(rows, "Alpha", "Accuracy") == [
-        "Accuracy", "60 %", "40 %", "+20 pp", "60 %", "0 pp", "10 pp"]
+        "Accuracy",
+        "60 %",
+        "40 %",
+        "+20 pp",
+        "60 %",
+        "0 pp",
+        "10 pp",
+    ]
     # Hallucination rate = incorrect / (incorrect + partial + not attempted): 0, A 1/3, B 0.
     assert figure_row(rows, "Alpha", "Hallucination rate") == [
-        "Hallucination rate", "0 %", "33.3 %", "−33.3 pp", "0 %", "0 pp", "16.7 pp"]
+        "Hallucination rate",
+        "0 %",
+        "33.3 %",
+        "−33.3 pp",
+        "0 %",
+        "0 pp",
+        "16.7 pp",
+    ]
     # Beta final C I I P N: index -20; A the same; B (I I I P N) -60.
     assert figure_row(rows, "Beta", "Index") == ["Index", "-20", "-20", "0", "-60", "+40", "20"]

@@ -35,14 +35,21 @@ def test_design_worked_examples_on_a_real_experiment(world, scorer):
     report = scorer_report(score_all(built.experiment, scorer))
     twelve, fourteen = config(report, "Twelve").runs[0], config(report, "Fourteen").runs[0]
 
-    assert (twelve.counts.correct, twelve.counts.confident_wrong, twelve.counts.hedged_wrong,
-            twelve.counts.abstained) == (20, 8, 2, 0)
+    assert (
+        twelve.counts.correct,
+        twelve.counts.confident_wrong,
+        twelve.counts.hedged_wrong,
+        twelve.counts.abstained,
+    ) == (20, 8, 2, 0)
     assert twelve.figures.net_usable == 12  # 20 - 1 x 8
     assert twelve.figures.knowledge == pytest.approx(20 / 30)
     assert twelve.figures.hallucination_rate == pytest.approx(8 / 30)  # nothing abstained
 
-    assert (fourteen.counts.correct, fourteen.counts.abstained,
-            fourteen.counts.confident_wrong) == (16, 12, 2)
+    assert (
+        fourteen.counts.correct,
+        fourteen.counts.abstained,
+        fourteen.counts.confident_wrong,
+    ) == (16, 12, 2)
     assert fourteen.figures.net_usable == 14  # 16 - 1 x 2
     assert fourteen.figures.knowledge == pytest.approx(16 / 30)
     # The denominator leaves the 12 abstentions out: 2 / (30 - 12) = 2 / 18, not 2 / 30.
@@ -63,11 +70,14 @@ def test_w_changes_net_usable(world, scorer):
 
 
 def test_repeat_mean_and_range(world, scorer):
-    built = build(world, {
-        ("Twelve", 1): EXAMPLE_12,  # net 12
-        ("Twelve", 2): "C" * 21 + "W" * 7 + "A" * 2,  # net 14
-        ("Twelve", 3): "C" * 19 + "W" * 9 + "A" * 2,  # net 10
-    })
+    built = build(
+        world,
+        {
+            ("Twelve", 1): EXAMPLE_12,  # net 12
+            ("Twelve", 2): "C" * 21 + "W" * 7 + "A" * 2,  # net 14
+            ("Twelve", 3): "C" * 19 + "W" * 9 + "A" * 2,  # net 10
+        },
+    )
     report = scorer_report(score_all(built.experiment, scorer))
     twelve = config(report, "Twelve")
     assert [r.repeat for r in twelve.runs] == [1, 2, 3]
@@ -80,27 +90,38 @@ def test_repeat_mean_and_range(world, scorer):
 
 
 def test_gaps_under_the_noise_floor_are_noise(world, scorer):
-    built = build(world, {
-        ("Alpha", 1): "C" * 20 + "W" * 8 + "A" * 2,  # net 12
-        ("Alpha", 2): "C" * 22 + "W" * 8 + "",  # net 14  -> mean 13
-        ("Beta", 1): "C" * 16 + "A" * 12 + "W" * 2,  # net 14
-        ("Beta", 2): "C" * 14 + "A" * 14 + "W" * 2,  # net 12  -> mean 13
-        ("Gamma", 1): "C" * 10 + "W" * 2 + "A" * 18,  # net 8
-        ("Gamma", 2): "C" * 10 + "W" * 2 + "A" * 18,  # net 8   -> mean 8
-    })
+    built = build(
+        world,
+        {
+            ("Alpha", 1): "C" * 20 + "W" * 8 + "A" * 2,  # net 12
+            ("Alpha", 2): "C" * 22 + "W" * 8 + "",  # net 14  -> mean 13
+            ("Beta", 1): "C" * 16 + "A" * 12 + "W" * 2,  # net 14
+            ("Beta", 2): "C" * 14 + "A" * 14 + "W" * 2,  # net 12  -> mean 13
+            ("Gamma", 1): "C" * 10 + "W" * 2 + "A" * 18,  # net 8
+            ("Gamma", 2): "C" * 10 + "W" * 2 + "A" * 18,  # net 8   -> mean 8
+        },
+    )
     report = scorer_report(score_all(built.experiment, scorer))
     assert report.noise_floor == 3  # 3 items per 30, the default
     assert report.noise_floor_default
     gaps = {(g.a.label, g.b.label): (g.gap, g.is_noise) for g in report.gaps}
     # Alpha and Beta tie on 13: the mapping order (labels sorted) is kept.
-    assert gaps == {("Alpha", "Beta"): (0, True), ("Alpha", "Gamma"): (5, False),
-                    ("Beta", "Gamma"): (5, False)}
+    assert gaps == {
+        ("Alpha", "Beta"): (0, True),
+        ("Alpha", "Gamma"): (5, False),
+        ("Beta", "Gamma"): (5, False),
+    }
 
 
 def test_the_experiments_own_noise_floor(world, scorer):
-    built = build(world, {("Alpha", 1): "C" * 20 + "W" * 8 + "A" * 2,  # 12
-                          ("Beta", 1): "C" * 14 + "W" * 0 + "A" * 16},  # 14
-                  noise_floor=1.5)
+    built = build(
+        world,
+        {
+            ("Alpha", 1): "C" * 20 + "W" * 8 + "A" * 2,  # 12
+            ("Beta", 1): "C" * 14 + "W" * 0 + "A" * 16,
+        },  # 14
+        noise_floor=1.5,
+    )
     report = scorer_report(score_all(built.experiment, scorer))
     assert report.noise_floor == 1.5 and not report.noise_floor_default
     (gap,) = report.gaps
@@ -118,8 +139,11 @@ def test_noise_floor_scales_with_the_items(world, scorer):
 def test_per_block_figures(world, scorer):
     # Block A: items 1-10; block B: items 11-30.
     letters = "C" * 8 + "W" * 2 + "C" * 5 + "A" * 10 + "H" * 5
-    built = build(world, {("Alpha", 1): letters, ("Alpha", 2): "C" * 10 + "A" * 20},
-                  blocks=[("A", "HTTP", 10), ("B", "Python", 20)])
+    built = build(
+        world,
+        {("Alpha", 1): letters, ("Alpha", 2): "C" * 10 + "A" * 20},
+        blocks=[("A", "HTTP", 10), ("B", "Python", 20)],
+    )
     report = scorer_report(score_all(built.experiment, scorer))
     a, b = report.blocks
     assert (a.code, a.title, a.n_items, b.code, b.n_items) == ("A", "HTTP", 10, "B", 20)
@@ -144,15 +168,21 @@ def test_hallucination_rate_is_none_when_nothing_was_attempted(world, scorer):
 
 
 def test_calibration_per_level_and_the_single_level_warning(world, scorer):
-    built = build(world, {
-        # HIGH: 10 correct + 5 wrong; MEDIUM: 4 correct + 4 wrong; LOW: 1 correct + 3 wrong; 3 UNKNOWN
-        ("Spread", 1): "C" * 10 + "W" * 5 + "m" * 4 + "M" * 4 + "c" + "H" * 3 + "A" * 3,
-        ("Flat", 1): "C" * 18 + "W" * 10 + "A" * 2,  # every attempted answer at HIGH
-    })
+    built = build(
+        world,
+        {
+            # HIGH: 10 correct + 5 wrong; MEDIUM: 4 correct + 4 wrong; LOW: 1 correct + 3 wrong; 3 UNKNOWN
+            ("Spread", 1): "C" * 10 + "W" * 5 + "m" * 4 + "M" * 4 + "c" + "H" * 3 + "A" * 3,
+            ("Flat", 1): "C" * 18 + "W" * 10 + "A" * 2,  # every attempted answer at HIGH
+        },
+    )
     report = scorer_report(score_all(built.experiment, scorer))
     spread = config(report, "Spread").calibration
     assert [(lv.level, lv.count, lv.correct) for lv in spread.levels] == [
-        ("HIGH", 15, 10), ("MEDIUM", 8, 4), ("LOW", 4, 1)]
+        ("HIGH", 15, 10),
+        ("MEDIUM", 8, 4),
+        ("LOW", 4, 1),
+    ]
     assert spread["HIGH"].accuracy == pytest.approx(10 / 15)
     assert spread.attempted == 27 and not spread.single_level
     flat = config(report, "Flat").calibration
@@ -162,7 +192,8 @@ def test_calibration_per_level_and_the_single_level_warning(world, scorer):
 
 def test_format_compliance_and_its_most_common_issues(world, scorer):
     built = build(
-        world, {("Alpha", 1): "C" * 30, ("Alpha", 2): "C" * 30, ("Beta", 1): "C" * 30},
+        world,
+        {("Alpha", 1): "C" * 30, ("Alpha", 2): "C" * 30, ("Beta", 1): "C" * 30},
         issues={
             ("Alpha", 1): {1: ["missing_confidence"], 2: ["missing_confidence", "markdown"]},
             ("Alpha", 2): {5: ["markdown"], 6: ["markdown"], 7: ["label_case"]},
@@ -173,7 +204,10 @@ def test_format_compliance_and_its_most_common_issues(world, scorer):
     assert (alpha.responses, alpha.clean) == (60, 55)
     assert alpha.share == pytest.approx(55 / 60)
     assert [(code, n) for code, _label, n in alpha.top_issues] == [
-        ("markdown", 3), ("missing_confidence", 2), ("label_case", 1)]
+        ("markdown", 3),
+        ("missing_confidence", 2),
+        ("label_case", 1),
+    ]
     assert alpha.top_issues[0][1] == "Markdown formatting"
     assert config(report, "Beta").compliance.share == 1
     assert config(report, "Alpha").runs[1].compliance.clean == 27
@@ -197,14 +231,23 @@ def test_decisions_changed_after_the_reveal_are_counted(world, scorer):
 
 def test_second_scheme(world, scorer):
     # 15 correct, 6 incorrect, 4 partial, 5 not attempted
-    built = build(world, {("Alpha", 1): "C" * 15 + "W" * 6 + "P" * 4 + "A" * 5,
-                          ("Beta", 1): "C" * 12 + "W" * 3 + "P" * 0 + "A" * 15},
-                  scheme=Experiment.Scheme.AA)
+    built = build(
+        world,
+        {
+            ("Alpha", 1): "C" * 15 + "W" * 6 + "P" * 4 + "A" * 5,
+            ("Beta", 1): "C" * 12 + "W" * 3 + "P" * 0 + "A" * 15,
+        },
+        scheme=Experiment.Scheme.AA,
+    )
     report = scorer_report(score_all(built.experiment, scorer))
     assert report.is_aa
     alpha = config(report, "Alpha").runs[0]
-    assert (alpha.counts.correct, alpha.counts.incorrect, alpha.counts.partial,
-            alpha.counts.not_attempted) == (15, 6, 4, 5)
+    assert (
+        alpha.counts.correct,
+        alpha.counts.incorrect,
+        alpha.counts.partial,
+        alpha.counts.not_attempted,
+    ) == (15, 6, 4, 5)
     f = alpha.figures
     assert f.index == pytest.approx(30)  # 100 x (15 - 6) / 30
     assert f.accuracy == pytest.approx(0.5)
@@ -226,8 +269,10 @@ def test_the_bucket_source_seam_takes_any_rows_with_a_response_and_a_bucket(worl
     assignment = score_all(built.experiment, scorer)
     source = judgement_source(assignment)
     # Another source of the same shape (here: only the correct ones) needs no other code.
-    partial = type(source)(experiment=built.experiment,
-                           rows=Judgement.objects.filter(assignment=assignment, bucket="correct"))
+    partial = type(source)(
+        experiment=built.experiment,
+        rows=Judgement.objects.filter(assignment=assignment, bucket="correct"),
+    )
     report = report_build(partial)
     run = report.configs[0].runs[0]
     assert run.counts.correct == 20 and run.figures.unscored == 10
@@ -239,8 +284,9 @@ def test_another_experiments_rows_are_never_counted(world, scorer):
     two = build(world, {("Alpha2", 1): EXAMPLE_14}, name="Two")
     a1, a2 = score_all(one.experiment, scorer), score_all(two.experiment, scorer)
     source = judgement_source(a1)
-    mixed = type(source)(experiment=one.experiment,
-                         rows=Judgement.objects.filter(assignment__in=[a1, a2]))
+    mixed = type(source)(
+        experiment=one.experiment, rows=Judgement.objects.filter(assignment__in=[a1, a2])
+    )
     assert report_build(mixed).scored == 30
 
 
@@ -256,9 +302,13 @@ def test_parse_weight():
 def test_query_count_does_not_grow_with_the_items(world, scorer, scheme):
     def queries(n_items):
         letters = ("CWHAm" * 10)[:n_items]
-        built = build(world, {("Alpha", 1): letters, ("Alpha", 2): letters, ("Beta", 1): letters},
-                      name=f"{n_items} items", scheme=scheme,
-                      blocks=[("A", "a", n_items // 2), ("B", "b", n_items - n_items // 2)])
+        built = build(
+            world,
+            {("Alpha", 1): letters, ("Alpha", 2): letters, ("Beta", 1): letters},
+            name=f"{n_items} items",
+            scheme=scheme,
+            blocks=[("A", "a", n_items // 2), ("B", "b", n_items - n_items // 2)],
+        )
         assignment = score_all(built.experiment, scorer)
         with CaptureQueriesContext(connection) as ctx:
             report = scorer_report(assignment)
@@ -268,16 +318,25 @@ def test_query_count_does_not_grow_with_the_items(world, scorer, scheme):
     assert queries(10) == queries(30) <= 6  # assignment.experiment, .user, then four counts
 
 
-@given(st.dictionaries(
-    st.tuples(st.sampled_from([None, "HIGH", "MEDIUM", "LOW"]),
-              st.sampled_from(["correct", "confident_wrong", "hedged_wrong", "abstained"])),
-    st.integers(min_value=0, max_value=40), max_size=16))
+@given(
+    st.dictionaries(
+        st.tuples(
+            st.sampled_from([None, "HIGH", "MEDIUM", "LOW"]),
+            st.sampled_from(["correct", "confident_wrong", "hedged_wrong", "abstained"]),
+        ),
+        st.integers(min_value=0, max_value=40),
+        max_size=16,
+    )
+)
 @settings(max_examples=200, deadline=None)
 def test_calibration_from_grouped_counts_equals_metrics_calibration(cells):
     # report._calibration counts what the database grouped; metrics.calibration takes one row per
     # answer. They must agree.
-    rows = [(confidence, bucket == "correct", bucket == "abstained")
-            for (confidence, bucket), n in cells.items() for _ in range(n)]
+    rows = [
+        (confidence, bucket == "correct", bucket == "abstained")
+        for (confidence, bucket), n in cells.items()
+        for _ in range(n)
+    ]
     assert _calibration(cells, Experiment.Scheme.FOUR) == metrics.calibration(rows)
 
 

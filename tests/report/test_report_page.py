@@ -72,8 +72,12 @@ def rows_after(table, label):
 def examples(world, scorer, client):
     built = build(
         world,
-        {("Twelve", 1): EXAMPLE_12, ("Twelve", 2): "C" * 22 + "W" * 8,
-         ("Fourteen", 1): EXAMPLE_14, ("Fourteen", 2): EXAMPLE_14},
+        {
+            ("Twelve", 1): EXAMPLE_12,
+            ("Twelve", 2): "C" * 22 + "W" * 8,
+            ("Fourteen", 1): EXAMPLE_14,
+            ("Fourteen", 2): EXAMPLE_14,
+        },
         providers={"Fourteen": "simulator"},
         blocks=[("A", "HTTP semantics", 10), ("B", "Python", 20)],
     )
@@ -83,8 +87,11 @@ def examples(world, scorer, client):
 
 
 def test_before_the_reveal_the_report_shows_no_figure_and_no_label(world, scorer, client):
-    built = build(world, {("Twelve", 1): EXAMPLE_12, ("Fourteen", 1): EXAMPLE_14},
-                  providers={"Fourteen": "simulator"})
+    built = build(
+        world,
+        {("Twelve", 1): EXAMPLE_12, ("Fourteen", 1): EXAMPLE_14},
+        providers={"Fourteen": "simulator"},
+    )
     assignment = score_all(built.experiment, scorer, reveal=False)
     client.force_login(scorer)
     response = client.get(url(assignment))
@@ -92,13 +99,26 @@ def test_before_the_reveal_the_report_shows_no_figure_and_no_label(world, scorer
     assert response.status_code == 200
     assert "The report opens after your reveal" in body
     assert reverse("scoring:reveal", kwargs={"assignment_token": assignment.token}) in body
-    for secret in ("Twelve", "Fourteen", "model-of", "openai", "simulat", "Net usable",
-                   "Knowledge", "<svg", "<table"):
+    for secret in (
+        "Twelve",
+        "Fourteen",
+        "model-of",
+        "openai",
+        "simulat",
+        "Net usable",
+        "Knowledge",
+        "<svg",
+        "<table",
+    ):
         assert secret not in body, secret
     for what in ("responses", "figures"):
         for fmt in ("csv", "json"):
-            export = client.get(reverse("scoring:export", kwargs={
-                "assignment_token": assignment.token, "what": what, "fmt": fmt}))
+            export = client.get(
+                reverse(
+                    "scoring:export",
+                    kwargs={"assignment_token": assignment.token, "what": what, "fmt": fmt},
+                )
+            )
             assert export.status_code == 302 and export["Location"] == url(assignment)
             assert "Twelve" not in export.content.decode()
             assert "attachment" not in export.get("Content-Disposition", "")
@@ -179,8 +199,10 @@ def test_unblinded_decisions_are_marked(examples, client):
 def test_another_scorers_report_is_404(examples, client, world):
     client.force_login(world.users["editor"])
     assert client.get(url(examples)).status_code == 404
-    export = reverse("scoring:export", kwargs={
-        "assignment_token": examples.token, "what": "responses", "fmt": "csv"})
+    export = reverse(
+        "scoring:export",
+        kwargs={"assignment_token": examples.token, "what": "responses", "fmt": "csv"},
+    )
     assert client.get(export).status_code == 404
 
 
@@ -190,16 +212,32 @@ def test_a_viewer_cannot_open_a_report(examples, client, world):
 
 
 def test_second_scheme_page(world, scorer, client):
-    built = build(world, {("Alpha", 1): "C" * 15 + "W" * 6 + "P" * 4 + "A" * 5,
-                          ("Beta", 1): "C" * 12 + "W" * 3 + "A" * 15},
-                  scheme=Experiment.Scheme.AA)
+    built = build(
+        world,
+        {
+            ("Alpha", 1): "C" * 15 + "W" * 6 + "P" * 4 + "A" * 5,
+            ("Beta", 1): "C" * 12 + "W" * 3 + "A" * 15,
+        },
+        scheme=Experiment.Scheme.AA,
+    )
     assignment = score_all(built.experiment, scorer)
     client.force_login(scorer)
     body = client.get(url(assignment)).content.decode()
     summary = tables(body)["summary-table"]
     alpha = rows_after(summary, "Alpha")
-    assert alpha[0] == ["Repeat 1", "15", "6", "4", "5", "30", "50 %", "83.3 %", "13.3 %",
-                        "16.7 %", "40 %"]
+    assert alpha[0] == [
+        "Repeat 1",
+        "15",
+        "6",
+        "4",
+        "5",
+        "30",
+        "50 %",
+        "83.3 %",
+        "13.3 %",
+        "16.7 %",
+        "40 %",
+    ]
     assert 'id="id_w"' not in body  # w belongs to the four-bucket scheme
     assert "That is 10 index points." in body
 

@@ -11,7 +11,9 @@ CHROMIUM = next(
     (
         path
         for path in [
-            os.environ.get("CHROMIUM_PATH", ""), "/usr/bin/chromium", "/usr/bin/chromium-browser",
+            os.environ.get("CHROMIUM_PATH", ""),
+            "/usr/bin/chromium",
+            "/usr/bin/chromium-browser",
             shutil.which("chromium") or "",
         ]
         if path and os.path.exists(path)
@@ -19,8 +21,13 @@ CHROMIUM = next(
     None,
 )
 ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
 ]
 
 
@@ -51,26 +58,43 @@ def build_experiment(world, *, sheets, keys, name="Reviewed", blocks=None):
     from tests.probe import factories
 
     experiment = factories.ExperimentFactory(
-        team=world.team, bank=world.bank, prompt_version=world.prompt, name=name,
-        status=Experiment.Status.COLLECTED, repeats=max(r for _c, r, _s in sheets),
+        team=world.team,
+        bank=world.bank,
+        prompt_version=world.prompt,
+        name=name,
+        status=Experiment.Status.COLLECTED,
+        repeats=max(r for _c, r, _s in sheets),
     )
     blocks = blocks or ["A"] * len(keys)
     items = [
         factories.ExperimentItemFactory(
-            experiment=experiment, position=i + 1, block_code=blocks[i],
-            block_title=f"Block {blocks[i]}", question=f"{name} question {i + 1}?", key_answer=key,
+            experiment=experiment,
+            position=i + 1,
+            block_code=blocks[i],
+            block_title=f"Block {blocks[i]}",
+            question=f"{name} question {i + 1}?",
+            key_answer=key,
         )
         for i, key in enumerate(keys)
     ]
     for order, (config, repeat, sheet) in enumerate(sheets, start=1):
         run = factories.RunFactory(
-            experiment=experiment, model_config=config, repeat=repeat, order=order,
+            experiment=experiment,
+            model_config=config,
+            repeat=repeat,
+            order=order,
             status=Run.Status.COLLECTED,
         )
-        attempt = Attempt.objects.create(run=run, outcome="complete", text="sheet", raw_body="sheet")
+        attempt = Attempt.objects.create(
+            run=run, outcome="complete", text="sheet", raw_body="sheet"
+        )
         for item, (answer, confidence) in zip(items, sheet, strict=True):
             Response.objects.create(
-                run=run, item=item, attempt=attempt, answer=answer, confidence=confidence,
+                run=run,
+                item=item,
+                attempt=attempt,
+                answer=answer,
+                confidence=confidence,
                 abstained=answer == "UNKNOWN",
             )
     return experiment

@@ -21,13 +21,21 @@ SCORER_C = [C, C, C, C, C, W, W, W, W, H, C, C]
 # p_e = (49 + 9 + 4) / 144 = 62/144 and kappa = (108 - 62) / (144 - 62) = 46/82. Fleiss with
 # equal margins is the same. Alpha: 24 values (C 14, W 6, H 4); 3 disagreeing units give 6
 # off-diagonal coincidences; expected = 24^2 - (196 + 36 + 16) = 328; alpha = 1 - 23 * 6 / 328.
-TWO = {"percent": Fraction(3, 4), "cohen": Fraction(46, 82), "fleiss": Fraction(46, 82),
-       "alpha": 1 - Fraction(23 * 6, 328)}
+TWO = {
+    "percent": Fraction(3, 4),
+    "cohen": Fraction(46, 82),
+    "fleiss": Fraction(46, 82),
+    "alpha": 1 - Fraction(23 * 6, 328),
+}
 # By hand, A, B and C: 9 units unanimous, 3 split 2-1 -> P_i = 1 or 1/3, P_bar = 10/12.
 # Totals C 21, W 10, H 5 of 36: P_e = 566/1296; kappa = (1080 - 566) / (1296 - 566) = 514/730.
 # Alpha: each split unit gives 4 ordered off pairs x 1/(3-1) = 2; 6 in all; expected
 # 36^2 - 566 = 730; alpha = 1 - 35 * 6 / 730.
-THREE = {"percent": Fraction(3, 4), "fleiss": Fraction(514, 730), "alpha": 1 - Fraction(35 * 6, 730)}
+THREE = {
+    "percent": Fraction(3, 4),
+    "fleiss": Fraction(514, 730),
+    "alpha": 1 - Fraction(35 * 6, 730),
+}
 
 
 @pytest.fixture
@@ -119,7 +127,9 @@ def test_three_scorers_fleiss_and_alpha_by_hand(world, scored_by):
     assert overall.krippendorff_alpha == agreement.krippendorff_alpha_nominal(ratings)
     # Pairwise tables for more than two scorers, each with its own kappa.
     assert [(p.a, p.b) for p in report.pairs] == [
-        ("Scorer A", "Scorer B"), ("Scorer A", "Scorer C"), ("Scorer B", "Scorer C"),
+        ("Scorer A", "Scorer B"),
+        ("Scorer A", "Scorer C"),
+        ("Scorer B", "Scorer C"),
     ]
     assert close(report.pairs[0].cohen_kappa, TWO["cohen"])
     assert report.pairs[2].cohen_kappa == agreement.cohen_kappa(SCORER_B, SCORER_C)

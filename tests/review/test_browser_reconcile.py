@@ -83,8 +83,13 @@ def test_two_scorers_disagree_and_an_editor_reconciles(live_server, page, world)
         factories.ModelConfigFactory(team=world.team, label=f"Browser config {i}") for i in (2, 3)
     ]
     experiment = make_collected_experiment(
-        factories, team=world.team, bank=world.bank, prompt=world.prompt, configs=configs,
-        answers=ANSWERS, name="Reconciled in the browser",
+        factories,
+        team=world.team,
+        bank=world.bank,
+        prompt=world.prompt,
+        configs=configs,
+        answers=ANSWERS,
+        name="Reconciled in the browser",
     )
     for username in CORRECT:
         score_by_keyboard(page, live_server, experiment, username)
@@ -120,14 +125,22 @@ def test_two_scorers_disagree_and_an_editor_reconciles(live_server, page, world)
         if position == 1:
             page.keyboard.press("n")
     assert page.evaluate("window.__notReloaded") is True  # settled without a page load
-    finals = {f.response.answer + f.response.confidence: f for f in FinalBucket.objects.filter(unanimous=False)}
+    finals = {
+        f.response.answer + f.response.confidence: f
+        for f in FinalBucket.objects.filter(unanimous=False)
+    }
     assert {k: (f.bucket, f.note) for k, f in finals.items()} == {
-        "429MEDIUM": ("correct", "RFC 6585 §4"), "429LOW": ("correct", "RFC 6585 §4"),
+        "429MEDIUM": ("correct", "RFC 6585 §4"),
+        "429LOW": ("correct", "RFC 6585 §4"),
         "3.8LOW": ("hedged_wrong", "match needs 3.10"),
     }
     assert all(f.decided_by.username == "acme-editor" for f in finals.values())
     summary = reconcile.reconcile_summary(experiment)
-    assert summary.complete and summary.unanimous == 6 and reconcile.final_bucket_rows(experiment).count() == 9
+    assert (
+        summary.complete
+        and summary.unanimous == 6
+        and reconcile.final_bucket_rows(experiment).count() == 9
+    )
 
     # The agreement page: 6 of 9 agree; Cohen's kappa (54/81 - 37/81) / (44/81) = 17/44.
     page.goto(f"{live_server.url}/experiments/{experiment.pk}/agreement/")
@@ -146,10 +159,16 @@ def test_two_scorers_disagree_and_an_editor_reconciles(live_server, page, world)
     final = report_build(final_source(experiment), w=1.0)
     for config in final.configs:
         for run in config.runs:
-            group = page.locator("#summary-table tbody.config-group", has=page.locator(".config-head", has_text=config.label))
+            group = page.locator(
+                "#summary-table tbody.config-group",
+                has=page.locator(".config-head", has_text=config.label),
+            )
             cells = group.locator(f'tr[data-run="{run.repeat}"] td').all_inner_texts()
             assert [int(c) for c in cells[:4]] == [
-                run.counts.correct, run.counts.confident_wrong, run.counts.hedged_wrong, run.counts.abstained
+                run.counts.correct,
+                run.counts.confident_wrong,
+                run.counts.hedged_wrong,
+                run.counts.abstained,
             ]
     expect(page.locator("#agreement-table")).to_contain_text("66.7 %")
     expect(page.locator("#agreement-table")).to_contain_text("0.386")
@@ -170,6 +189,9 @@ def test_two_scorers_disagree_and_an_editor_reconciles(live_server, page, world)
     expect(page.locator("#review-1")).to_contain_text("6 judgement(s) sent back to their scorers")
     decision = KeyDecision.objects.get()
     assert (decision.outcome, decision.new_answer, decision.source, decision.rechecked) == (
-        "amended", "429", "RFC 6585 §4", 6
+        "amended",
+        "429",
+        "RFC 6585 §4",
+        6,
     )
     assert Judgement.objects.filter(needs_recheck=True).count() == 6

@@ -26,7 +26,10 @@ def entry_for(experiment, user, position, role="editor"):
 
 def decide_group(assignment, position, answer, confidence=None, **kwargs):
     responses = [
-        r for r in Response.objects.filter(item__experiment=assignment.experiment, item__position=position)
+        r
+        for r in Response.objects.filter(
+            item__experiment=assignment.experiment, item__position=position
+        )
         if r.answer == answer and confidence in (None, r.confidence)
     ]
     services.judgement_decide(assignment=assignment, responses=responses, **kwargs)
@@ -72,7 +75,11 @@ def test_the_same_wrong_answer_from_two_configurations_is_a_suspect_not_from_two
     assert entry_for(experiment, owner, 3) is None
     # Once amended to "Bonn", the key in force agrees with them: the suspect is gone.
     review.key_decision_create(
-        item=item2.item, user=owner, outcome="amended", new_answer="Bonn", source="Basic Law, Art. 22"
+        item=item2.item,
+        user=owner,
+        outcome="amended",
+        new_answer="Bonn",
+        source="Basic Law, Art. 22",
     )
     item2 = entry_for(experiment, owner, 2)
     assert "shared_wrong" not in item2.reasons and not item2.is_open
@@ -80,9 +87,13 @@ def test_the_same_wrong_answer_from_two_configurations_is_a_suspect_not_from_two
 
 def test_flagged_entries_and_disputes_are_in_the_queue_and_resolved_by_a_decision(client, world):
     item = world.scored.items.get(position=3)
-    ExperimentItem.objects.filter(pk=item.pk).update(key_flagged=True, key_flag_note="Check PEP 634")
+    ExperimentItem.objects.filter(pk=item.pk).update(
+        key_flagged=True, key_flag_note="Check PEP 634"
+    )
     scorer = services.assignment_start(experiment=world.scored, user=world.users["scorer"])
-    services.dispute_raise(assignment=scorer, item=world.scored.items.get(position=2), note="RFC 9110 says so")
+    services.dispute_raise(
+        assignment=scorer, item=world.scored.items.get(position=2), note="RFC 9110 says so"
+    )
     owner = world.users["owner"]
     assert "flagged" in entry_for(world.scored, owner, 3).reasons
     disputed = entry_for(world.scored, owner, 2)
@@ -92,13 +103,17 @@ def test_flagged_entries_and_disputes_are_in_the_queue_and_resolved_by_a_decisio
     url = reverse("scoring:key_review", kwargs={"experiment_pk": world.scored.pk})
     body = client.get(url).content.decode()
     assert "Check PEP 634" in body and "RFC 9110 says so" in body
-    decide = reverse("scoring:key_review_decide", kwargs={"experiment_pk": world.scored.pk, "position": 2})
+    decide = reverse(
+        "scoring:key_review_decide", kwargs={"experiment_pk": world.scored.pk, "position": 2}
+    )
     # The source is required.
     body = client.post(decide, {"k2-outcome": "confirmed", "k2-source": " "}, **HX).content.decode()
     assert "Name the primary source" in body or "This field is required" in body
     assert not KeyDecision.objects.exists()
     body = client.post(
-        decide, {"k2-outcome": "confirmed", "k2-source": "RFC 9110 §10.2.3", "k2-note": "key right"}, **HX
+        decide,
+        {"k2-outcome": "confirmed", "k2-source": "RFC 9110 §10.2.3", "k2-note": "key right"},
+        **HX,
     ).content.decode()
     assert "Key confirmed" in body
     assert KeyDispute.objects.get().status == KeyDispute.Status.RESOLVED
@@ -129,8 +144,13 @@ def two_scorers(world):
     judge_everything(b, Bucket.HEDGED_WRONG)
     # Another experiment, judged too: must stay untouched.
     other = make_collected_experiment(
-        factories, team=world.team, bank=world.bank, prompt=world.prompt, configs=[world.config],
-        answers=[[("x", "HIGH"), ("y", "LOW"), ("z", "LOW")]], name="Untouched",
+        factories,
+        team=world.team,
+        bank=world.bank,
+        prompt=world.prompt,
+        configs=[world.config],
+        answers=[[("x", "HIGH"), ("y", "LOW"), ("z", "LOW")]],
+        name="Untouched",
     )
     c = services.assignment_start(experiment=other, user=world.users["scorer"])
     judge_everything(c)
@@ -147,15 +167,22 @@ def test_amending_requeues_exactly_the_judgements_of_that_item(world, two_scorer
     )
     assert len(expected) == 2  # "3.9" by each scorer; the UNKNOWN presets do not count
     decision = review.key_decision_create(
-        item=item3, user=world.users["owner"], outcome="amended", new_answer="3.10",
-        source="https://docs.python.org/3/whatsnew/3.10.html", note="match arrived in 3.10",
+        item=item3,
+        user=world.users["owner"],
+        outcome="amended",
+        new_answer="3.10",
+        source="https://docs.python.org/3/whatsnew/3.10.html",
+        note="match arrived in 3.10",
     )
     flagged = set(Judgement.objects.filter(needs_recheck=True).values_list("pk", flat=True))
     assert flagged == expected
     assert decision.rechecked == 2
     assert decision.decided_by == world.users["owner"] and decision.created is not None
     assert decision.previous_answer == "key 3" and decision.new_answer == "3.10"
-    assert decision.source.startswith("https://docs.python.org") and decision.note == "match arrived in 3.10"
+    assert (
+        decision.source.startswith("https://docs.python.org")
+        and decision.note == "match arrived in 3.10"
+    )
     assert review.key_in_force(item3) == "3.10"
     assert ExperimentItem.objects.get(pk=item3.pk).key_answer == "key 3"  # the snapshot stays
     # Presets, other items and the other experiment are untouched.
@@ -176,8 +203,11 @@ def test_a_direct_bucket_relied_on_the_key_too(world):
     a = services.assignment_start(experiment=world.scored, user=world.users["scorer"])
     decide_group(a, 2, "Retry-After", bucket=Bucket.CORRECT)
     decision = review.key_decision_create(
-        item=world.scored.items.get(position=2), user=world.users["owner"], outcome="amended",
-        new_answer="Retry-After", source="RFC 9110",
+        item=world.scored.items.get(position=2),
+        user=world.users["owner"],
+        outcome="amended",
+        new_answer="Retry-After",
+        source="RFC 9110",
     )
     assert decision.rechecked == 1
     assert Judgement.objects.get(needs_recheck=True).verdict == Judgement.Verdict.DIRECT
@@ -186,8 +216,11 @@ def test_a_direct_bucket_relied_on_the_key_too(world):
 def test_confirming_the_same_bucket_clears_the_recheck(world, two_scorers):
     a, _b, _c = two_scorers
     review.key_decision_create(
-        item=world.scored.items.get(position=3), user=world.users["owner"], outcome="amended",
-        new_answer="3.10", source="docs",
+        item=world.scored.items.get(position=3),
+        user=world.users["owner"],
+        outcome="amended",
+        new_answer="3.10",
+        source="docs",
     )
     decide_group(a, 3, "3.9", bucket=Bucket.CORRECT)  # the same bucket as before
     assert review.recheck_positions(a) == []
@@ -196,7 +229,9 @@ def test_confirming_the_same_bucket_clears_the_recheck(world, two_scorers):
 def test_confirming_or_dropping_requeues_nothing(world, two_scorers):
     item = world.scored.items.get(position=1)
     for outcome in ("confirmed", "ambiguous"):
-        decision = review.key_decision_create(item=item, user=world.users["owner"], outcome=outcome, source="RFC 6585")
+        decision = review.key_decision_create(
+            item=item, user=world.users["owner"], outcome=outcome, source="RFC 6585"
+        )
         assert decision.rechecked == 0
     assert not Judgement.objects.filter(needs_recheck=True).exists()
     assert review.key_in_force(item) == "key 1"
@@ -206,18 +241,30 @@ def test_decisions_are_checked_before_anything_changes(world, two_scorers):
     item = world.scored.items.get(position=1)
     owner = world.users["owner"]
     with pytest.raises(ValidationError) as error:
-        review.key_decision_create(item=item, user=owner, outcome="amended", source="", new_answer="")
+        review.key_decision_create(
+            item=item, user=owner, outcome="amended", source="", new_answer=""
+        )
     assert {"source", "new_answer"} <= set(error.value.error_dict)
     with pytest.raises(ValidationError):
-        review.key_decision_create(item=item, user=owner, outcome="amended", source="x", new_answer="key 1")
+        review.key_decision_create(
+            item=item, user=owner, outcome="amended", source="x", new_answer="key 1"
+        )
     with pytest.raises(ValidationError):  # nothing to carry back to: the snapshot has no bank item
         review.key_decision_create(
-            item=item, user=owner, outcome="amended", source="x", new_answer="new", carry_to_bank=True
+            item=item,
+            user=owner,
+            outcome="amended",
+            source="x",
+            new_answer="new",
+            carry_to_bank=True,
         )
     sealed = world.experiment.items.get(position=1)
     with pytest.raises(ValidationError):
         review.key_decision_create(item=sealed, user=owner, outcome="confirmed", source="x")
-    assert not KeyDecision.objects.exists() and not Judgement.objects.filter(needs_recheck=True).exists()
+    assert (
+        not KeyDecision.objects.exists()
+        and not Judgement.objects.filter(needs_recheck=True).exists()
+    )
 
 
 # --- The bank ---------------------------------------------------------------------------------
@@ -228,12 +275,24 @@ def test_an_amendment_carried_to_the_bank_writes_a_revision(client, world):
     bank_item = world.items[1]  # "Retry-After (keyed)", flagged in the bank
     ExperimentItem.objects.filter(pk=item.pk).update(source_item=bank_item)
     client.force_login(world.users["editor"])
-    url = reverse("scoring:key_review_decide", kwargs={"experiment_pk": world.scored.pk, "position": 2})
-    body = client.post(url, {
-        "k2-outcome": "amended", "k2-new_answer": "Retry-After", "k2-source": "RFC 9110 §10.2.3",
-        "k2-note": "the header name, not the status", "k2-carry_to_bank": "on",
-    }, **HX).content.decode()
-    assert "The bank&#x27;s key entry was changed too" in body or "bank's key entry was changed" in body
+    url = reverse(
+        "scoring:key_review_decide", kwargs={"experiment_pk": world.scored.pk, "position": 2}
+    )
+    body = client.post(
+        url,
+        {
+            "k2-outcome": "amended",
+            "k2-new_answer": "Retry-After",
+            "k2-source": "RFC 9110 §10.2.3",
+            "k2-note": "the header name, not the status",
+            "k2-carry_to_bank": "on",
+        },
+        **HX,
+    ).content.decode()
+    assert (
+        "The bank&#x27;s key entry was changed too" in body
+        or "bank's key entry was changed" in body
+    )
     decision = KeyDecision.objects.get()
     assert decision.carried_to_bank
     revision = KeyEntryRevision.objects.get(item=bank_item)
@@ -248,7 +307,11 @@ def test_an_amendment_not_carried_leaves_the_bank_alone(world):
     item = world.scored.items.get(position=2)
     ExperimentItem.objects.filter(pk=item.pk).update(source_item=world.items[1])
     decision = review.key_decision_create(
-        item=item, user=world.users["owner"], outcome="amended", new_answer="Retry-After", source="RFC 9110",
+        item=item,
+        user=world.users["owner"],
+        outcome="amended",
+        new_answer="Retry-After",
+        source="RFC 9110",
     )
     assert not decision.carried_to_bank and not KeyEntryRevision.objects.exists()
     assert KeyEntry.objects.get(item=world.items[1]).answer == "Retry-After (keyed)"
@@ -262,9 +325,15 @@ def test_the_bank_queue_holds_flagged_entries_and_settles_them(client, world):
     assert "Which status code means Too Many Requests?" not in body  # not flagged, no review open
     decide = reverse("scoring:bank_key_decide", kwargs={"item_pk": world.items[1].pk})
     prefix = f"b{world.items[1].pk}"
-    client.post(decide, {f"{prefix}-outcome": "confirmed", f"{prefix}-source": "RFC 9110 §10.2.3"}, **HX)
+    client.post(
+        decide, {f"{prefix}-outcome": "confirmed", f"{prefix}-source": "RFC 9110 §10.2.3"}, **HX
+    )
     entry = KeyEntry.objects.get(item=world.items[1])
-    assert not entry.flagged and entry.answer == "Retry-After (keyed)" and "RFC 9110 §10.2.3" in entry.sources
+    assert (
+        not entry.flagged
+        and entry.answer == "Retry-After (keyed)"
+        and "RFC 9110 §10.2.3" in entry.sources
+    )
     revision = KeyEntryRevision.objects.get(item=world.items[1])
     assert revision.flagged and revision.source == "RFC 9110 §10.2.3"
     assert "Which header says when to retry?" not in client.get(url).content.decode()
@@ -277,11 +346,18 @@ def test_the_bank_queue_shows_open_experiment_reviews(client, world):
     item = world.scored.items.get(position=2)
     ExperimentItem.objects.filter(pk=item.pk).update(source_item=world.items[0])
     scorer = services.assignment_start(experiment=world.scored, user=world.users["scorer"])
-    services.dispute_raise(assignment=scorer, item=item, note="the bank key is a status, not a header")
+    services.dispute_raise(
+        assignment=scorer, item=item, note="the bank key is a status, not a header"
+    )
     client.force_login(world.users["owner"])
-    body = client.get(reverse("scoring:bank_key_review", kwargs={"bank_pk": world.bank.pk})).content.decode()
+    body = client.get(
+        reverse("scoring:bank_key_review", kwargs={"bank_pk": world.bank.pk})
+    ).content.decode()
     assert "the bank key is a status, not a header" in body
-    assert reverse("scoring:key_review", kwargs={"experiment_pk": world.scored.pk}) + "#review-2" in body
+    assert (
+        reverse("scoring:key_review", kwargs={"experiment_pk": world.scored.pk}) + "#review-2"
+        in body
+    )
 
 
 # --- Ambiguous items are dropped from the final buckets ------------------------------------
@@ -296,14 +372,18 @@ def test_an_ambiguous_item_is_dropped_from_final_bucket_rows(world, two_scorers)
     reconcile.reconciliation_start(experiment=world.scored, user=world.users["owner"])
     assert reconcile.final_bucket_rows(world.scored).count() == 6
     item1 = world.scored.items.get(position=1)
-    review.key_decision_create(item=item1, user=world.users["owner"], outcome="ambiguous", source="two readings")
+    review.key_decision_create(
+        item=item1, user=world.users["owner"], outcome="ambiguous", source="two readings"
+    )
     rows = reconcile.final_bucket_rows(world.scored)
     assert rows.count() == 4 and not rows.filter(response__item=item1).exists()
     assert list(review.dropped_items(world.scored)) == [item1]
     assert not reconcile.scorer_bucket_rows(a).filter(response__item=item1).exists()
     assert reconcile.scorer_bucket_rows(a).count() == 4
     # A later decision brings it back.
-    review.key_decision_create(item=item1, user=world.users["owner"], outcome="confirmed", source="settled")
+    review.key_decision_create(
+        item=item1, user=world.users["owner"], outcome="confirmed", source="settled"
+    )
     assert reconcile.final_bucket_rows(world.scored).count() == 6
 
 
@@ -349,16 +429,26 @@ def test_an_editor_who_scores_sees_only_their_own_suspects_before_reconciliation
 def test_bank_level_amendment_and_ambiguity(world):
     editor = world.users["editor"]
     entry = review.bank_key_decide(
-        item=world.items[1], user=editor, outcome="amended", new_answer="Retry-After",
-        source="RFC 9110 §10.2.3", note="drop the suffix",
+        item=world.items[1],
+        user=editor,
+        outcome="amended",
+        new_answer="Retry-After",
+        source="RFC 9110 §10.2.3",
+        note="drop the suffix",
     )
-    assert entry.answer == "Retry-After" and not entry.flagged and "RFC 9110 §10.2.3" in entry.sources
+    assert (
+        entry.answer == "Retry-After" and not entry.flagged and "RFC 9110 §10.2.3" in entry.sources
+    )
     revision = KeyEntryRevision.objects.get(item=world.items[1])
     assert revision.answer == "Retry-After (keyed)" and revision.changed_by == editor
     assert "drop the suffix" in revision.reason
-    review.bank_key_decide(item=world.items[0], user=editor, outcome="ambiguous", source="RFC 6585", note="two codes")
+    review.bank_key_decide(
+        item=world.items[0], user=editor, outcome="ambiguous", source="RFC 6585", note="two codes"
+    )
     world.items[0].refresh_from_db()
     entry = KeyEntry.objects.get(item=world.items[0])
     assert world.items[0].retired and entry.flagged and "two codes" in entry.flag_note
     with pytest.raises(ValidationError):
-        review.bank_key_decide(item=world.items[2], user=editor, outcome="confirmed", source="x")  # no key entry
+        review.bank_key_decide(
+            item=world.items[2], user=editor, outcome="confirmed", source="x"
+        )  # no key entry

@@ -17,7 +17,9 @@ def _experiment(world, n_sheets):
         (config, 1, [(f"wrong {i % 3}", "HIGH"), ("k2", "LOW"), (f"other {i}", "MEDIUM")])
         for i, config in enumerate(configs)
     ]
-    experiment = build_experiment(world, sheets=sheets, keys=["k1", "k2", "k3"], name=f"{n_sheets} sheets")
+    experiment = build_experiment(
+        world, sheets=sheets, keys=["k1", "k2", "k3"], name=f"{n_sheets} sheets"
+    )
     a = services.assignment_start(experiment=experiment, user=world.users["scorer"])
     b = services.assignment_start(experiment=experiment, user=world.users["editor"])
     judge_everything(a, Bucket.CONFIDENT_WRONG)

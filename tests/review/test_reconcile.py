@@ -17,7 +17,9 @@ CW = Bucket.CONFIDENT_WRONG
 
 
 def responses(world, position=None, answer=None):
-    qs = Response.objects.filter(run__experiment=world.scored).order_by("run__order", "item__position")
+    qs = Response.objects.filter(run__experiment=world.scored).order_by(
+        "run__order", "item__position"
+    )
     if position is not None:
         qs = qs.filter(item__position=position)
     if answer is not None:
@@ -33,7 +35,13 @@ def finished(world):
     b = services.assignment_start(experiment=world.scored, user=world.users["editor"])
     judge_everything(a, Bucket.CORRECT)
     judge_everything(b, Bucket.CORRECT)
-    judge(b, {responses(world, 2, "Retry-Later")[0]: CW, responses(world, 3, "3.9")[0]: Bucket.HEDGED_WRONG})
+    judge(
+        b,
+        {
+            responses(world, 2, "Retry-Later")[0]: CW,
+            responses(world, 3, "3.9")[0]: Bucket.HEDGED_WRONG,
+        },
+    )
     return a, b
 
 
@@ -64,14 +72,19 @@ def test_the_owner_invites_members_who_may_score(client, world):
 def test_progress_is_counts_only(client, world, finished):
     a, b = finished
     client.force_login(world.users["owner"])
-    body = client.get(reverse("scoring:scorers", kwargs={"experiment_pk": world.scored.pk})).content.decode()
+    body = client.get(
+        reverse("scoring:scorers", kwargs={"experiment_pk": world.scored.pk})
+    ).content.decode()
     assert "6 / 6" in body and "finished" in body
     for label in ("Correct", "Confidently wrong", "Hedged wrong", "bucket-"):
         assert label not in body
     # A judgement sent back for a re-check counts as open.
     review.key_decision_create(
-        item=world.scored.items.get(position=1), user=world.users["owner"], outcome="amended",
-        new_answer="429", source="RFC 6585",
+        item=world.scored.items.get(position=1),
+        user=world.users["owner"],
+        outcome="amended",
+        new_answer="429",
+        source="RFC 6585",
     )
     progress = {p.assignment.pk: p for p in reconcile.scorer_progress(world.scored)}
     assert (progress[a.pk].judged, progress[a.pk].recheck, progress[a.pk].finished) == (4, 2, False)
@@ -108,7 +121,9 @@ def test_no_url_reaches_another_scorers_judgements(client, world, finished):
     for name in ("agreement", "reconcile", "key_review", "scorers"):
         url = reverse(f"scoring:{name}", kwargs={"experiment_pk": world.scored.pk})
         assert client.get(url).status_code == 403
-    url = reverse("scoring:reconcile_item", kwargs={"experiment_pk": world.scored.pk, "position": 2})
+    url = reverse(
+        "scoring:reconcile_item", kwargs={"experiment_pk": world.scored.pk, "position": 2}
+    )
     assert client.get(url).status_code == 403
 
 
@@ -116,10 +131,14 @@ def test_before_reconciliation_the_lead_pages_are_closed(client, world, finished
     a, b = finished
     client.force_login(world.users["owner"])
     for name in ("agreement", "reconcile"):
-        body = client.get(reverse(f"scoring:{name}", kwargs={"experiment_pk": world.scored.pk})).content.decode()
+        body = client.get(
+            reverse(f"scoring:{name}", kwargs={"experiment_pk": world.scored.pk})
+        ).content.decode()
         assert "Begin reconciliation" in body
         assert "Confidently wrong" not in body and "bucket-" not in body
-    item = reverse("scoring:reconcile_item", kwargs={"experiment_pk": world.scored.pk, "position": 2})
+    item = reverse(
+        "scoring:reconcile_item", kwargs={"experiment_pk": world.scored.pk, "position": 2}
+    )
     assert client.get(item).status_code == 302
     response = client.post(item, {"token": "x", "set": Bucket.CORRECT})
     assert response.status_code == 302 and not FinalBucket.objects.exists()
@@ -134,9 +153,13 @@ def test_a_lead_who_is_still_scoring_sees_nothing(client, world, finished):
     # Begun by the editor (a finished scorer): still closed to the owner until they finish.
     reconcile.reconciliation_start(experiment=world.scored, user=world.users["editor"])
     for name in ("agreement", "reconcile"):
-        body = client.get(reverse(f"scoring:{name}", kwargs={"experiment_pk": world.scored.pk})).content.decode()
+        body = client.get(
+            reverse(f"scoring:{name}", kwargs={"experiment_pk": world.scored.pk})
+        ).content.decode()
         assert "stay hidden from you" in body and "bucket-" not in body
-    item = reverse("scoring:reconcile_item", kwargs={"experiment_pk": world.scored.pk, "position": 2})
+    item = reverse(
+        "scoring:reconcile_item", kwargs={"experiment_pk": world.scored.pk, "position": 2}
+    )
     assert client.get(item).status_code == 302
     judge_everything(third, Bucket.CORRECT)
     assert "bucket-" in client.get(item, follow=True).content.decode()
@@ -179,7 +202,9 @@ def test_the_lead_settles_a_disagreement_with_a_note(client, world, finished):
     a, b = finished
     reconcile.reconciliation_start(experiment=world.scored, user=world.users["owner"])
     client.force_login(world.users["owner"])
-    url = reverse("scoring:reconcile_item", kwargs={"experiment_pk": world.scored.pk, "position": 2})
+    url = reverse(
+        "scoring:reconcile_item", kwargs={"experiment_pk": world.scored.pk, "position": 2}
+    )
     body = client.get(url).content.decode()
     # Each scorer's bucket, named (the team's default), and the answer without its model.
     assert "acme-scorer" in body and "acme-editor" in body and "Retry-Later" in body
@@ -188,21 +213,30 @@ def test_the_lead_settles_a_disagreement_with_a_note(client, world, finished):
         assert secret not in body
     target = responses(world, 2, "Retry-Later")[0]
     token = reconcile.response_token(world.users["owner"], target.pk)
-    assert token in body and f"value=\"{target.pk}\"" not in body
-    body = client.post(url, {"token": token, "set": CW, "note": "Retry-Later is no header"}, **HX).content.decode()
+    assert token in body and f'value="{target.pk}"' not in body
+    body = client.post(
+        url, {"token": token, "set": CW, "note": "Retry-Later is no header"}, **HX
+    ).content.decode()
     assert "Final bucket saved" in body
     final = FinalBucket.objects.get(response=target)
     assert (final.bucket, final.unanimous, final.decided_by, final.note) == (
-        CW, False, world.users["owner"], "Retry-Later is no header"
+        CW,
+        False,
+        world.users["owner"],
+        "Retry-Later is no header",
     )
     # Ctrl+Enter saves the note alone: the hidden bucket keeps the chosen one.
     client.post(url, {"token": token, "bucket": CW, "note": "RFC 9110 10.2.3"}, **HX)
     assert FinalBucket.objects.get(response=target).note == "RFC 9110 10.2.3"
     # Without a bucket: an error, nothing saved.
     other = responses(world, 3, "3.9")[0]
-    item3 = reverse("scoring:reconcile_item", kwargs={"experiment_pk": world.scored.pk, "position": 3})
+    item3 = reverse(
+        "scoring:reconcile_item", kwargs={"experiment_pk": world.scored.pk, "position": 3}
+    )
     body = client.post(
-        item3, {"token": reconcile.response_token(world.users["owner"], other.pk), "note": "hm"}, **HX
+        item3,
+        {"token": reconcile.response_token(world.users["owner"], other.pk), "note": "hm"},
+        **HX,
     ).content.decode()
     assert "Choose a bucket" in body and not FinalBucket.objects.filter(response=other).exists()
     # A token of another user names nothing.
@@ -244,8 +278,11 @@ def test_final_buckets_follow_a_scorers_later_change(client, world, finished):
     assert FinalBucket.objects.get(response__answer="3.9").unanimous
     # An amendment sends judgements back: their unanimous rows wait for the re-check.
     review.key_decision_create(
-        item=world.scored.items.get(position=1), user=world.users["owner"], outcome="amended",
-        new_answer="429", source="RFC 6585",
+        item=world.scored.items.get(position=1),
+        user=world.users["owner"],
+        outcome="amended",
+        new_answer="429",
+        source="RFC 6585",
     )
     assert not FinalBucket.objects.filter(response__item__position=1).exists()
     summary = reconcile.reconcile_summary(world.scored)

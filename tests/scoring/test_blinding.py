@@ -22,7 +22,9 @@ def secrets_of(experiment) -> list[str]:
     for run in Run.objects.filter(experiment=experiment).select_related("model_config"):
         config = run.model_config
         found.update({config.label, config.model_name, config.provider})
-        found.update(str(v) for v in run.config_snapshot.values() if isinstance(v, str) and len(v) > 3)
+        found.update(
+            str(v) for v in run.config_snapshot.values() if isinstance(v, str) and len(v) > 3
+        )
     return sorted(v for v in found if v)
 
 
@@ -62,7 +64,9 @@ def test_nothing_reachable_names_a_model_before_reveal(client, world, role):
     forbidden = secrets_of(world.scored)
     assert "Acme-second-config-label" in forbidden and "sim-overconfident" in forbidden
     run_ids = list(Run.objects.filter(experiment=world.scored).values_list("pk", flat=True))
-    raw_bodies = list(Attempt.objects.filter(run__experiment=world.scored).values_list("raw_body", flat=True))
+    raw_bodies = list(
+        Attempt.objects.filter(run__experiment=world.scored).values_list("raw_body", flat=True)
+    )
     starts = [
         reverse("probe:experiment_detail", kwargs={"experiment_pk": world.scored.pk}),
         reverse("scoring:start", kwargs={"experiment_pk": world.scored.pk}),

@@ -31,7 +31,9 @@ def group_tokens(client, assignment, position, answer):
 
 
 def decide(client, assignment, position, **data):
-    url = reverse("scoring:decide", kwargs={"assignment_token": assignment.token, "position": position})
+    url = reverse(
+        "scoring:decide", kwargs={"assignment_token": assignment.token, "position": position}
+    )
     return client.post(url, data, **HX)
 
 
@@ -44,7 +46,9 @@ def bucket_of(assignment, position, answer):
 
 
 def test_scoring_is_closed_until_collection_completes(scorer, world):
-    response = scorer.post(reverse("scoring:start", kwargs={"experiment_pk": world.experiment.pk}), follow=True)
+    response = scorer.post(
+        reverse("scoring:start", kwargs={"experiment_pk": world.experiment.pk}), follow=True
+    )
     assert "Scoring opens when every run is collected" in response.content.decode()
     assert not Assignment.objects.filter(experiment=world.experiment).exists()
 
@@ -52,14 +56,23 @@ def test_scoring_is_closed_until_collection_completes(scorer, world):
 def test_unknown_arrives_set_to_abstained(scorer, world):
     assignment = start(scorer, world.scored)
     assert bucket_of(assignment, 3, "UNKNOWN") == [Bucket.ABSTAINED]
-    assert Judgement.objects.get(assignment=assignment, response__answer="UNKNOWN").verdict == "preset"
+    assert (
+        Judgement.objects.get(assignment=assignment, response__answer="UNKNOWN").verdict == "preset"
+    )
 
 
 def test_correct_and_wrong_follow_the_confidence(scorer, world):
     assignment = start(scorer, world.scored)
-    decide(scorer, assignment, 1, tokens=group_tokens(scorer, assignment, 1, "429"), verdict="correct")
-    assert bucket_of(assignment, 1, "429") == [Bucket.CORRECT, Bucket.CORRECT]  # one decision, two sheets
-    decide(scorer, assignment, 3, tokens=group_tokens(scorer, assignment, 3, "3.9"), verdict="wrong")
+    decide(
+        scorer, assignment, 1, tokens=group_tokens(scorer, assignment, 1, "429"), verdict="correct"
+    )
+    assert bucket_of(assignment, 1, "429") == [
+        Bucket.CORRECT,
+        Bucket.CORRECT,
+    ]  # one decision, two sheets
+    decide(
+        scorer, assignment, 3, tokens=group_tokens(scorer, assignment, 3, "3.9"), verdict="wrong"
+    )
     assert bucket_of(assignment, 3, "3.9") == [Bucket.HEDGED_WRONG]
 
 
@@ -99,8 +112,16 @@ def test_direct_bucket_and_a_missing_confidence_needs_one(scorer, world):
 
 def test_undo_reverts_the_whole_group(scorer, world):
     assignment = start(scorer, world.scored)
-    decide(scorer, assignment, 1, tokens=group_tokens(scorer, assignment, 1, "429"), verdict="correct")
-    decide(scorer, assignment, 1, tokens=group_tokens(scorer, assignment, 1, "429"), bucket=Bucket.HEDGED_WRONG)
+    decide(
+        scorer, assignment, 1, tokens=group_tokens(scorer, assignment, 1, "429"), verdict="correct"
+    )
+    decide(
+        scorer,
+        assignment,
+        1,
+        tokens=group_tokens(scorer, assignment, 1, "429"),
+        bucket=Bucket.HEDGED_WRONG,
+    )
     undo = reverse("scoring:undo", kwargs={"assignment_token": assignment.token})
     scorer.post(undo, {"position": 1}, **HX)
     assert bucket_of(assignment, 1, "429") == [Bucket.CORRECT, Bucket.CORRECT]
@@ -115,14 +136,21 @@ def test_shuffle_differs_between_items_and_scorers_and_is_stable(client, world):
 
     configs = [factories.ModelConfigFactory(team=world.team, label=f"cfg {i}") for i in range(8)]
     experiment = make_collected_experiment(
-        factories, team=world.team, bank=world.bank, prompt=world.prompt, configs=configs,
-        answers=[[(f"a{r}-{i}", "HIGH") for i in range(4)] for r in range(8)], name="Shuffled",
+        factories,
+        team=world.team,
+        bank=world.bank,
+        prompt=world.prompt,
+        configs=configs,
+        answers=[[(f"a{r}-{i}", "HIGH") for i in range(4)] for r in range(8)],
+        name="Shuffled",
     )
     a = services.assignment_start(experiment=experiment, user=world.users["scorer"])
     b = services.assignment_start(experiment=experiment, user=world.users["editor"])
 
     def order(assignment, position):
-        return [g.members[0].response.run_id for g in selectors.queue_item(assignment, position).groups]
+        return [
+            g.members[0].response.run_id for g in selectors.queue_item(assignment, position).groups
+        ]
 
     assert order(a, 1) == order(a, 1)  # stable on reload
     assert len({tuple(order(a, p)) for p in range(1, 5)}) > 1  # differs between items
@@ -138,7 +166,11 @@ def test_queries_do_not_grow_with_the_number_of_sheets(client, world):
     def queries_for(n_sheets):
         configs = [factories.ModelConfigFactory(team=world.team) for _ in range(n_sheets)]
         experiment = make_collected_experiment(
-            factories, team=world.team, bank=world.bank, prompt=world.prompt, configs=configs,
+            factories,
+            team=world.team,
+            bank=world.bank,
+            prompt=world.prompt,
+            configs=configs,
             answers=[[(f"answer {r}", "HIGH"), (f"other {r}", "LOW")] for r in range(n_sheets)],
             name=f"{n_sheets} sheets",
         )
@@ -171,7 +203,13 @@ def test_reveal_only_after_every_response_and_later_changes_are_unblinded(scorer
     assignment.refresh_from_db()
     assert assignment.revealed_at is not None
     assert "Acme-second-config-label" in scorer.get(reveal).content.decode()
-    decide(scorer, assignment, 1, tokens=group_tokens(scorer, assignment, 1, "429"), bucket=Bucket.HEDGED_WRONG)
+    decide(
+        scorer,
+        assignment,
+        1,
+        tokens=group_tokens(scorer, assignment, 1, "429"),
+        bucket=Bucket.HEDGED_WRONG,
+    )
     assert Judgement.objects.filter(assignment=assignment, unblinded=True).count() == 2
     assert JudgementChange.objects.filter(assignment=assignment, after_reveal=True).count() == 2
 
@@ -201,7 +239,9 @@ def test_hidden_confidence_is_not_shown_but_still_sets_the_bucket(scorer, world)
     url = reverse("scoring:item", kwargs={"assignment_token": assignment.token, "position": 3})
     body = scorer.get(url).content.decode()
     assert 'class="conf conf-' not in body and "3.9" in body
-    decide(scorer, assignment, 3, tokens=group_tokens(scorer, assignment, 3, "3.9"), verdict="wrong")
+    decide(
+        scorer, assignment, 3, tokens=group_tokens(scorer, assignment, 3, "3.9"), verdict="wrong"
+    )
     assert bucket_of(assignment, 3, "3.9") == [Bucket.HEDGED_WRONG]  # LOW, though not shown
 
 
@@ -210,9 +250,19 @@ def test_the_second_scheme_scores_incorrect_partial_and_not_attempted(scorer, wo
     world.scored.save(update_fields=["scheme"])
     assignment = start(scorer, world.scored)
     assert bucket_of(assignment, 3, "UNKNOWN") == [Bucket.NOT_ATTEMPTED]
-    decide(scorer, assignment, 3, tokens=group_tokens(scorer, assignment, 3, "3.9"), verdict="wrong")
+    decide(
+        scorer, assignment, 3, tokens=group_tokens(scorer, assignment, 3, "3.9"), verdict="wrong"
+    )
     assert bucket_of(assignment, 3, "3.9") == [Bucket.INCORRECT]
-    decide(scorer, assignment, 2, tokens=group_tokens(scorer, assignment, 2, "Retry-Later"), bucket="partial")
+    decide(
+        scorer,
+        assignment,
+        2,
+        tokens=group_tokens(scorer, assignment, 2, "Retry-Later"),
+        bucket="partial",
+    )
     assert bucket_of(assignment, 2, "Retry-Later") == [Bucket.PARTIAL]
-    page = scorer.get(reverse("scoring:item", kwargs={"assignment_token": assignment.token, "position": 2})).content.decode()
+    page = scorer.get(
+        reverse("scoring:item", kwargs={"assignment_token": assignment.token, "position": 2})
+    ).content.decode()
     assert "Not attempted" in page and "Confidently wrong" not in page

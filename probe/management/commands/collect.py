@@ -74,7 +74,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("experiment", type=int, help="the experiment's number (its id)")
         parser.add_argument(
-            "--jobs", type=int, default=4,
+            "--jobs",
+            type=int,
+            default=4,
             help="units collected at once (default 4); each provider's concurrency limit still applies",
         )
         parser.add_argument(

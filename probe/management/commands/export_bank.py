@@ -26,7 +26,9 @@ class Command(BaseCommand):
             raise CommandError(f"No bank {bank!r}" + (f" in team {team!r}." if team else "."))
         if len(matches) > 1:
             where = ", ".join(f"{b.pk} ({b.team.slug})" for b in matches)
-            raise CommandError(f"Several banks are called {bank!r}: {where}. Give the id or --team.")
+            raise CommandError(
+                f"Several banks are called {bank!r}: {where}. Give the id or --team."
+            )
         text = bank_export(bank=matches[0], user=None, file_format=format)
         if output:
             Path(output).write_text(text, encoding="utf-8")

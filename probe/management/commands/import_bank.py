@@ -14,7 +14,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("path", help="The bank file (JSON or plain text).")
-        parser.add_argument("--team", required=True, help="The slug of the team that owns the bank.")
+        parser.add_argument(
+            "--team", required=True, help="The slug of the team that owns the bank."
+        )
         parser.add_argument("--name", default="", help="The bank's name (default: from the file).")
 
     def handle(self, *args, path: str, team: str, name: str, **options):
@@ -35,7 +37,11 @@ class Command(BaseCommand):
             lines = "\n".join(f"  {problem}" for problem in error.problems)
             raise CommandError(f"{path} was refused; nothing was saved:\n{lines}") from error
         bank = bank_import(
-            team=team_obj, user=None, data=data, name=name, source=f"command line: {file.name}",
+            team=team_obj,
+            user=None,
+            data=data,
+            name=name,
+            source=f"command line: {file.name}",
             file_format=bankformat.detect_format(file.read_text("utf-8", "replace"), file.name),
         )
         self.stdout.write(

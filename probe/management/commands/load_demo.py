@@ -100,13 +100,20 @@ class Command(BaseCommand):
             for label, model in DEMO_CONFIGS:
                 if not ModelConfig.objects.filter(team=team, label=label).exists():
                     config_create(
-                        team=team, user=None, label=label, provider="simulator",
-                        model_name=model, base_url=simulator_url(), concurrency_limit=8,
+                        team=team,
+                        user=None,
+                        label=label,
+                        provider="simulator",
+                        model_name=model,
+                        base_url=simulator_url(),
+                        concurrency_limit=8,
                     )
             n_known = write_knowledge(team, knowledge_path())
         credentials_file.write_text("".join(f"{u} {p}\n" for u, p in credentials.items()))
         credentials_file.chmod(0o600)
-        self.stdout.write(self.style.SUCCESS("Demo data ready. Log in at http://127.0.0.1:8000 as:"))
+        self.stdout.write(
+            self.style.SUCCESS("Demo data ready. Log in at http://127.0.0.1:8000 as:")
+        )
         roles = dict(DEMO_USERS)
         for username, password in credentials.items():
             role = roles.get(username)

@@ -11,12 +11,18 @@ from probe.services import collection
 
 
 class Command(BaseCommand):
-    help = "Paste a model's whole reply (copied from a chat window) into a manual run, and parse it."
+    help = (
+        "Paste a model's whole reply (copied from a chat window) into a manual run, and parse it."
+    )
 
     def add_arguments(self, parser):
-        parser.add_argument("run", type=int, help="the run's number (its id, shown in its page's address)")
+        parser.add_argument(
+            "run", type=int, help="the run's number (its id, shown in its page's address)"
+        )
         parser.add_argument("file", help="a UTF-8 text file with the whole reply, or - for stdin")
-        parser.add_argument("--item", type=int, help="per-item experiments: the item number answered")
+        parser.add_argument(
+            "--item", type=int, help="per-item experiments: the item number answered"
+        )
         parser.add_argument("--user", help="record the paste as this user's")
 
     def handle(self, *args, run: int, file: str, item: int | None, user: str | None, **options):
@@ -32,7 +38,9 @@ class Command(BaseCommand):
         except OSError as error:
             raise CommandError(f"Cannot read {file}: {error.strerror}.") from error
         except UnicodeDecodeError as error:
-            raise CommandError(f"{file} is not UTF-8 text ({error.reason} at byte {error.start}).") from error
+            raise CommandError(
+                f"{file} is not UTF-8 text ({error.reason} at byte {error.start})."
+            ) from error
         item_obj = None
         if item is not None:
             item_obj = found.experiment.items.filter(position=item).first()

@@ -44,8 +44,16 @@ def start_simulator(knowledge: Path, host: str, port: int) -> tuple[subprocess.P
         empty = Path(name)
     process = subprocess.Popen(
         [
-            sys.executable, "-m", "adapters.simulator_server", "--host", host, "--port", str(port),
-            "--knowledge", str(empty or knowledge), "--quiet",
+            sys.executable,
+            "-m",
+            "adapters.simulator_server",
+            "--host",
+            host,
+            "--port",
+            str(port),
+            "--knowledge",
+            str(empty or knowledge),
+            "--quiet",
         ],
         cwd=settings.BASE_DIR,
         env={**os.environ},
@@ -118,7 +126,8 @@ class Command(BaseCommand):
             if wait_for_port(host, port, simulator, SIMULATOR_START_TIMEOUT):
                 what = (
                     "with no items (run load_demo to write its knowledge file)"
-                    if empty_knowledge else f"knowing {knowledge}"
+                    if empty_knowledge
+                    else f"knowing {knowledge}"
                 )
                 self.stdout.write(
                     f"Simulator started (pid {simulator.pid}) at {simulator_url()}, {what}."
@@ -130,9 +139,22 @@ class Command(BaseCommand):
                 )
         worker = subprocess.Popen(
             [
-                sys.executable, "-m", "celery", "-A", "probe", "worker",
-                "--pool", "threads", "--concurrency", str(concurrency), "--loglevel", "INFO",
-                "--without-gossip", "--without-mingle", "--hostname", "embedded@%h",
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "--pool",
+                "threads",
+                "--concurrency",
+                str(concurrency),
+                "--loglevel",
+                "INFO",
+                "--without-gossip",
+                "--without-mingle",
+                "--hostname",
+                "embedded@%h",
             ],
             env={**os.environ},
         )

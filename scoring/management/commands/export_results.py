@@ -23,11 +23,23 @@ class Command(BaseCommand):
         parser.add_argument("--what", choices=["responses", "figures"], default="responses")
         parser.add_argument("--scorer", default="", help="The scorer's username.")
         parser.add_argument("--team", default="", help="The team's slug, when names repeat.")
-        parser.add_argument("--w", default="1", help="Weight of a confidently wrong answer (figures).")
+        parser.add_argument(
+            "--w", default="1", help="Weight of a confidently wrong answer (figures)."
+        )
         parser.add_argument("--output", "-o", default="", help="Write to this file, not stdout.")
 
-    def handle(self, *args, experiment: str, format: str, what: str, scorer: str, team: str,
-               w: str, output: str, **options):
+    def handle(
+        self,
+        *args,
+        experiment: str,
+        format: str,
+        what: str,
+        scorer: str,
+        team: str,
+        w: str,
+        output: str,
+        **options,
+    ):
         found = self._experiment(experiment, team)
         try:
             weight = parse_weight(w)

@@ -44,9 +44,7 @@ def _embedded_secret_key() -> str:
 SECRET_KEY = os.environ.get("SECRET_KEY") or _embedded_secret_key()
 DEBUG = env_bool("DEBUG", False)
 # Loopback names are always allowed: container health checks call /healthz through them.
-ALLOWED_HOSTS = sorted(
-    set(env_list("ALLOWED_HOSTS", [])) | {"127.0.0.1", "localhost", "[::1]"}
-)
+ALLOWED_HOSTS = sorted(set(env_list("ALLOWED_HOSTS", [])) | {"127.0.0.1", "localhost", "[::1]"})
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
@@ -75,7 +73,7 @@ MIDDLEWARE = [
     "probe.middleware.LoginRequiredMiddleware",
 ]
 
-ROOT_URLCONF = "probe.urls"
+ROOT_URLCONF = "config.urls"
 
 TEMPLATES = [
     {
@@ -93,7 +91,7 @@ TEMPLATES = [
     },
 ]
 
-WSGI_APPLICATION = "probe.wsgi.application"
+WSGI_APPLICATION = "config.wsgi.application"
 
 _sqlite_path = DATA_DIR / "db.sqlite3"
 DATABASES = {

@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from . import views
+from probe import views
 
 urlpatterns = [
     path("", views.home, name="home"),

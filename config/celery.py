@@ -4,8 +4,8 @@ import os
 
 from celery import Celery
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "probe.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-app = Celery("probe")
+app = Celery("blindprobe")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
