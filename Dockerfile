@@ -10,6 +10,9 @@ RUN pip install --no-cache-dir .
 COPY manage.py ./
 COPY templates templates
 COPY static static
+COPY locale locale
+COPY tools tools
+RUN python tools/i18n.py compile
 RUN SECRET_KEY=build-only python manage.py collectstatic --noinput
 RUN useradd --create-home app && mkdir -p /data && chown app /data
 USER app

@@ -26,6 +26,13 @@ def sh(*args: object) -> None:
 def install() -> None:
     if sys.version_info < (3, 11):  # noqa: UP036 - dev.py runs under whatever python3 is
         sys.exit(f"Python 3.11 or newer is needed; this is {sys.version.split()[0]}.")
+    install_packages()
+    # Every time, and quickly: the compiled catalogues are never committed, so they can never
+    # be older than the .po files they come from (pure Python: no GNU gettext needed).
+    sh(PYTHON, "tools/i18n.py", "compile")
+
+
+def install_packages() -> None:
     pyproject = ROOT / "pyproject.toml"
     if STAMP.exists() and STAMP.stat().st_mtime >= pyproject.stat().st_mtime:
         return

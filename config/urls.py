@@ -2,9 +2,11 @@
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_not_required
 from django.urls import include, path
+from django.views.i18n import JavaScriptCatalog
 
-from probe import views
+from probe import views, views_language
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -15,6 +17,9 @@ urlpatterns = [
         name="login",
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("i18n/language", views_language.language_set, name="set_language"),
+    # The JavaScript catalogue (gettext() for static/js), needed on the login page too.
+    path("jsi18n/", login_not_required(JavaScriptCatalog.as_view()), name="javascript-catalog"),
     path("admin/", admin.site.urls),
     path("", include("probe.app_urls")),
     path("", include("scoring.urls")),

@@ -560,3 +560,20 @@ class Response(models.Model):
 
     def __str__(self) -> str:
         return f"run {self.run_id} item {self.item_id}: {self.answer!r}"
+
+
+class UserPreference(models.Model):
+    """What a user chose for themself, kept across browsers: for now the interface language."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preference"
+    )
+    language = models.CharField(_("language"), max_length=10, choices=settings.LANGUAGES)
+    changed = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = _("user preference")
+        verbose_name_plural = _("user preferences")
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.language}"

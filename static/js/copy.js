@@ -2,7 +2,8 @@
 // Optional: data-copied / data-copy-failed (or data-failed) for the messages, and an element
 // with data-copy-status beside the button to show them in (aria-live); otherwise the button's
 // own label changes for two seconds. Without the clipboard API (plain http on another host),
-// the text is selected so that Ctrl+C copies it.
+// the text is selected so that Ctrl+C copies it. The default messages come from Django's
+// JavaScript catalogue (gettext), which base.html loads before this file.
 (function () {
   "use strict";
   function select(element) {
@@ -27,8 +28,8 @@
     if (!button) return;
     const target = document.querySelector(button.dataset.copy);
     if (!target) return;
-    const copied = button.dataset.copied || "Copied";
-    const failed = button.dataset.copyFailed || button.dataset.failed || "Selected: press Ctrl+C";
+    const copied = button.dataset.copied || gettext("Copied");
+    const failed = button.dataset.copyFailed || button.dataset.failed || gettext("Selected: press Ctrl+C");
     const text = target.textContent;
     const fallback = function () {
       select(target);

@@ -19,6 +19,8 @@ UNSCOPED = {
     "healthz": 200,  # the load balancer's health check: says "ok" and nothing else
     "login": 200,
     "logout": 302,  # POST only for members; an anonymous visitor is sent to login first
+    "set_language": 405,  # the language switcher: POST only, open so the login page has it
+    "javascript-catalog": 200,  # the translations static/js uses, the login page's too
 }
 
 
