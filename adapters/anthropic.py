@@ -10,6 +10,7 @@ from typing import Any
 
 from adapters.base import Adapter, CompletionRequest, ParsedAnswer, as_int, join_url
 from adapters.errors import ConfigurationError
+from adapters.i18n import gettext_noop
 
 ANTHROPIC_VERSION = "2023-06-01"
 # max_tokens is required by the API; used when the configuration leaves the limit open.
@@ -21,7 +22,7 @@ TRUNCATED_STOP_REASONS = ("max_tokens", "model_context_window_exceeded")
 
 class AnthropicAdapter(Adapter):
     name = "anthropic"
-    label = "Anthropic Messages API"
+    label = gettext_noop("Anthropic Messages API")
     needs_api_key = True
     default_base_url = "https://api.anthropic.com"
     api_key_env_hint = "ANTHROPIC_API_KEY"

@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import quote
 
 from adapters.base import Adapter, CompletionRequest, ParsedAnswer, as_int, join_url
+from adapters.i18n import gettext_noop
 
 TRUNCATED_FINISH_REASONS = ("MAX_TOKENS",)
 REFUSED_FINISH_REASONS = (
@@ -26,7 +27,7 @@ REFUSED_FINISH_REASONS = (
 
 class GeminiAdapter(Adapter):
     name = "gemini"
-    label = "Google Gemini API"
+    label = gettext_noop("Google Gemini API")
     needs_api_key = True
     default_base_url = "https://generativelanguage.googleapis.com"
     api_key_env_hint = "GEMINI_API_KEY"

@@ -8,6 +8,7 @@ import httpx
 
 from adapters.base import Adapter, Completion, CompletionRequest, ParsedAnswer
 from adapters.errors import ConfigurationError
+from adapters.i18n import gettext_noop
 
 
 class ManualRunError(ConfigurationError):
@@ -18,7 +19,7 @@ class ManualRunError(ConfigurationError):
 
 class ManualAdapter(Adapter):
     name = "manual"
-    label = "Manual (a person pastes the reply)"
+    label = gettext_noop("Manual (a person pastes the reply)")
     needs_api_key = False
     default_base_url = None
 

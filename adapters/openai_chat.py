@@ -18,6 +18,7 @@ from adapters.base import (
     is_reasoning_model,
     join_url,
 )
+from adapters.i18n import gettext_noop
 
 # Hosts that always want a key. Other base URLs (a local vLLM, Ollama, llama.cpp) may run without
 # one, so there the Authorization header is simply left out when no key is configured.
@@ -35,7 +36,7 @@ def is_openai_host(base_url: str) -> bool:
 
 class OpenAIChatAdapter(Adapter):
     name = "openai_chat"
-    label = "OpenAI Chat Completions (also vLLM, Ollama, llama.cpp, OpenRouter)"
+    label = gettext_noop("OpenAI Chat Completions (also vLLM, Ollama, llama.cpp, OpenRouter)")
     needs_api_key = True
     default_base_url = "https://api.openai.com/v1"
     api_key_env_hint = "OPENAI_API_KEY"

@@ -11,12 +11,13 @@ from typing import Any
 
 from adapters.base import CompletionRequest, ParsedAnswer, as_int, is_reasoning_model, join_url
 from adapters.errors import ServerError
+from adapters.i18n import gettext_noop
 from adapters.openai_chat import OpenAIChatAdapter
 
 
 class OpenAIResponsesAdapter(OpenAIChatAdapter):
     name = "openai_responses"
-    label = "OpenAI Responses API"
+    label = gettext_noop("OpenAI Responses API")
     needs_api_key = True
     default_base_url = "https://api.openai.com/v1"
     api_key_env_hint = "OPENAI_API_KEY"

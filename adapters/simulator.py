@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from adapters.i18n import gettext_noop
 from adapters.openai_chat import OpenAIChatAdapter
 
 DEFAULT_PORT = 8765
@@ -44,7 +45,7 @@ class SimulatorAdapter(OpenAIChatAdapter):
     """The OpenAI chat adapter pointed at the local simulator; no key, nothing leaves the machine."""
 
     name = "simulator"
-    label = "Simulated models (local simulator, not a real model)"
+    label = gettext_noop("Simulated models (local simulator, not a real model)")
     needs_api_key = False
     default_base_url = SIMULATOR_DEFAULT_BASE_URL
     api_key_env_hint = None

@@ -4,6 +4,7 @@ from django import forms
 from django.conf import global_settings, settings
 from django.core.exceptions import ValidationError
 from django.utils.text import capfirst
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 import adapters
@@ -81,10 +82,15 @@ def _model_help(name: str):
     return ModelConfig._meta.get_field(name).help_text
 
 
+def provider_choices() -> list[tuple[str, str]]:
+    """The providers offered, with their labels in the user's language (adapters mark them)."""
+    return [(name, gettext(label)) for name, label in adapters.provider_choices()]
+
+
 def provider_key_hints() -> list[tuple[str, str, str]]:
     """(provider label, usual key variable, whether a key is needed) for the form's help."""
     rows = []
-    for name, label in adapters.provider_choices():
+    for name, label in provider_choices():
         adapter = adapters.get_adapter(name)
         if name == "openai_chat":
             need = _("for api.openai.com and OpenRouter; optional for local servers")
@@ -106,7 +112,7 @@ class ModelConfigForm(forms.Form):
             "Hidden from scorers until their reveal; make it say which model and settings."
         ),
     )
-    provider = forms.ChoiceField(label=_model_label("provider"), choices=adapters.provider_choices)
+    provider = forms.ChoiceField(label=_model_label("provider"), choices=provider_choices)
     model_name = forms.CharField(
         label=_model_label("model_name"),
         max_length=200,

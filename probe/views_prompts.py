@@ -13,8 +13,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
-import adapters
-
 from .access import can, team_view
 from .forms import apply_service_errors
 from .forms_prompts import (
@@ -22,6 +20,7 @@ from .forms_prompts import (
     PromptCreateForm,
     PromptEditForm,
     language_name,
+    provider_choices,
     provider_key_hints,
 )
 from .models import ModelConfig, PromptVersion, Role, Team
@@ -213,7 +212,7 @@ def _configs_with_status(team: Team):
 
 
 def _provider_labels() -> dict[str, str]:
-    return dict(adapters.provider_choices())
+    return dict(provider_choices())
 
 
 # Model configurations are for editors: a scorer who could list them would learn which models

@@ -386,9 +386,17 @@ def config_test_connection(
     if config.api_key_env:
         try:
             api_key = adapters.api_key_from_env(config.api_key_env, environ)
-        except adapters.MissingAPIKeyError as error:
+        except adapters.MissingAPIKeyError:
             return ConnectionCheck(
-                ok=False, sent=False, error_kind="missing_api_key", error_message=str(error)
+                ok=False,
+                sent=False,
+                error_kind="missing_api_key",
+                error_message=_(
+                    "The environment variable %(name)s is not set or is empty. Set it to the API "
+                    "key in the environment of the web server and of every worker, then restart "
+                    "them."
+                )
+                % {"name": config.api_key_env.strip()},
             )
     elif requires_api_key(config.provider, config.base_url):
         return ConnectionCheck(
