@@ -42,7 +42,7 @@ __all__ = [
 
 #: Bump when a change to the parser can change its output for the same text, so stored parses
 #: can be told apart from (and redone with) a newer parser.
-PARSER_VERSION = 1
+PARSER_VERSION = 2
 
 #: Only the first MAX_INPUT_CHARS characters of a reply are looked at.
 MAX_INPUT_CHARS = 200_000
@@ -368,7 +368,8 @@ def normalise_answer(text: str) -> str:
 
 _E = r"[\s*_`~]*+"  # whitespace and emphasis noise between the parts of a label line
 _LEAD = r"[ \t]*+(?:>[ \t]*+)*+(?:\#{1,6}[ \t]*+)?(?:[-+•·◦▪‣][ \t]++|\*[ \t]++)?"
-_PREFIX_WORDS = r"(?:question|item|number|nr\.?|no\.?|q|\#)"
+# Japanese sheets number items as 問1, 問題1, 設問1 or 第1問 too (full-width digits are folded first).
+_PREFIX_WORDS = r"(?:question|item|number|nr\.?|no\.?|q|\#|問題|設問|問|第)"
 
 
 def _num_pattern(strict: bool) -> str:
@@ -376,7 +377,7 @@ def _num_pattern(strict: bool) -> str:
     (strict=False) the plain number may also stand alone: "1 ANSWER: ..."."""
     plain_sep = r"(?:[.):]|[ \t]*+[-–—](?=\s))" + ("" if strict else "?")
     return (
-        rf"(?:(?P<pre>{_PREFIX_WORDS})[ \t]*+(?P<a>\d{{1,6}})(?!\d)"
+        rf"(?:(?P<pre>{_PREFIX_WORDS})[ \t]*+(?P<a>\d{{1,6}})(?!\d)(?:問|題)?"
         rf"(?:[ \t]*+(?P<as>[.):]|[-–—](?=\s)))?"
         rf"|\((?P<b>\d{{1,6}})\)"
         rf"|\[(?P<c>\d{{1,6}})\]"
@@ -637,6 +638,54 @@ for _code, _phrases in (
     for _p in _phrases.split("|"):
         _ABSTAIN_SYNONYMS[_p] = _code
 
+# Japanese abstentions, matched against the whole answer once its politeness is peeled off:
+# an apology or softener in front, です / でした / ね in the end ("申し訳ありませんが、分かりません。").
+_JA_SOFTENER_RE = re.compile(
+    r"^(?:申し訳(?:ありません|ございません|ない)が?|すみませんが?|すいませんが?|残念ながら|"
+    r"正直(?:に言うと|なところ)?|恐れ入りますが|あいにく)[、,\s]*"
+)
+_JA_ENDING_RE = re.compile(r"(?:です|でした|ですね|ですが|ね|よ)$")
+_JA_KNOW = r"(?:分|わ|判|解)か"
+_JA_ABSTENTIONS = (
+    (
+        ABSTAIN_NO_IDEA,
+        rf"見当(?:も|が)?つき?(?:ません|かない|きません)|(?:全く|まったく|さっぱり|皆目)"
+        rf"(?:{_JA_KNOW}(?:りません|らない)|知りません|知らない|見当(?:も|が)?つ(?:きません|かない))",
+    ),
+    (
+        ABSTAIN_DONT_KNOW,
+        rf"{_JA_KNOW}(?:りません|らない|りかねます|りませんでした|らなかった)|知り(?:ません|ませんでした)|"
+        r"知らない|存じ(?:ません|上げません|ておりません)|不明|不詳|未詳|"
+        r"(?:記憶に|覚えが)(?:ありません|ない)|覚えていません|思い出せません",
+    ),
+    (
+        ABSTAIN_NOT_SURE,
+        r"(?:自信|確信)が(?:ありません|ない|持てません)|定か(?:では|で)(?:ありません|ない)|"
+        r"確か(?:では|で)(?:ありません|ない)|はっきり(?:しません|しない|とは(?:分かりません|言えません))",
+    ),
+    (
+        ABSTAIN_CANNOT_ANSWER,
+        r"(?:お)?答え(?:られません|られない|かねます|できません|ようがありません)|"
+        r"回答(?:できません|できない|不能|不可|しかねます|を控えます|を差し控えます|なし|無し)|"
+        r"答えなし|(?:判断|特定|判定|断定)(?:できません|できない|しかねます)",
+    ),
+)
+_JA_ABSTENTION_RES = tuple((code, re.compile(rf"(?:{rx})")) for code, rx in _JA_ABSTENTIONS)
+
+
+def _japanese_abstention(key: str) -> str | None:
+    """The abstention code of a Japanese answer that only says it does not know, or None."""
+    if len(key) > 60 or key.isascii():
+        return None
+    s = _JA_SOFTENER_RE.sub("", key)
+    for _i in range(3):
+        s = _JA_ENDING_RE.sub("", s.rstrip("。．.!！、 ")).strip()
+    for code, rx in _JA_ABSTENTION_RES:
+        if rx.fullmatch(s):
+            return code
+    return None
+
+
 _DASH_ONLY = frozenset("-–—‐‒―−_.…?*/~ \t")
 _UNKNOWN_COMMENT_RE = re.compile(r"unknown(?:[\s*_`]*+)[-–—:;,.(\[]", re.I)
 
@@ -667,7 +716,7 @@ def _abstention(answer: str) -> tuple[bool, str | None]:
         if _strip_markdown(nfkc).strip() == UNKNOWN:
             return True, MARKDOWN
         return True, ABSTAIN_CASE
-    code = _ABSTAIN_SYNONYMS.get(key)
+    code = _ABSTAIN_SYNONYMS.get(key) or _japanese_abstention(key)
     if code is not None:
         return True, code
     trans = answer.translate(_FW_TABLE)
