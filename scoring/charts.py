@@ -8,6 +8,7 @@ carries a title and a description, and the tables next to it hold the same numbe
 from __future__ import annotations
 
 import math
+import unicodedata
 from dataclasses import dataclass, field
 
 from . import metrics
@@ -38,11 +39,23 @@ def _r(value: float) -> float:
     return round(value, 1)
 
 
+def text_width(text: str) -> int:
+    """Width in half-width character cells: a kanji or kana takes two (East Asian wide)."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
 def short_label(label: str, simulated: bool = False, room: int = 30) -> str:
     """A label cut to fit the gutter (the full label is in the chart's title and the table).
     A simulated configuration's label leaves room for the word "simulated" after it."""
     room = room - 11 if simulated else room
-    return label if len(label) <= room else label[: room - 1].rstrip() + "…"
+    if text_width(label) <= room:
+        return label
+    cut, used = 0, 0
+    for cut, ch in enumerate(label):  # noqa: B007 - cut is the index where room runs out
+        used += text_width(ch)
+        if used > room - 1:
+            break
+    return label[:cut].rstrip() + "…"
 
 
 @dataclass
@@ -147,8 +160,9 @@ def bucket_chart(report: Report) -> BucketChart:
     x = GUTTER
     for bucket in report.bucket_names:
         legend.append(LegendEntry(bucket, x, BUCKET_COLOURS[bucket]))
-        # about 7 px per character at the legend's 12 px: room for the translated label
-        x += 16 + 7 * len(str(Bucket(bucket).label)) + 18
+        # about 7 px per half-width character at the legend's 12 px (a kanji takes two): room
+        # for the translated label
+        x += 16 + 7 * text_width(str(Bucket(bucket).label)) + 18
     return BucketChart(WIDTH, int(y) + 14, GUTTER, PLOT, report.n_items, rows, legend)
 
 
