@@ -6,7 +6,8 @@
     python tools/i18n.py check             list untranslated, fuzzy and placeholder-mismatched
                                            messages; exit 1 if there are any
     python tools/i18n.py todo > todo.tsv   the messages still to translate, one per line:
-                                           msgid <TAB> msgstr (empty), newlines written as \\n
+                                           msgid <TAB> msgstr (empty), newlines written as \\n;
+                                           a message with a context starts with it: ctxt <TAB>
     python tools/i18n.py fill todo.tsv     put the translations of such a file into the catalogue
                                            (clears the fuzzy mark of the messages it fills)
     python tools/i18n.py compile           write the .mo files from the .po files
@@ -143,26 +144,30 @@ def todo() -> None:
         for entry in polib.pofile(str(path)):
             if problems(entry):
                 msgid = entry.msgid_plural or entry.msgid
-                print(
-                    f"{_escape(msgid)}\t{_escape(entry.msgstr or entry.msgstr_plural.get(0, ''))}"
-                )
+                text = entry.msgstr or entry.msgstr_plural.get(0, "")
+                context = f"{_escape(entry.msgctxt)}\t" if entry.msgctxt else ""
+                print(f"{context}{_escape(msgid)}\t{_escape(text)}")
 
 
 def fill(source: Path) -> int:
-    wanted: dict[str, str] = {}
+    wanted: dict[tuple[str | None, str], str] = {}
     for number, line in enumerate(source.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
-        msgid, tab, msgstr = line.partition("\t")
-        if not tab or not msgstr.strip():
+        columns = line.split("\t")
+        if len(columns) not in (2, 3) or not columns[-1].strip():
             print(f"{source}:{number}: no translation after a tab; skipped")
             continue
-        wanted[_unescape(msgid)] = _unescape(msgstr)
+        context = _unescape(columns[0]) if len(columns) == 3 else None
+        wanted[context, _unescape(columns[-2])] = _unescape(columns[-1])
     filled = 0
     for path in catalogues():
         po = polib.pofile(str(path))
         for entry in po:
-            text = wanted.get(entry.msgid_plural or entry.msgid) or wanted.get(entry.msgid)
+            context = entry.msgctxt or None
+            text = wanted.get((context, entry.msgid_plural or entry.msgid))
+            if text is None:
+                text = wanted.get((context, entry.msgid))
             if text is None:
                 continue
             if entry.msgid_plural:

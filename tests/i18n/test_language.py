@@ -42,12 +42,17 @@ def test_the_login_page_switches_language_without_an_account(client):
     assert f'action="{reverse("set_language")}"' in body
     assert '<button type="submit" name="language" value="ja" lang="ja"' in body
     assert ">日本語</button>" in body
+    # It returns to the page it was on (the Referer): the form carries no URL of its own.
+    switcher = body[body.index('class="language-switch') :]
+    assert 'name="next"' not in switcher[: switcher.index("</form>")]
+    login_url = "http://testserver" + reverse("login") + "?next=/t/acme/"
     response = client.post(
         reverse("set_language"),
-        {"language": "ja", "next": reverse("login")},
+        {"language": "ja"},
         HTTP_ACCEPT_LANGUAGE="en",
+        HTTP_REFERER=login_url,
     )
-    assert response.status_code == 302 and response["Location"] == reverse("login")
+    assert response.status_code == 302 and response["Location"] == login_url
     assert client.cookies["django_language"].value == "ja"
     again = client.get(reverse("login"), HTTP_ACCEPT_LANGUAGE="en")
     assert _lang(again) == "ja"
