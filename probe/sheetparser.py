@@ -349,7 +349,9 @@ def normalise_answer(text: str) -> str:
         s = s.casefold().translate(_APOSTROPHES)
         for _i in range(10):
             before = s
-            s = s.rstrip(_TRAIL_PUNCT).lstrip(_LEAD_PUNCT)
+            # A bullet can surface once a quote is gone ('"- 0"'): strip it too, so that
+            # normalising twice gives what normalising once gave.
+            s = _LEAD_MD_RE.sub("", s.rstrip(_TRAIL_PUNCT).lstrip(_LEAD_PUNCT))
             if len(s) >= 2 and _OPEN_CLOSE.get(s[0]) == s[-1]:
                 inner = s[1:-1]
                 # only a pair that wraps the whole: "(a)" but not "(a) or (b)"

@@ -156,3 +156,23 @@ def test_a_page_shows_its_dates_in_the_users_language(world, client):
     with translation.override("ja"):
         assert formats.date_format(created, "SHORT_DATETIME_FORMAT") in ja
     assert created.strftime("%Y-%m-%d %H:%M") in en
+
+
+@pytest.mark.django_db
+def test_a_failed_attempt_says_what_went_wrong_in_the_users_language(world, client):
+    from probe.models import Attempt
+
+    run = world.runs[0]
+    Attempt.objects.create(
+        run=run,
+        outcome=Attempt.Outcome.RETRYABLE,
+        error_kind="rate_limit",
+        error_message="openai_chat: HTTP 429 rate_limit_exceeded: slow down",
+    )
+    client.force_login(world.users["owner"])
+    url = reverse("probe:run_detail", kwargs={"run_pk": run.pk})
+    ja = client.get(url, HTTP_ACCEPT_LANGUAGE="ja").content.decode()
+    assert "<strong>レート制限中</strong> openai_chat: HTTP 429" in ja
+    assert "エラー（再試行）" in ja
+    en = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "<strong>Rate limited</strong> openai_chat: HTTP 429" in en
