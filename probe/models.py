@@ -403,6 +403,15 @@ class Experiment(models.Model):
     )
     collection_started = models.DateTimeField(null=True, blank=True)
     collection_finished = models.DateTimeField(null=True, blank=True)
+    # The earlier experiment this one measures again ("Run again"), if any.
+    follows = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="follow_ups",
+        verbose_name=_("follows"),
+    )
 
     class Meta:
         ordering = ["-created", "-pk"]
@@ -472,6 +481,10 @@ class Run(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     compliance = models.FloatField(null=True, blank=True)  # share of items parsed without issue
+    # A run of an earlier experiment included in a follow-up as it was (copied, not collected).
+    included_from = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         ordering = ["experiment", "order", "pk"]
