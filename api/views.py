@@ -5,6 +5,7 @@ from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.utils.translation import gettext as _
 from ninja import Query, Router
+from ninja.responses import Status
 from ninja.errors import HttpError
 
 from probe import bankformat
@@ -105,12 +106,15 @@ def bank_import(request, slug: str, payload: s.BankImportIn):
         source=payload.filename or _("the API"),
         file_format=bankformat.detect_format(payload.content, payload.filename),
     )
-    return 201, {
-        "bank": _bank_out(bank, data.item_count),
-        "blocks": len(data.blocks),
-        "items": data.item_count,
-        "missing_keys": data.missing_key_count,
-    }
+    return Status(
+        201,
+        {
+            "bank": _bank_out(bank, data.item_count),
+            "blocks": len(data.blocks),
+            "items": data.item_count,
+            "missing_keys": data.missing_key_count,
+        },
+    )
 
 
 @router.get("/banks/{bank_id}/export", summary="The bank as a file, in JSON or text")
@@ -278,7 +282,7 @@ def experiment_create(request, slug: str, payload: s.ExperimentIn):
         )
     except ValidationError as error:
         raise _validation(error) from None
-    return 201, _experiment_detail(request, experiment)
+    return Status(201, _experiment_detail(request, experiment))
 
 
 @router.get(
@@ -388,7 +392,7 @@ def follow_up_create(request, experiment_id: int, payload: s.FollowUpIn):
         )
     except ValidationError as error:
         raise _validation(error) from None
-    return 201, _experiment_detail(request, experiment)
+    return Status(201, _experiment_detail(request, experiment))
 
 
 # Results -------------------------------------------------------------------------------------

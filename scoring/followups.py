@@ -21,8 +21,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from probe.models import (
-    AuditEvent,
     Attempt,
+    AuditEvent,
     Experiment,
     ExperimentItem,
     Item,
