@@ -143,9 +143,7 @@ def test_a_refused_bank_file_lists_its_problems_by_line(world, api_for):
 def test_an_oversized_body_is_413_and_saves_nothing(world, api_for, settings):
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 10_000
     before = _counts()
-    response = api_for("editor").post(
-        f"/teams/{world.team.slug}/banks", {"content": "x" * 20_000}
-    )
+    response = api_for("editor").post(f"/teams/{world.team.slug}/banks", {"content": "x" * 20_000})
     assert response.status_code == 413
     assert "too large" in response.json()["detail"]
     assert _counts() == before
@@ -162,8 +160,9 @@ def test_unparseable_bodies_are_4xx_with_json(world, api_for, raw):
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
     max_leaves=12,
 )
 FIELDS = [
