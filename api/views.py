@@ -5,8 +5,8 @@ from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.utils.translation import gettext as _
 from ninja import Query, Router
-from ninja.responses import Status
 from ninja.errors import HttpError
+from ninja.responses import Status
 
 from probe import bankformat
 from probe.models import (

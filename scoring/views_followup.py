@@ -2,9 +2,9 @@
 listed before anything is created."""
 
 from django import forms
-from django.db.models import Count, Q
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Count, Q
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy

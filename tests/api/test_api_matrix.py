@@ -9,7 +9,6 @@ import pytest
 
 from api.urls import api
 from probe.models import ROLE_RANK, Role
-from tests.api.conftest import ApiClient
 from tests.conftest import KEY_ANSWERS, OTHER_TEAM_TEXT
 
 pytestmark = pytest.mark.django_db
