@@ -32,9 +32,6 @@ BACKOFF_JITTER = 0.25
 # An error keeps at most this much of the response body.
 ERROR_BODY_LIMIT = 64 * 1024
 
-RETRYABLE_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
-FATAL_STATUSES = frozenset({400, 401, 403, 404, 413, 422})
-
 # Error `type`/`code` values that mean the account is out of money or quota: retrying cannot help.
 QUOTA_MARKERS = frozenset(
     {
