@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import tomllib
 import venv
 from pathlib import Path
 
@@ -50,14 +51,17 @@ def lock() -> None:
     """Rewrite constraints.txt: the newest versions pyproject.toml's ranges allow, installed into
     a throwaway virtual environment so that nothing already in .venv leaks into the pins."""
     check_python()
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    # The requirements themselves, not the project: building it would leave build/ behind.
+    requirements = [*project["dependencies"], *project["optional-dependencies"]["dev"]]
     with tempfile.TemporaryDirectory(prefix="blindprobe-lock-") as tmp:
         env = Path(tmp)
         venv.create(env, with_pip=True)
         python = env / ("Scripts" if os.name == "nt" else "bin") / PYTHON.name
         sh(python, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
-        sh(python, "-m", "pip", "install", "--quiet", ".[dev]")
+        sh(python, "-m", "pip", "install", "--quiet", *requirements)
         frozen = subprocess.run(
-            [str(python), "-m", "pip", "freeze", "--exclude", "blindprobe"],
+            [str(python), "-m", "pip", "freeze"],
             cwd=ROOT,
             check=True,
             capture_output=True,
