@@ -2,7 +2,6 @@
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
@@ -221,10 +220,6 @@ class AuditEvent(models.Model):
         return f"{self.created:%Y-%m-%d %H:%M} {self.user} {self.action} {self.subject}"
 
 
-def missing_key_q() -> Q:
-    return Q(key_entry__isnull=True)
-
-
 # Collection: prompt versions, model configurations, experiments, runs, attempts, responses --
 
 
@@ -262,10 +257,6 @@ class PromptVersion(models.Model):
     @property
     def short_hash(self) -> str:
         return self.content_hash[:12]
-
-    @property
-    def is_used(self) -> bool:
-        return self.experiments.exists()
 
 
 class ModelConfig(models.Model):
