@@ -3,7 +3,7 @@ listed before anything is created."""
 
 from django import forms
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
@@ -100,7 +100,11 @@ class FollowUpForm(forms.Form):
 def follow_up(request, origin: Experiment):
     if is_blinded(origin, request.user, request.membership):
         # The form names each earlier run's configuration: not before this user's reveal.
-        raise PermissionDenied
+        return render(
+            request,
+            "scoring/follow_up_locked.html",
+            {"team": origin.team, "experiment": origin},
+        )
     form = FollowUpForm(request.POST or None, origin=origin)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data

@@ -70,5 +70,10 @@ def test_a_blinded_editor_and_a_scorer_cannot_open_it(client, world):
     assert client.get(f"/experiments/{origin.pk}/again/").status_code == 403
     services.assignment_start(experiment=origin, user=world.users["editor"])
     login(client, world.users["editor"])
-    assert client.get(f"/experiments/{origin.pk}/again/").status_code == 403
+    page = client.get(f"/experiments/{origin.pk}/again/")
+    assert page.status_code == 200 and "scoring this experiment blind" in page.content.decode()
+    assert "Acme-secret-config-label" not in page.content.decode()
+    refused = client.post(f"/experiments/{origin.pk}/again/", {"repeats": 2, "items": "snapshot"})
+    assert "scoring this experiment blind" in refused.content.decode()
+    assert not Experiment.objects.filter(follows=origin).exists()
     assert Run.objects.filter(experiment__follows=origin).count() == 0
