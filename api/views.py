@@ -22,7 +22,7 @@ from probe.selectors import banks_of_team
 from probe.selectors_experiments import experiment_progress
 from probe.services import banks as bank_services
 from probe.services import experiments as experiment_services
-from scoring import exports, followups
+from scoring import compare, exports, followups
 from scoring.models import Assignment
 from scoring.report import (
     final_source,
@@ -451,3 +451,61 @@ def results_responses(request, experiment_id: int):
         "columns": exports.RESPONSE_COLUMNS,
         "responses": rows,
     }
+
+
+# Comparison and the regression gate --------------------------------------------------------
+
+
+@router.get(
+    "/compare",
+    summary="Compare two experiments on their shared items; the regression gate",
+    description=(
+        "`verdict` is `pass` (the candidate is not worse beyond the paired interval) or "
+        "`fail`; 409 with `cannot tell` while collection, scoring or reconciliation is "
+        "unfinished; 422 when the two cannot be compared as asked."
+    ),
+)
+def compare_experiments(
+    request,
+    baseline: int,
+    candidate: int,
+    metric: str = Query(compare.NET_USABLE, pattern="^(net_usable|hallucination_rate)$"),
+    w: str = "1",
+    pair: str = "",
+    allow_prompt_change: bool = False,
+):
+    experiments = []
+    for value in (baseline, candidate):
+        experiment, _m = reach(request, "experiment_pk", value, Role.VIEWER)
+        if blinded(request, experiment):
+            # A state, like the results before the reveal: not yet, rather than not allowed.
+            raise HttpError(
+                409, _("You are scoring %(name)s blind: finish first.") % {"name": experiment.name}
+            )
+        experiments.append(experiment)
+    try:
+        weight = parse_weight(w)
+    except ValueError:
+        raise refuse(
+            _("w must be a number from 0 to 100."),
+            [{"field": "w", "message": _("w must be a number from 0 to 100.")}],
+        ) from None
+    labels = None
+    if pair:
+        if "=" not in pair:
+            message = _("pair takes BASELINE_LABEL=CANDIDATE_LABEL.")
+            raise refuse(message, [{"field": "pair", "message": message}])
+        labels = tuple(part.strip() for part in pair.split("=", 1))
+    try:
+        result = compare.compare(
+            *experiments,
+            metric=metric,
+            w=weight,
+            pair=labels,
+            allow_prompt_change=allow_prompt_change,
+        )
+    except compare.CannotTellYet as error:
+        raise refuse(str(error), [], status=409) from None
+    except compare.NotComparable as error:
+        raise refuse(str(error), []) from None
+    return compare.comparison_dict(result) | {"verdict": "fail" if result.regression else "pass"}

@@ -33,6 +33,7 @@ NEEDED = {
     "follow_up_create": Role.EDITOR,
     "results_figures": Role.VIEWER,
     "results_responses": Role.VIEWER,
+    "compare_experiments": Role.VIEWER,
 }
 # What a permitted request may get besides 200/201: results before any reveal (409), an
 # action on an experiment in the wrong state (409), an empty body refused (422).
@@ -41,6 +42,7 @@ ALSO_FINE = {
     "results_responses": {409},
     "experiment_start": {409},
     "experiment_cancel": {409},
+    "compare_experiments": {409, 422},
 }
 
 
@@ -60,11 +62,9 @@ def test_every_operation_is_declared():
 
 
 def _path(path: str, world) -> str:
-    return (
-        path.replace("{slug}", world.team.slug)
-        .replace("{bank_id}", str(world.bank.pk))
-        .replace("{experiment_id}", str(world.scored.pk))
-    )
+    return path.replace("{slug}", world.team.slug).replace("{bank_id}", str(world.bank.pk)).replace(
+        "{experiment_id}", str(world.scored.pk)
+    ) + (f"?baseline={world.scored.pk}&candidate={world.scored.pk}" if path == "/compare" else "")
 
 
 BANK_TEXT = "Block A. Matrix\n1. A matrix question?\n\nAnswer key\nBlock A\n1. matrix answer\n"
