@@ -19,8 +19,10 @@ N = 30
 
 def _shared(world, *experiments):
     """Give the experiments' items the same bank items, position by position (one version)."""
+    block = world.blocks[0]
     bank_items = [
-        factories.ItemFactory(block=world.blocks[0], question=f"Report question {n}?", order=n)
+        block.items.filter(question=f"Report question {n}?").first()
+        or factories.ItemFactory(block=block, question=f"Report question {n}?", order=n)
         for n in range(1, N + 1)
     ]
     for experiment in experiments:
