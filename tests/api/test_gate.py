@@ -182,3 +182,34 @@ def test_a_blinded_scorer_cannot_compare(world, api_for):
     services.assignment_start(experiment=cand.experiment, user=world.users["scorer"])
     answer = api_for("scorer").get("/compare", baseline=base.pk, candidate=cand.experiment.pk)
     assert answer.status_code == 409 and "Model" not in answer.content.decode()
+
+
+def test_the_comparison_page(client, world):
+    from tests.conftest import login
+
+    base = _scored(world, {("Model", 1): GOOD}, "Baseline")
+    cand = _scored(world, {("Model", 1): WORSE}, "Candidate")
+    _shared(world, base, cand)
+    login(client, world.users["viewer"])
+    page = client.get(f"/t/{world.team.slug}/compare/", {"baseline": base.pk, "candidate": cand.pk})
+    assert page.status_code == 200
+    body = page.content.decode()
+    assert "worse beyond noise" in body and "30 shared items" in body
+    assert "Block B (15 items)" in body
+    tuned = factories.PromptVersionFactory(team=world.team, name="Tuned")
+    cand.prompt_version = tuned
+    cand.save()
+    refused = client.get(
+        f"/t/{world.team.slug}/compare/", {"baseline": base.pk, "candidate": cand.pk}
+    ).content.decode()
+    assert "different prompt versions" in refused and "allow_prompt_change" in refused
+    accepted = client.get(
+        f"/t/{world.team.slug}/compare/",
+        {"baseline": base.pk, "candidate": cand.pk, "allow_prompt_change": "1"},
+    ).content.decode()
+    assert "The prompt versions differ" in accepted and "worse beyond noise" in accepted
+    # Another team's experiment is not offered, and not compared.
+    rival = client.get(
+        f"/t/{world.team.slug}/compare/", {"baseline": base.pk, "candidate": world.scored.pk + 999}
+    )
+    assert "Choose two experiments" in rival.content.decode()
