@@ -6,6 +6,7 @@ from django.contrib.auth.decorators import login_not_required
 from django.urls import include, path
 from django.views.i18n import JavaScriptCatalog
 
+from api import pages as api_pages
 from probe import views, views_language
 
 urlpatterns = [
@@ -23,4 +24,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("probe.app_urls")),
     path("", include("scoring.urls")),
+    path("api/", include("api.urls")),
+    path("account/tokens/", api_pages.token_list, name="token_list"),
+    path("account/tokens/<int:token_pk>/revoke/", api_pages.token_revoke, name="token_revoke"),
 ]
