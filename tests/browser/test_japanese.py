@@ -243,3 +243,9 @@ def test_main_pages_in_japanese_for_an_owner(live_server, page, world, japanese_
         if heading:
             expect(page.get_by_role("heading", name=heading).first).to_be_visible()
         shoot(page, name)
+    # A smaller window: the navigation wraps, nothing is pushed out.
+    page.set_viewport_size({"width": 1024, "height": 768})
+    page.goto(f"{live_server.url}/banks/{bank.pk}/")
+    shoot(page, "21_bank_1024px")
+    page.goto(f"{live_server.url}/experiments/{japanese_experiment.pk}/")
+    shoot(page, "22_experiment_1024px")
