@@ -20,3 +20,12 @@ def error_title(kind):
     from probe.services.configs import ERROR_TITLES
 
     return ERROR_TITLES.get(kind, "") if kind else ""
+
+
+@register.filter
+def provider_message(text):
+    """{{ run.error_message|provider_message }}: a stored error message, with the sentences the
+    app and its adapters write put in the user's language (the provider's own words stay)."""
+    from probe.provider_messages import translate_message
+
+    return translate_message(text)
