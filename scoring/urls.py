@@ -17,6 +17,9 @@ urlpatterns = [
         views.scoring_dispute,
         name="dispute",
     ),
+    path("score/<str:assignment_token>/<int:position>/note/", views.scoring_note, name="note"),
+    path("score/<str:assignment_token>/items/", views.scoring_overview, name="overview"),
+    path("score/<str:assignment_token>/next-open/", views.scoring_next_open, name="next_open"),
     path("score/<str:assignment_token>/undo/", views.scoring_undo, name="undo"),
     path("score/<str:assignment_token>/reveal/", views.scoring_reveal, name="reveal"),
 ]
