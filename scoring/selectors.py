@@ -145,6 +145,38 @@ def key_in_force(item: ExperimentItem) -> KeyInForce:
     return _key_of(item, newest, amendment)
 
 
+@dataclass
+class KeyJudged:
+    """One item whose key changed in key review, and which key this scorer's judgements used."""
+
+    position: int
+    key: KeyInForce
+    against_current: int = 0  # judgements made against the key in force
+    against_earlier: int = 0  # made against an earlier key: back for a re-check
+
+
+def judgements_by_key(assignment: Assignment) -> list[KeyJudged]:
+    """For each amended item: how many of the scorer's judgements used which key (3 queries)."""
+    keys = {pk: k for pk, k in keys_in_force(assignment.experiment).items() if k.amended}
+    if not keys:
+        return []
+    positions = dict(ExperimentItem.objects.filter(pk__in=list(keys)).values_list("pk", "position"))
+    rows = {pk: KeyJudged(position=positions[pk], key=key) for pk, key in keys.items()}
+    judged = Judgement.objects.filter(
+        assignment=assignment,
+        response__item_id__in=list(keys),
+        verdict__in=(Judgement.Verdict.CORRECT, Judgement.Verdict.WRONG, Judgement.Verdict.DIRECT),
+    ).values_list("response__item_id", "key_decision_id", "needs_recheck")
+    for item_id, decision_id, recheck in judged:
+        amendment = keys[item_id].amendment
+        current = not recheck and decision_id is not None and decision_id >= amendment.pk
+        if current:
+            rows[item_id].against_current += 1
+        else:
+            rows[item_id].against_earlier += 1
+    return sorted(rows.values(), key=lambda r: r.position)
+
+
 def answer_token(assignment: Assignment, response_pk: int) -> str:
     """An opaque name for a response, different for every scorer (never a response or run id)."""
     message = f"answer:{assignment.pk}:{response_pk}".encode()

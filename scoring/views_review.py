@@ -9,6 +9,7 @@ begun, and never to someone still scoring the experiment.
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -415,24 +416,28 @@ def reconcile_item(request, experiment: Experiment, position: int):
         # unanimous rows (a whole-experiment pass, too slow for every step from item to item).
         return _reconcile_item_response(request, experiment, position)
     token = request.POST.get("token", "")
-    response = reconcile.resolve_response(experiment, position, token, user=request.user)
-    if response is None:
+    responses = reconcile.resolve_responses(
+        experiment, position, token.split(","), user=request.user
+    )
+    if not responses:
         return _reconcile_item_response(
             request,
             experiment,
             position,
-            status=400 if not request.htmx else 200,
+            status=400,
             error=_("That answer is not on this item: nothing was saved."),
         )
     bucket = request.POST.get("set") or request.POST.get("bucket", "")
     try:
-        reconcile.final_bucket_set(
-            experiment=experiment,
-            response=response,
-            user=request.user,
-            bucket=bucket,
-            note=request.POST.get("note", ""),
-        )
+        with transaction.atomic():
+            for response in responses:
+                reconcile.final_bucket_set(
+                    experiment=experiment,
+                    response=response,
+                    user=request.user,
+                    bucket=bucket,
+                    note=request.POST.get("note", ""),
+                )
     except ValidationError as error:
         return _reconcile_item_response(
             request,
@@ -444,9 +449,12 @@ def reconcile_item(request, experiment: Experiment, position: int):
         )
     if not request.htmx:
         return redirect("scoring:reconcile_item", experiment_pk=experiment.pk, position=position)
-    return _reconcile_item_response(
-        request, experiment, position, focus_after=token, notice=_("Final bucket saved.")
+    notice = (
+        _("Final bucket saved.")
+        if len(responses) == 1
+        else _("Final bucket saved for %(n)s identical answers.") % {"n": len(responses)}
     )
+    return _reconcile_item_response(request, experiment, position, focus_after=token, notice=notice)
 
 
 @team_view(scope="experiment_pk", get=Role.EDITOR)
