@@ -194,7 +194,7 @@ def scoring_note(request, assignment: Assignment, position: int):
             position,
             status=400,
             note_tokens=",".join(tokens),
-            note_error=" ".join(error.messages),
+            error=" ".join(error.messages),
             note_text=note,
         )
     notice = _("Note saved for the lead.") if note.strip() else _("Note removed.")
