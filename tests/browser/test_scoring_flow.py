@@ -269,6 +269,19 @@ def test_score_a_demo_experiment_by_keyboard_reveal_and_check_the_report(
     page.keyboard.press("Enter")
     expect(page.locator("#summary-table")).to_be_visible()
     page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
+    # At 1280 px the per-block table fits its box, and the charts write whole labels.
+    page.set_viewport_size({"width": 1280, "height": 900})
+    fits = page.locator("#block-table").evaluate(
+        "t => [t.parentElement.scrollWidth, t.parentElement.clientWidth]"
+    )
+    page.locator("#block-table").screenshot(path=str(ARTIFACTS / "report_blocks_1280.png"))
+    page.locator("svg.chart-svg").first.screenshot(path=str(ARTIFACTS / "report_chart_1280.png"))
+    assert fits[0] <= fits[1], f"the per-block table overflows its box: {fits}"
+    labels = page.locator("svg.chart-svg text.row-label").evaluate_all(
+        "els => els.map(e => e.textContent.trim())"
+    )
+    assert labels and not any("…" in label for label in labels), labels
+    assert any(label.startswith("Cautious (simulated)") for label in labels), labels
 
     # The report's counts and figures, against the judgements just made.
     judgements = Judgement.objects.filter(assignment=assignment).select_related("response__run")
