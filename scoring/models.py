@@ -96,7 +96,9 @@ class Judgement(models.Model):
             )
         ]
         indexes = [
-            models.Index(fields=["assignment", "bucket"], name="judgement_assignment_bucket")
+            models.Index(fields=["assignment", "bucket"], name="judgement_assignment_bucket"),
+            # The scorer's progress (judged, re-checks) is one count over this index.
+            models.Index(fields=["assignment", "needs_recheck"], name="judgement_progress"),
         ]
 
     def __str__(self) -> str:

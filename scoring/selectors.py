@@ -307,20 +307,15 @@ class QueueItem:
     def all_done(self) -> bool:
         return self.judged >= self.total
 
-    @property
-    def high_wrong_confirmed(self) -> bool:
-        """This scorer already put a HIGH-confidence answer of this item in a wrong bucket."""
-        return any(
-            m.judgement is not None
-            and m.judgement.bucket in CONFIDENT_WRONG_BUCKETS
-            and m.response.confidence == "HIGH"
-            for g in self.groups
-            for m in g.members
-        )
 
-    @property
-    def recheck_notes(self) -> list:
-        return [g for g in self.groups if g.needs_recheck]
+def high_wrong_confirmed(assignment: Assignment, *, item_id: int) -> bool:
+    """Whether this scorer already put a HIGH-confidence answer of the item in a wrong bucket."""
+    return Judgement.objects.filter(
+        assignment=assignment,
+        response__item_id=item_id,
+        response__confidence="HIGH",
+        bucket__in=CONFIDENT_WRONG_BUCKETS,
+    ).exists()
 
 
 def shuffle_rank(assignment_pk: int, item_pk: int, response_pk: int) -> str:
@@ -375,7 +370,9 @@ def queue_item(assignment: Assignment, position: int) -> QueueItem | None:
     )
     judgements = {
         j.response_id: j
-        for j in Judgement.objects.filter(assignment=assignment, response__item=item)
+        for j in Judgement.objects.filter(
+            assignment=assignment, response_id__in=[r.pk for r in responses]
+        ).only("pk", "response_id", "bucket", "verdict", "needs_recheck", "note")
     }
     counts = Judgement.objects.filter(assignment=assignment).aggregate(
         judged=Count("pk", filter=Q(needs_recheck=False)),
@@ -479,7 +476,7 @@ def resolve_tokens(assignment: Assignment, position: int, tokens: list[str]) -> 
     wanted = set(tokens)
     responses = Response.objects.filter(
         item__experiment=assignment.experiment, item__position=position
-    )
+    ).only("pk", "item_id", "answer", "confidence", "abstained", "hedged")
     return [r for r in responses if answer_token(assignment, r.pk) in wanted]
 
 

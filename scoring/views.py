@@ -93,7 +93,7 @@ def scoring_item(request, assignment: Assignment, position: int):
     return _render_item(request, assignment, position)
 
 
-def _asks_first(experiment, queue, responses, verdict: str, bucket: str) -> bool:
+def _asks_first(experiment, assignment, responses, verdict: str, bucket: str) -> bool:
     """Whether marking these responses wrong asks for a confirmation first.
 
     A confident, specific disagreement is more often a correct model than a wrong key. The same
@@ -107,8 +107,8 @@ def _asks_first(experiment, queue, responses, verdict: str, bucket: str) -> bool
     mode = experiment.confirm_wrong
     if mode == Experiment.ConfirmWrong.NEVER:
         return False
-    if mode == Experiment.ConfirmWrong.ONCE and queue is not None:
-        return not queue.high_wrong_confirmed
+    if mode == Experiment.ConfirmWrong.ONCE:
+        return not selectors.high_wrong_confirmed(assignment, item_id=responses[0].item_id)
     return True
 
 
@@ -136,16 +136,10 @@ def scoring_decide(request, assignment: Assignment, position: int):
     bucket = request.POST.get("bucket", "")
     confirmed = request.POST.get("confirmed") == "1"
     experiment = assignment.experiment
-    if not confirmed and experiment.confirm_wrong != Experiment.ConfirmWrong.NEVER:
-        queue = selectors.queue_item(assignment, position)
-        if _asks_first(experiment, queue, responses, verdict, bucket):
-            return _render_item(
-                request,
-                assignment,
-                position,
-                confirm_tokens=",".join(tokens),
-                confirm_bucket=bucket,
-            )
+    if not confirmed and _asks_first(experiment, assignment, responses, verdict, bucket):
+        return _render_item(
+            request, assignment, position, confirm_tokens=",".join(tokens), confirm_bucket=bucket
+        )
     try:
         decision = services.judgement_decide(
             assignment=assignment, responses=responses, verdict=verdict, bucket=bucket
