@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('probe', '0004_experiment_confirm_wrong'),
+        ('probe', '0005_experiment_confirm_wrong'),
         ('scoring', '0002_finalbucket_keydecision_reconciliation'),
     ]
 
