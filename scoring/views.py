@@ -13,6 +13,8 @@ from probe.models import Experiment, Role
 from . import selectors, services
 from .models import SCHEME_BUCKETS, Assignment, Bucket, Judgement
 
+URL_NAMES = ("decide", "dispute", "item", "note")
+
 # Keys 1-4 choose these, in this order, per scheme.
 BUCKET_KEYS = {
     scheme: [(str(i), b, Bucket(b).label) for i, b in enumerate(buckets, start=1)]
@@ -53,7 +55,11 @@ def _item_context(request, assignment: Assignment, position: int, **extra) -> di
     if queue is None:
         raise Http404
     experiment = assignment.experiment
+    # Reversed once here, not once per answer group in the template.
+    kwargs = {"assignment_token": assignment.token, "position": position}
+    urls = {name: reverse(f"scoring:{name}", kwargs=kwargs) for name in URL_NAMES}
     return {
+        "urls": urls,
         "assignment": assignment,
         "experiment": experiment,
         "team": experiment.team,
