@@ -45,17 +45,26 @@ def text_width(text: str) -> int:
 
 
 def short_label(label: str, simulated: bool = False, room: int = 30) -> str:
-    """A label cut to fit the gutter (the full label is in the chart's title and the table).
-    A simulated configuration's label leaves room for the word "simulated" after it."""
-    room = room - 11 if simulated else room
-    if text_width(label) <= room:
-        return label
-    cut, used = 0, 0
-    for cut, ch in enumerate(label):  # noqa: B007 - cut is the index where room runs out
-        used += text_width(ch)
-        if used > room - 1:
-            break
-    return label[:cut].rstrip() + "…"
+    """The label as written on the chart: whole (the gutter widens to fit, see ``gutter_for``)."""
+    return label
+
+
+def sim_tag(label: str, simulated: bool) -> bool:
+    """Whether the chart writes "simulated" after the label (not when the label says it)."""
+    return simulated and "simulat" not in label.casefold()
+
+
+def gutter_for(report: Report) -> int:
+    """Room left of the plot for the longest whole label (about 7 px a half-width character at
+    12 px; a kanji takes two)."""
+    widest = max(
+        (
+            16 + 7 * text_width(c.label) + (70 if sim_tag(c.label, c.simulated) else 0)
+            for c in report.configs
+        ),
+        default=GUTTER,
+    )
+    return max(GUTTER, widest)
 
 
 @dataclass
@@ -90,6 +99,10 @@ class BarRow:
     @property
     def text_y(self) -> float:
         return self.y + 15
+
+    @property
+    def sim_tag(self) -> bool:
+        return sim_tag(self.label, self.simulated)
 
 
 @dataclass
@@ -130,10 +143,11 @@ def bucket_chart(report: Report) -> BucketChart:
     """One stacked bar per run (N items wide), grouped by configuration."""
     rows: list[BarRow] = []
     y = TOP
+    gutter = gutter_for(report)
     scale = PLOT / report.n_items if report.n_items else 0
     for config in report.configs:
         for i, run in enumerate(config.runs):
-            x = GUTTER
+            x = gutter
             segments = []
             for bucket in report.bucket_names:
                 count = getattr(run.counts, bucket)
@@ -157,13 +171,15 @@ def bucket_chart(report: Report) -> BucketChart:
             y += ROW
         y += GROUP_GAP
     legend = []
-    x = GUTTER
+    x = gutter
     for bucket in report.bucket_names:
         legend.append(LegendEntry(bucket, x, BUCKET_COLOURS[bucket]))
         # about 7 px per half-width character at the legend's 12 px (a kanji takes two): room
         # for the translated label
         x += 16 + 7 * text_width(str(Bucket(bucket).label)) + 18
-    return BucketChart(WIDTH, int(y) + 14, GUTTER, PLOT, report.n_items, rows, legend)
+    return BucketChart(
+        gutter + PLOT + RIGHT, int(y) + 14, gutter, PLOT, report.n_items, rows, legend
+    )
 
 
 @dataclass
@@ -192,6 +208,10 @@ class CalibrationGroup:
     simulated: bool
     single_level: bool
     bars: list[CalibrationBar] = field(default_factory=list)
+
+    @property
+    def sim_tag(self) -> bool:
+        return sim_tag(self.label, self.simulated)
 
 
 @dataclass
@@ -293,6 +313,10 @@ class NetRow:
         x, y = self.x_mean, self.y
         return f"{x},{_r(y - 6)} {_r(x + 6)},{y} {x},{_r(y + 6)} {_r(x - 6)},{y}"
 
+    @property
+    def sim_tag(self) -> bool:
+        return sim_tag(self.label, self.simulated)
+
 
 @dataclass
 class NetChart:
@@ -352,8 +376,10 @@ def net_chart(report: Report) -> NetChart:
     if hi == lo:
         hi = lo + step
 
+    gutter = gutter_for(report)
+
     def x(v: float) -> float:
-        return _r(GUTTER + (v - lo) / (hi - lo) * PLOT)
+        return _r(gutter + (v - lo) / (hi - lo) * PLOT)
 
     rows = []
     y = TOP + 8
@@ -384,9 +410,9 @@ def net_chart(report: Report) -> NetChart:
     if best is not None and floor > 0:
         band = (x(max(lo, best - floor)), x(best))
     return NetChart(
-        WIDTH,
+        gutter + PLOT + RIGHT,
         int(y + 6),
-        GUTTER,
+        gutter,
         PLOT,
         rows,
         ticks,
