@@ -22,7 +22,7 @@ ALLOWED = {
     # what models write and the parser reads
     *"ANSWER CONFIDENCE HIGH MEDIUM LOW UNKNOWN".split(),
     # formats, protocols, units and keys
-    *"JSON CSV URL API HTTP HTTPS SHA MB ID UTF Ctrl Enter Esc Web pp px".split(),
+    *"JSON CSV URL API HTTP HTTPS SHA MB ID UTF Ctrl Enter Esc Tab Shift Alt Web pp px".split(),
     "en",  # language codes, shown beside their names
     "ja",
     # products, providers and people
