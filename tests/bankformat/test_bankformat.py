@@ -23,6 +23,7 @@ from probe.bankformat import (
     ItemData,
     KeyData,
 )
+from probe.bankformat.lexicon import _tidy
 
 
 def text_of(*lines: str) -> str:
@@ -186,7 +187,7 @@ def test_the_examples_in_the_documentation_read_as_described():
 
 
 def test_the_demo_bank_of_the_project_reads():
-    demo = Path(bf.__file__).parent / "demo" / "demo_bank.txt"
+    demo = Path(bf.__file__).parents[1] / "demo" / "demo_bank.txt"
     assert demo.exists(), "the demo bank ships with the project"
     bank = bf.load(demo.read_bytes(), demo.name)
     assert len(bank.blocks) == 5
@@ -1099,7 +1100,7 @@ text_line = st.one_of(st.sampled_from(AWKWARD_LINES), plain_line)
 
 
 def _normal(lines: list[str]) -> str:
-    return bf._tidy(lines)
+    return _tidy(lines)
 
 
 multi_line = st.lists(st.one_of(text_line, st.just("")), min_size=1, max_size=4).map(_normal)
