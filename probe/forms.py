@@ -154,6 +154,43 @@ class ImportForm(forms.Form):
         return data
 
 
+class _ReadingsField(forms.Field):
+    """Reading codes (``drop:12-15``, ``key:40``, ``item:88``), from ticked boxes or a comma list."""
+
+    widget = forms.MultipleHiddenInput
+
+    def to_python(self, value):
+        if isinstance(value, str):
+            value = value.split(",")
+        try:
+            return bankformat.Readings.from_codes(value or [])
+        except bankformat.ReadingError as error:
+            raise forms.ValidationError(
+                _("%(code)s is not a reading of this file.") % {"code": str(error)[:40]}
+            ) from None
+
+
+class ImportPreviewForm(forms.Form):
+    """The preview posted back: the document's text (read again here), never its parsed form."""
+
+    source_text = forms.CharField(strip=False, max_length=bankformat.MAX_BYTES)
+    filename = forms.CharField(required=False, max_length=255)
+    name = forms.CharField(required=False, max_length=200)
+    reading = _ReadingsField(required=False)
+    shown = _ReadingsField(required=False, widget=forms.HiddenInput)
+    action = forms.ChoiceField(
+        choices=[("preview", "preview"), ("accept", "accept"), ("import", "import")],
+        required=False,
+    )
+
+    def clean(self):
+        data = super().clean()
+        data["readings"] = data.get("reading") or bankformat.NO_READINGS
+        data["shown"] = data.get("shown") or bankformat.NO_READINGS
+        data["action"] = data.get("action") or "preview"
+        return data
+
+
 def _human_size(n: int) -> str:
     if n >= 1024 * 1024:
         return f"{n / (1024 * 1024):.1f} MB"

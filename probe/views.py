@@ -20,12 +20,11 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
 
-from . import bankformat, selectors
+from . import selectors
 from .access import can, can_see_bank_key, team_view
 from .forms import (
     BankForm,
     BlockForm,
-    ImportForm,
     ItemForm,
     KeyEntryForm,
     MemberAddForm,
@@ -175,46 +174,6 @@ def bank_create(request, team: Team):
         messages.success(request, _("Bank created. Add a block, then items."))
         return redirect(bank)
     return render(request, "probe/bank_form.html", {"team": team, "form": form})
-
-
-@team_view(scope="team_slug", get=Role.EDITOR, post=Role.EDITOR)
-def bank_import(request, team: Team):
-    form = ImportForm(request.POST or None, request.FILES or None)
-    problems: list = []
-    if request.method == "POST" and form.is_valid():
-        try:
-            data = bankformat.load(form.cleaned_data["raw"], form.cleaned_data["filename"])
-        except bankformat.BankFormatError as error:
-            problems = error.problems
-        else:
-            bank = bank_services.bank_import(
-                team=team,
-                user=request.user,
-                data=data,
-                name=form.cleaned_data["name"],
-                source=form.cleaned_data["filename"] or _("pasted text"),
-                file_format=bankformat.detect_format(
-                    form.cleaned_data["raw"].decode("utf-8", "replace"),
-                    form.cleaned_data["filename"],
-                ),
-            )
-            messages.success(
-                request,
-                _("Imported %(items)s items in %(blocks)s blocks; %(missing)s without a key.")
-                % {
-                    "items": data.item_count,
-                    "blocks": len(data.blocks),
-                    "missing": data.missing_key_count,
-                },
-            )
-            return redirect(bank)
-    status = 400 if problems else 200
-    return render(
-        request,
-        "probe/bank_import.html",
-        {"team": team, "form": form, "problems": problems, "max_bytes": bankformat.MAX_BYTES},
-        status=status,
-    )
 
 
 KEY_VIEW_LOG_INTERVAL = timedelta(minutes=10)

@@ -7,7 +7,8 @@ returned :class:`BankData` into rows; the export service builds a :class:`BankDa
 ``docs/bank-format.md``; keep that file and this package in step.
 
 The stages live in small modules: ``decode`` (bytes to text), ``lexicon`` (the kinds of line),
-``textparse`` / ``textdump`` (plain text), ``jsonformat`` (JSON).
+``textparse`` / ``textdump`` (plain text), ``jsonformat`` (JSON), ``readings`` and ``warnings``
+(what a person would read otherwise in a pasted document), ``preview`` (all of it, for a page).
 
 Every problem found in a file is collected and raised together as one :class:`BankFormatError`
 whose ``problems`` each name the line and say in plain words what is wrong. The messages are
@@ -31,6 +32,9 @@ from .data import (
 )
 from .decode import decode, detect_format
 from .jsonformat import dump_json, parse_json
+from .preview import Preview, preview, preview_suggested, suggested_name
+from .readings import NO_READINGS, FormatWarning, ReadingError, Readings
+from .readings import describe as describe_reading
 from .textdump import dump_text
 from .textparse import parse_text
 
@@ -44,15 +48,24 @@ __all__ = [
     "BankFormatError",
     "BlockData",
     "FormatProblem",
+    "FormatWarning",
+    "NO_READINGS",
+    "Preview",
+    "ReadingError",
+    "Readings",
     "ItemData",
     "KeyData",
     "decode",
+    "describe_reading",
     "detect_format",
     "dump_json",
     "dump_text",
     "load",
     "parse_json",
     "parse_text",
+    "preview",
+    "preview_suggested",
+    "suggested_name",
 ]
 
 

@@ -21,6 +21,7 @@ class KeyData:
     flagged: bool = False
     flag_note: str = ""
     sources: list[str] = field(default_factory=list)
+    line: int | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -50,6 +51,9 @@ class BankData:
     name: str = ""
     description: str = ""
     blocks: list[BlockData] = field(default_factory=list)
+    # The language of the headings of a plain-text file ("en": Block, Answer key; "ja": ブロック,
+    # 解答鍵), so that a text export writes the headings the bank was written with.
+    language: str = field(default="en", compare=False)
 
     @property
     def items(self) -> list[ItemData]:
@@ -59,6 +63,11 @@ class BankData:
     def item_count(self) -> int:
         """All items, retired ones included."""
         return sum(len(block.items) for block in self.blocks)
+
+    @property
+    def key_count(self) -> int:
+        """Items with a key entry, retired ones included."""
+        return sum(1 for item in self.items if item.key is not None)
 
     @property
     def retired_count(self) -> int:

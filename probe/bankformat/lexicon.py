@@ -3,21 +3,57 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
-_SEPARATORS = ".:\\-\u2013\u2014"  # . : - en dash, em dash
+# Separators after a block code: . : - en dash, em dash, and the full-width period and colon.
+_SEPARATORS = ".:\\-\u2013\u2014\uff0e\uff1a"
+# CJK ideographs, hiragana, katakana (a bare "A. title" heading needs a Japanese title).
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f"
 _HEADING_RE = re.compile(
-    r"^(?:#{1,6}\s*)?block\s+([^\W_]{1,2})\s*(?:[" + _SEPARATORS + r"]\s*(.*))?$", re.IGNORECASE
+    r"^(?:#{1,6}\s*)?(?P<word>block\s+|ブロック\s*)(?P<code>[^\W_]{1,2})\s*"
+    r"(?:[" + _SEPARATORS + r"]\s*(?P<title>.*))?$",
+    re.IGNORECASE,
 )
-_KEY_HEADING_RE = re.compile(r"^(?:#{1,6}\s*)?(?:answer\s+key|answers?|key)\s*:?$", re.IGNORECASE)
-_NUMBER_RE = re.compile(r"^([1-9][0-9]{0,2})\s*[.)](?![0-9])\s*(.*)$")
-_RETIRED_RE = re.compile(r"^\[retired\]\s*(.*)$", re.IGNORECASE)
-_FORMAT_RE = re.compile(r"^format\s*:\s*(.*)$", re.IGNORECASE)
-_SOURCE_RE = re.compile(r"^sources?\s*:\s*(.*)$", re.IGNORECASE)
-_NOTE_RE = re.compile(r"^note\s*:\s*(.*)$", re.IGNORECASE)
-_FLAG_RE = re.compile(r"(?<!\\)\(!\)")
+# "A. レンダリング" or "## A. Rendering": a single capital letter (ASCII or full-width), a period
+# or colon, and a title that is Japanese or under a Markdown heading mark.
+_BARE_HEADING_RE = re.compile(
+    r"^(?P<hashes>#{1,6}\s*)?(?P<code>[A-Z\uff21-\uff3a])\s*[.:\uff0e\uff1a]\s*(?P<title>.+)$"
+)
+_KEY_HEADING_RE = re.compile(
+    r"^(?:#{1,6}\s*)?(?P<word>answer\s+key|answers?|key|解答鍵|解答|答え|正解)\s*[:\uff1a]?$",
+    re.IGNORECASE,
+)
+_DIGITS = "0-9\uff10-\uff19"
+_NUMBER_RE = re.compile(
+    r"^(?P<num>[1-9\uff11-\uff19]["
+    + _DIGITS
+    + r"]{0,2})\s*[.)\uff0e\uff09](?!["
+    + _DIGITS
+    + r"])\s*(?P<rest>.*)$"
+)
+# What a person may read as an item though the grammar does not: "1000. ...", "Q7. ...", "問7．".
+_LOOSE_NUMBER_RE = re.compile(
+    r"^(?:(?:q|question|item|問題?)\s*)?(?P<num>[" + _DIGITS + r"]{1,7})\s*[.):\uff0e\uff09\uff1a]"
+    r"(?![" + _DIGITS + r"])\s*(?P<rest>\S.*)$",
+    re.IGNORECASE,
+)
+_RETIRED_RE = re.compile(r"^[\[\uff3b](?:retired|廃止)[\]\uff3d]\s*(.*)$", re.IGNORECASE)
+_FORMAT_RE = re.compile(r"^(?:format|形式)\s*[:\uff1a]\s*(.*)$", re.IGNORECASE)
+_SOURCE_RE = re.compile(r"^(?:sources?|出典)\s*[:\uff1a]\s*(.*)$", re.IGNORECASE)
+_NOTE_RE = re.compile(r"^(?:note|注記|注)\s*[:\uff1a]\s*(.*)$", re.IGNORECASE)
+_FLAG_RE = re.compile(r"(?<!\\)[(\uff08][!\uff01][)\uff09]")
+_ESCAPED_FLAG_RE = re.compile(r"\\([(\uff08][!\uff01][)\uff09])")
 _NAME_HASHES_RE = re.compile(r"^#{1,6}(?:\s+|$)")
 _CODE_RE = re.compile(r"^[^\W_]{1,2}$")
+_CJK_RE = re.compile("[" + _CJK + "]")
 _DEEPER = 2  # columns deeper than an item's first line that make a line a continuation
+
+
+def _bare_heading(stripped: str) -> re.Match | None:
+    match = _BARE_HEADING_RE.match(stripped)
+    if match and (match["hashes"] or _CJK_RE.search(match["title"])):
+        return match
+    return None
 
 
 def _classify(stripped: str) -> tuple[str, re.Match | None]:
@@ -28,11 +64,29 @@ def _classify(stripped: str) -> tuple[str, re.Match | None]:
         return "plain", None
     if match := _KEY_HEADING_RE.match(stripped):
         return "key", match
-    if match := _HEADING_RE.match(stripped):
+    if match := _HEADING_RE.match(stripped) or _bare_heading(stripped):
         return "heading", match
     if match := _NUMBER_RE.match(stripped):
         return "number", match
     return "plain", None
+
+
+def _normal_code(code: str) -> str:
+    """Full-width letters and digits of a block code read as their ASCII forms."""
+    return unicodedata.normalize("NFKC", code)
+
+
+def _language_of(match: re.Match) -> str:
+    """The language of a heading line: "ja" for ブロック, 解答鍵 and bare "A. ..." headings."""
+    word = match.groupdict().get("word")
+    if word is None or _CJK_RE.search(word):
+        return "ja"
+    return "en"
+
+
+def _unescape_flag(text: str) -> str:
+    """A flag written with a backslash before it is literal text."""
+    return _ESCAPED_FLAG_RE.sub(r"\1", text)
 
 
 def _indent(raw: str) -> int:

@@ -22,18 +22,23 @@ from .lexicon import (
     _DEEPER,
     _FLAG_RE,
     _FORMAT_RE,
+    _LOOSE_NUMBER_RE,
     _NAME_HASHES_RE,
     _NOTE_RE,
     _RETIRED_RE,
     _SOURCE_RE,
     _classify,
     _indent,
+    _language_of,
+    _normal_code,
     _ranges,
     _split_sources,
     _tidy,
     _trim,
     _unescape,
+    _unescape_flag,
 )
+from .readings import NO_READINGS, Readings
 
 
 @dataclass(eq=False)
@@ -42,24 +47,43 @@ class _Block:
     title: str
     line: int
     desc: list[str] = field(default_factory=list)
+    desc_lines: list[int] = field(default_factory=list)  # line numbers of non-blank desc lines
     items: list[_Item] = field(default_factory=list)
 
 
 @dataclass(eq=False)
-class _Item:
+class _Unit:
+    """What an item and a key entry share: where they start, and every line that continued them
+    (blank ones as ""), kept for the warnings."""
+
     number: int
     line: int
     indent: int
-    block: _Block
+    trail: list[tuple[int, str, int]] = field(default_factory=list)  # (line, text, indent)
+
+    def follow(self, lineno: int, stripped: str, indent: int) -> None:
+        self.trail.append((lineno, stripped, indent))
+
+    @property
+    def last_line(self) -> int:
+        lines = [lineno for lineno, text, _indent in self.trail if text]
+        return lines[-1] if lines else self.line
+
+
+@dataclass(eq=False)
+class _Item(_Unit):
+    block: _Block | None = None
     retired: bool = False
     text: list[str] = field(default_factory=list)
     formats: list[str] = field(default_factory=list)
     key: KeyData | None = None
 
-    def blank(self) -> None:
+    def blank(self, lineno: int) -> None:
+        self.follow(lineno, "", 0)
         self.text.append("")
 
-    def continuation(self, stripped: str) -> None:
+    def continuation(self, lineno: int, stripped: str, indent: int) -> None:
+        self.follow(lineno, stripped, indent)
         if stripped.startswith("\\"):
             self.text.append(_unescape(stripped))
         elif match := _FORMAT_RE.match(stripped):
@@ -69,53 +93,56 @@ class _Item:
 
 
 @dataclass(eq=False)
-class _Entry:
-    number: int
-    line: int
-    indent: int
-    block: _Block | None
-    orphaned: bool  # under a key heading naming a block that does not exist
+class _Entry(_Unit):
+    block: _Block | None = None
+    orphaned: bool = False  # under a key heading naming a block that does not exist
     answer: list[str] = field(default_factory=list)
     note: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
     flagged: bool = False
+    flag_line: int | None = None
     in_note: bool = False
 
-    def blank(self) -> None:
+    def blank(self, lineno: int) -> None:
+        self.follow(lineno, "", 0)
         (self.note if self.in_note else self.answer).append("")
 
-    def text(self, text: str) -> None:
+    def text(self, text: str, lineno: int) -> None:
         if self.in_note:
             self.note.append(text)
             return
         match = _FLAG_RE.search(text)
         if match is None:
-            self.answer.append(text.replace("\\(!)", "(!)"))
+            self.answer.append(_unescape_flag(text))
             return
-        before = text[: match.start()].replace("\\(!)", "(!)").strip()
+        before = _unescape_flag(text[: match.start()]).strip()
         if before:
             self.answer.append(before)
         self.flagged = True
+        self.flag_line = lineno
         self.in_note = True
         self.note.append(text[match.end() :].strip())
 
-    def continuation(self, stripped: str) -> None:
+    def continuation(self, lineno: int, stripped: str, indent: int) -> None:
+        self.follow(lineno, stripped, indent)
         if stripped.startswith("\\"):
-            self.text(_unescape(stripped))
+            self.text(_unescape(stripped), lineno)
         elif match := _SOURCE_RE.match(stripped):
             self.sources.extend(_split_sources(match[1]))
         elif match := _NOTE_RE.match(stripped):
             self.in_note = True
             self.note.append(match[1].strip())
         else:
-            self.text(stripped)
+            self.text(stripped, lineno)
 
 
 class _TextParser:
-    def __init__(self) -> None:
+    def __init__(self, readings: Readings = NO_READINGS) -> None:
+        self.readings = readings
         self.problems: list[FormatProblem] = []
         self.section = "front"  # front | items | key
         self.front: list[str] = []
+        self.front_lines: list[int] = []  # line numbers of non-blank front matter lines
         self.blocks: list[_Block] = []
         self.by_code: dict[str, _Block] = {}
         self.block: _Block | None = None
@@ -127,63 +154,141 @@ class _TextParser:
         self.entries: list[_Entry] = []
         self.unknown_headings: list[tuple[int, str]] = []
         self.orphan: tuple[int, int] | None = None
+        # For the warnings: block headings met again before any key, numbering restarting
+        # inside a block, lines that look like items but are read as text, and the text of
+        # the answer key outside its entries.
+        self.repeats: list[tuple[int, _Block]] = []
+        self.restarts: list[tuple[int, _Block]] = []
+        self.lookalikes: list[tuple[int, int, _Unit | None]] = []
+        self.key_text: list[int] = []
+        self.last_plain: tuple[int, str] | None = None  # outside units, for the key's heading
+        self.language_votes: dict[str, int] = {}
 
     def problem(self, line: int | None, message: str) -> None:
         self.problems.append(FormatProblem(line, message))
 
+    def unit(self) -> _Unit | None:
+        if self.section == "items":
+            return self.item
+        if self.section == "key":
+            return self.entry
+        return None
+
     # Reading lines
 
     def feed(self, lineno: int, raw: str) -> None:
+        if lineno in self.readings.drop:
+            return
         stripped = raw.strip()
-        unit = (
-            self.item if self.section == "items" else self.entry if self.section == "key" else None
-        )
+        if lineno == self.readings.key_at and self.section != "key":
+            if self.start_key_at(lineno, stripped):
+                return
+        if lineno in self.readings.items and (match := _LOOSE_NUMBER_RE.match(stripped)):
+            self.numbered(lineno, raw, int(match["num"]), match["rest"].strip())
+            return
+        unit = self.unit()
         if stripped and unit is not None and _indent(raw) >= unit.indent + _DEEPER:
-            unit.continuation(stripped)
+            self.note_lookalike(lineno, stripped, unit, indented=True)
+            unit.continuation(lineno, stripped, _indent(raw))
             return
         kind, match = _classify(stripped)
         if kind == "blank":
-            if unit is not None:
-                unit.blank()
-            elif self.section == "items":
-                self.block.desc.append("")
-            elif self.section == "front":
-                self.front.append("")
+            self.blank_line(lineno, unit)
         elif kind == "key":
-            self.item = self.entry = None
-            if self.section == "key":
-                self.problem(
-                    lineno,
-                    _(
-                        "the answer key starts a second time here (it already started on line %(first)s)."
-                    )
-                    % {"first": self.key_line},
-                )
-            else:
-                self.section = "key"
-                self.key_line = lineno
+            self.key_heading_line(lineno, match)
         elif kind == "heading":
-            code, title = match[1], (match[2] or "").strip()
-            if self.section == "key":
-                self.key_heading(lineno, code)
-            else:
-                self.block_heading(lineno, code, title)
+            self.heading_line(lineno, match)
         elif kind == "number":
-            number, rest = int(match[1]), match[2].strip()
-            if self.section == "front":
-                if self.orphan is None:
-                    self.orphan = (lineno, number)
-            elif self.section == "items":
-                self.new_item(lineno, _indent(raw), number, rest)
-            else:
-                self.new_entry(lineno, _indent(raw), number, rest)
-        elif unit is not None:
-            unit.continuation(stripped)
+            self.numbered(lineno, raw, int(match["num"]), match["rest"].strip())
+        else:
+            self.plain_line(lineno, raw, stripped, unit)
+
+    def start_key_at(self, lineno: int, stripped: str) -> bool:
+        """The reading 'the answer key starts here': True when the line itself was the key's
+        heading (a sentence such as 'Show the answer key'), False when it is read on (a
+        repeated block heading, the first entry)."""
+        self.item = None
+        self.section = "key"
+        self.key_line = lineno
+        return _classify(stripped)[0] not in {"heading", "number"}
+
+    def blank_line(self, lineno: int, unit: _Unit | None) -> None:
+        if unit is not None:
+            unit.blank(lineno)
         elif self.section == "items":
+            self.block.desc.append("")
+        elif self.section == "front":
+            self.front.append("")
+
+    def key_heading_line(self, lineno: int, match) -> None:
+        self.item = self.entry = None
+        self.vote(match)
+        if self.section == "key":
+            self.problem(
+                lineno,
+                _(
+                    "the answer key starts a second time here (it already started on line %(first)s)."
+                )
+                % {"first": self.key_line},
+            )
+        else:
+            self.section = "key"
+            self.key_line = lineno
+
+    def heading_line(self, lineno: int, match) -> None:
+        code, title = _normal_code(match["code"]), (match["title"] or "").strip()
+        self.vote(match)
+        if self.section == "key":
+            self.key_heading(lineno, code)
+        else:
+            self.block_heading(lineno, code, title)
+
+    def vote(self, match) -> None:
+        language = _language_of(match)
+        self.language_votes[language] = self.language_votes.get(language, 0) + 1
+
+    def numbered(self, lineno: int, raw: str, number: int, rest: str) -> None:
+        if self.section == "front":
+            if self.orphan is None:
+                self.orphan = (lineno, number)
+        elif self.section == "items":
+            self.new_item(lineno, _indent(raw), number, rest)
+        else:
+            self.new_entry(lineno, _indent(raw), number, rest)
+
+    def plain_line(self, lineno: int, raw: str, stripped: str, unit: _Unit | None) -> None:
+        self.note_lookalike(lineno, stripped, unit, indented=False)
+        if unit is not None:
+            unit.continuation(lineno, stripped, _indent(raw))
+            return
+        self.last_plain = (lineno, stripped)
+        if self.section == "items":
             self.block.desc.append(stripped)
+            self.block.desc_lines.append(lineno)
         elif self.section == "front":
             self.front.append(stripped)
-        # Text in the answer key outside any entry (a legend, a repeated description) is ignored.
+            self.front_lines.append(lineno)
+        else:
+            # Text in the answer key outside any entry (a legend, a repeated description) is
+            # ignored.
+            self.key_text.append(lineno)
+
+    def note_lookalike(self, lineno: int, stripped: str, unit: _Unit | None, *, indented: bool):
+        """A line read as text that a person might read as the next item or key entry."""
+        match = _LOOSE_NUMBER_RE.match(stripped)
+        if match is None or unit is None:
+            return
+        number = int(match["num"])
+        previous = self.lookalikes[-1] if self.lookalikes else None
+        chained = previous is not None and previous[2] is unit and number == previous[1] + 1
+        if number != unit.number + 1 and not chained:
+            return
+        if indented and any(
+            indent >= unit.indent + _DEEPER and _LOOSE_NUMBER_RE.match(text)
+            for _lineno, text, indent in unit.trail
+        ):
+            return  # a numbered list inside the item, not the next item
+        self.lookalikes.append((lineno, number, unit))
 
     def block_heading(self, lineno: int, code: str, title: str) -> None:
         self.section = "items"
@@ -191,6 +296,7 @@ class _TextParser:
         block = _Block(code=code, title=title, line=lineno)
         first = self.by_code.get(code.casefold())
         if first is not None:
+            self.repeats.append((lineno, first))
             self.problem(
                 lineno,
                 _("block %(block)s appears twice (first on line %(first)s).")
@@ -211,6 +317,8 @@ class _TextParser:
 
     def new_item(self, lineno: int, indent: int, number: int, rest: str) -> None:
         item = _Item(number=number, line=lineno, indent=indent, block=self.block)
+        if self.block.items and number == 1:
+            self.restarts.append((lineno, self.block))
         if match := _RETIRED_RE.match(rest):
             item.retired = True
             rest = match[1].strip()
@@ -230,7 +338,7 @@ class _TextParser:
         )
         rest = _unescape(rest)
         if rest:
-            entry.text(rest)
+            entry.text(rest, lineno)
         self.entries.append(entry)
         self.entry = entry
 
@@ -424,6 +532,7 @@ class _TextParser:
                 flagged=entry.flagged,
                 flag_note=_tidy(entry.note),
                 sources=list(entry.sources),
+                line=entry.line,
             )
 
     def build(self) -> BankData:
@@ -457,16 +566,27 @@ class _TextParser:
                     line=block.line,
                 )
             )
-        return BankData(name=name, description=description, blocks=blocks)
+        return BankData(name=name, description=description, blocks=blocks, language=self.language())
+
+    def language(self) -> str:
+        votes = self.language_votes
+        return "ja" if votes.get("ja", 0) > votes.get("en", 0) else "en"
 
 
-def parse_text(text: str) -> BankData:
-    """Read the plain-text form (docs/bank-format.md). Raises BankFormatError with every problem."""
+def read_text(text: str, readings: Readings = NO_READINGS) -> tuple[_TextParser, list[str]]:
+    """Feed every line of the text to a reader (with the readings applied); the reader's state
+    is what the warnings look at. Call ``finish()`` on it for the bank."""
     text = _prepare(text)
     lines = text.split("\n")
     if not any(line.strip() for line in lines):
         raise _fail(None, _("The file is empty."))
-    parser = _TextParser()
+    parser = _TextParser(readings)
     for lineno, raw in enumerate(lines, start=1):
         parser.feed(lineno, raw)
+    return parser, lines
+
+
+def parse_text(text: str, readings: Readings = NO_READINGS) -> BankData:
+    """Read the plain-text form (docs/bank-format.md). Raises BankFormatError with every problem."""
+    parser, _lines = read_text(text, readings)
     return parser.finish()

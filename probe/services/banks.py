@@ -403,8 +403,11 @@ def bank_import(
     name: str = "",
     source: str = "",
     file_format: str = "",
+    readings: list[str] | None = None,
 ) -> Bank:
-    """Create a bank from parsed file data; all or nothing (the caller parsed and validated)."""
+    """Create a bank from parsed file data; all or nothing (the caller parsed and validated).
+
+    ``readings`` are the reading codes the file was read with (kept in the audit log)."""
     bank_name = (name or data.name or _("Imported bank")).strip()[:200]
     bank = Bank.objects.create(
         team=team, name=bank_name, description=data.description, created_by=user
@@ -456,6 +459,7 @@ def bank_import(
             "items": data.item_count,
             "missing_key": data.missing_key_count,
             "flagged": data.flagged_count,
+            "readings": list(readings or []),
         },
     )
     return bank

@@ -171,12 +171,13 @@ def test_all_problems_are_listed_with_lines(client, world):
 
 def test_items_without_a_key_are_imported_and_listed_as_missing(client, world):
     client.force_login(world.users["editor"])
+    url = reverse("probe:bank_import", kwargs={"team_slug": world.team.slug})
+    text = "Block A. T\n1. Keyed?\n2. Unkeyed?\n\nAnswer key\nBlock A. T\n1. yes\n"
+    preview = client.post(url, {"text": text, "name": "Half keyed"})
+    assert preview.status_code == 200 and not Bank.objects.filter(name="Half keyed").exists()
     response = client.post(
-        reverse("probe:bank_import", kwargs={"team_slug": world.team.slug}),
-        {
-            "text": "Block A. T\n1. Keyed?\n2. Unkeyed?\n\nAnswer key\nBlock A. T\n1. yes\n",
-            "name": "Half keyed",
-        },
+        url,
+        {"source_text": text, "name": "Half keyed", "action": "import", "shown": ""},
         follow=True,
     )
     bank = Bank.objects.get(name="Half keyed", team=world.team)
