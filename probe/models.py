@@ -71,6 +71,14 @@ class Bank(models.Model):
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="banks")
     name = models.CharField(_("name"), max_length=200)
     description = models.TextField(_("description"), blank=True)
+    # The language of the headings the bank's text file was written with (Block / ブロック,
+    # Answer key / 解答鍵), so that a text export writes them back the same way.
+    text_language = models.CharField(
+        _("language of the text headings"),
+        max_length=8,
+        choices=[("en", _("English")), ("ja", _("Japanese"))],
+        default="en",
+    )
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
     created_by = models.ForeignKey(

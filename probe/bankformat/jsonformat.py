@@ -25,6 +25,8 @@ from .data import (
 from .decode import _prepare
 from .lexicon import _CODE_RE
 
+LANGUAGES = ("en", "ja")  # the languages of the headings of the text form
+
 _JSON_WS = re.compile(r"[ \t\n\r]*")
 _LOCATE_DEPTH = (
     7  # containers shallower than this are walked: down to blocks[i].items[j].key.sources[k]
@@ -181,6 +183,17 @@ class _JsonChecker:
             )
         return value
 
+    def language(self, data: dict) -> str:
+        value = data.get("language", "en")
+        if value not in LANGUAGES:
+            self.problem(
+                ("language",),
+                _("must be one of %(choices)s (the language of the headings of a text export).")
+                % {"choices": ", ".join(f'"{code}"' for code in LANGUAGES)},
+            )
+            return "en"
+        return value
+
     def boolean(self, obj: dict, name: str, path: tuple) -> bool:
         value = obj.get(name, False)
         if not isinstance(value, bool):
@@ -220,7 +233,7 @@ class _JsonChecker:
                 )
                 % {"version": version, "supported": SCHEMA_VERSION},
             )
-        self.fields(data, (), ("schema", "version", "blocks"), ("name", "description"))
+        self.fields(data, (), ("schema", "version", "blocks"), ("name", "description", "language"))
         if "version" in data and (
             not isinstance(version, int) or isinstance(version, bool) or version < 1
         ):
@@ -231,6 +244,7 @@ class _JsonChecker:
             )
         bank = BankData(
             name=self.string(data, "name", (), one_line=True),
+            language=self.language(data),
             description=self.string(data, "description", ()),
         )
         blocks = data.get("blocks", [])
@@ -371,6 +385,7 @@ def dump_json(bank: BankData) -> str:
         "version": SCHEMA_VERSION,
         "name": bank.name,
         "description": bank.description,
+        "language": bank.language,
         "blocks": [
             {
                 "code": block.code,

@@ -14,22 +14,21 @@ _HEADING_RE = re.compile(
     r"(?:[" + _SEPARATORS + r"]\s*(?P<title>.*))?$",
     re.IGNORECASE,
 )
-# "A. レンダリング" or "## A. Rendering": a single capital letter (ASCII or full-width), a period
-# or colon, and a title that is Japanese or under a Markdown heading mark.
+# "A. レンダリング": a single capital letter (ASCII or full-width), a period or colon, and a
+# Japanese title (an English "A. ..." line stays text: it is too often a choice of an answer).
 _BARE_HEADING_RE = re.compile(
-    r"^(?P<hashes>#{1,6}\s*)?(?P<code>[A-Z\uff21-\uff3a])\s*[.:\uff0e\uff1a]\s*(?P<title>.+)$"
+    r"^(?:#{1,6}\s*)?(?P<code>[A-Z\uff21-\uff3a])\s*[.:\uff0e\uff1a]\s*(?P<title>.+)$"
 )
 _KEY_HEADING_RE = re.compile(
     r"^(?:#{1,6}\s*)?(?P<word>answer\s+key|answers?|key|解答鍵|解答|答え|正解)\s*[:\uff1a]?$",
     re.IGNORECASE,
 )
 _DIGITS = "0-9\uff10-\uff19"
+# A number, then "." or ")" not followed by a digit ("1.5 seconds" is not an item), or a
+# full-width "．" or "）", which may be ("２．2011").
 _NUMBER_RE = re.compile(
-    r"^(?P<num>[1-9\uff11-\uff19]["
-    + _DIGITS
-    + r"]{0,2})\s*[.)\uff0e\uff09](?!["
-    + _DIGITS
-    + r"])\s*(?P<rest>.*)$"
+    r"^(?P<num>[1-9\uff11-\uff19][" + _DIGITS + r"]{0,2})\s*"
+    r"(?:[.)](?![" + _DIGITS + r"])|[\uff0e\uff09])\s*(?P<rest>.*)$"
 )
 # What a person may read as an item though the grammar does not: "1000. ...", "Q7. ...", "問7．".
 _LOOSE_NUMBER_RE = re.compile(
@@ -51,7 +50,7 @@ _DEEPER = 2  # columns deeper than an item's first line that make a line a conti
 
 def _bare_heading(stripped: str) -> re.Match | None:
     match = _BARE_HEADING_RE.match(stripped)
-    if match and (match["hashes"] or _CJK_RE.search(match["title"])):
+    if match and _CJK_RE.search(match["title"]):
         return match
     return None
 

@@ -410,7 +410,11 @@ def bank_import(
     ``readings`` are the reading codes the file was read with (kept in the audit log)."""
     bank_name = (name or data.name or _("Imported bank")).strip()[:200]
     bank = Bank.objects.create(
-        team=team, name=bank_name, description=data.description, created_by=user
+        team=team,
+        name=bank_name,
+        description=data.description,
+        text_language=data.language,
+        created_by=user,
     )
     for block_order, block_data in enumerate(data.blocks, start=1):
         block = Block.objects.create(
@@ -499,7 +503,9 @@ def bank_to_data(bank: Bank) -> bankformat.BankData:
                 code=block.code, title=block.title, description=block.description, items=items
             )
         )
-    return bankformat.BankData(name=bank.name, description=bank.description, blocks=blocks)
+    return bankformat.BankData(
+        name=bank.name, description=bank.description, blocks=blocks, language=bank.text_language
+    )
 
 
 def bank_export(*, bank: Bank, user, file_format: str) -> str:

@@ -893,7 +893,14 @@ def test_json_dump_is_lossless_and_ordered():
         "retired": False,
         "key": None,
     }
-    assert list(json.loads(text)) == ["schema", "version", "name", "description", "blocks"]
+    assert list(json.loads(text)) == [
+        "schema",
+        "version",
+        "name",
+        "description",
+        "language",
+        "blocks",
+    ]
     assert bf.parse_json(text) == bank
     assert bf.dump_json(bf.parse_json(text)) == text
 
@@ -973,7 +980,10 @@ def test_json_validation_names_path_and_line_and_collects_everything():
 
     expected = [
         (1, "the required field 'version' is missing."),
-        (1, "unknown field 'colour' (the fields are schema, version, blocks, name, description)."),
+        (
+            1,
+            "unknown field 'colour' (the fields are schema, version, blocks, name, description, language).",
+        ),
         (line_of('"name"'), "name: must be one line of text (no line breaks)."),
         (line_of('"question": "  "'), "blocks[0].items[1].question: must be a non-empty string."),
         (line_of('"retired": "yes"'), "blocks[0].items[1].retired: must be true or false."),

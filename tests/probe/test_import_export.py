@@ -219,3 +219,17 @@ def test_import_command_names_an_unknown_team(tmp_path, db):
     path.write_text(PUBLISHED)
     with pytest.raises(CommandError, match="no team"):
         call_command("import_bank", str(path), team="nope")
+
+
+JAPANESE = Path(__file__).resolve().parents[1] / "bankformat" / "documents" / "japanese.txt"
+
+
+def test_a_japanese_bank_imports_and_its_text_export_keeps_japanese_headings(world):
+    bank = bank_import(team=world.team, user=None, data=bankformat.load(JAPANESE.read_bytes()))
+    assert bank.text_language == "ja"
+    text = bank_export(bank=bank, user=None, file_format="text")
+    assert "ブロックA. レンダリング" in text and "解答鍵" in text and "Block" not in text
+    again = bank_import(team=world.team, user=None, data=bankformat.load(text.encode()))
+    assert snapshot(again) == snapshot(bank) and again.text_language == "ja"
+    data = bankformat.load(bank_export(bank=bank, user=None, file_format="json").encode())
+    assert data.language == "ja" and data == bank_to_data(bank)
