@@ -198,3 +198,23 @@ def test_a_preview_of_a_japanese_article_offers_the_same_readings():
 
 def test_the_japanese_document_has_no_warnings():
     assert bf.preview(DOCUMENT.read_bytes(), DOCUMENT.name).warnings == []
+
+
+def test_the_japanese_example_of_the_documentation_reads_as_it_says():
+    import re
+
+    docs = Path(__file__).resolve().parents[2] / "docs" / "bank-format.md"
+    example = next(
+        block
+        for block in re.findall(r"```text\n(.*?)```", docs.read_text(), re.S)
+        if "解答鍵" in block
+    )
+    bank = bf.parse_text(example)
+    assert bank.language == "ja"
+    assert [(b.code, b.title, len(b.items)) for b in bank.blocks] == [
+        ("A", "レンダリング", 2),
+        ("B", "ネットワーク", 2),
+    ]
+    assert bank.blocks[0].items[1].answer_format == "西暦の4桁"
+    assert [i.key.flagged for i in bank.items] == [False, True, True, False]
+    assert bank.blocks[1].items[1].retired and bank.missing_key_count == 0
