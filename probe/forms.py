@@ -118,7 +118,7 @@ class ImportForm(forms.Form):
         label=_("Bank file"),
         required=False,
         help_text=_(
-            "JSON exported from this app, or plain text as probes are published (up to 1 MB)."
+            "Plain text as probes are published, JSON exported from this app, or CSV / JSON Lines with one item per row (up to 1 MB)."
         ),
     )
     text = forms.CharField(

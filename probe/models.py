@@ -128,6 +128,18 @@ class Item(models.Model):
         help_text=_("Optional, for example 'a status code' or 'one word'."),
     )
     retired = models.BooleanField(_("retired"), default=False)
+    topic = models.CharField(
+        _("topic"),
+        max_length=200,
+        blank=True,
+        help_text=_("Optional: a finer subject than the block's, for the report's slices."),
+    )
+    ref = models.CharField(
+        _("id in the source file"),
+        max_length=100,
+        blank=True,
+        help_text=_("The item's id in the CSV or JSON Lines file it came from; kept on export."),
+    )
     order = models.PositiveIntegerField(_("order"), default=0)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)

@@ -291,15 +291,21 @@ def bank_delete(request, bank: Bank):
     )
 
 
+EXPORT_TYPES = {
+    "json": ("json", "application/json"),
+    "text": ("txt", "text/plain"),
+    "csv": ("csv", "text/csv"),
+    "jsonl": ("jsonl", "application/jsonl"),
+}
+
+
 @team_view(scope="bank_pk", get=Role.EDITOR)
 def bank_export(request, bank: Bank):
     file_format = request.GET.get("format", "json")
-    if file_format not in {"json", "text"}:
+    if file_format not in EXPORT_TYPES:
         file_format = "json"
     text = bank_services.bank_export(bank=bank, user=request.user, file_format=file_format)
-    extension, content_type = (
-        ("json", "application/json") if file_format == "json" else ("txt", "text/plain")
-    )
+    extension, content_type = EXPORT_TYPES[file_format]
     response = HttpResponse(text, content_type=f"{content_type}; charset=utf-8")
     filename = f"{slugify(bank.name) or 'bank'}.{extension}"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'

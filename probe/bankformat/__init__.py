@@ -35,6 +35,7 @@ from .jsonformat import dump_json, parse_json
 from .preview import Preview, preview, preview_suggested, suggested_name
 from .readings import NO_READINGS, FormatWarning, ReadingError, Readings
 from .readings import describe as describe_reading
+from .tabular import dump_csv, dump_jsonl, parse_csv, parse_jsonl
 from .textdump import dump_text
 from .textparse import parse_text
 
@@ -58,10 +59,14 @@ __all__ = [
     "decode",
     "describe_reading",
     "detect_format",
+    "dump_csv",
     "dump_json",
+    "dump_jsonl",
     "dump_text",
     "load",
+    "parse_csv",
     "parse_json",
+    "parse_jsonl",
     "parse_text",
     "preview",
     "preview_suggested",
@@ -69,9 +74,11 @@ __all__ = [
 ]
 
 
+PARSERS = {"json": parse_json, "jsonl": parse_jsonl, "csv": parse_csv, "text": parse_text}
+DUMPERS = {"json": dump_json, "jsonl": dump_jsonl, "csv": dump_csv, "text": dump_text}
+
+
 def load(data: bytes, filename: str = "") -> BankData:
     """decode + detect_format + parse: the one call the import service needs."""
     text = decode(data)
-    if detect_format(text, filename) == "json":
-        return parse_json(text)
-    return parse_text(text)
+    return PARSERS[detect_format(text, filename)](text)

@@ -11,6 +11,8 @@ SCHEMA = "blindprobe.bank"
 SCHEMA_VERSION = 1
 MAX_TITLE_CHARS = 200  # Block.title is a CharField(max_length=200)
 MAX_FORMAT_CHARS = 200  # Item.answer_format is a CharField(max_length=200)
+MAX_TOPIC_CHARS = 200  # Item.topic
+MAX_REF_CHARS = 100  # Item.ref
 
 
 @dataclass
@@ -33,6 +35,8 @@ class ItemData:
     answer_format: str = ""
     retired: bool = False
     key: KeyData | None = None
+    topic: str = ""  # a finer subject than the block's
+    ref: str = ""  # the item's id in the file it came from (the "id" of a CSV or JSON Lines row)
     number: int | None = field(default=None, compare=False)
     line: int | None = field(default=None, compare=False)
 

@@ -11,7 +11,9 @@ from django.utils.translation import gettext as _
 
 from .data import (
     MAX_FORMAT_CHARS,
+    MAX_REF_CHARS,
     MAX_TITLE_CHARS,
+    MAX_TOPIC_CHARS,
     SCHEMA,
     SCHEMA_VERSION,
     BankData,
@@ -303,8 +305,10 @@ class _JsonChecker:
         return block
 
     def item(self, obj: dict, path: tuple) -> ItemData:
-        self.fields(obj, path, ("question",), ("answer_format", "retired", "key"))
+        self.fields(obj, path, ("question",), ("id", "topic", "answer_format", "retired", "key"))
         item = ItemData(
+            ref=self.string(obj, "id", path, one_line=True, limit=MAX_REF_CHARS),
+            topic=self.string(obj, "topic", path, one_line=True, limit=MAX_TOPIC_CHARS),
             question=self.string(obj, "question", path, non_empty=True),
             answer_format=self.string(obj, "answer_format", path, limit=MAX_FORMAT_CHARS),
             retired=self.boolean(obj, "retired", path),
@@ -393,6 +397,8 @@ def dump_json(bank: BankData) -> str:
                 "description": block.description,
                 "items": [
                     {
+                        "id": item.ref,
+                        "topic": item.topic,
                         "question": item.question,
                         "answer_format": item.answer_format,
                         "retired": item.retired,

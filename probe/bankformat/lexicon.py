@@ -38,6 +38,7 @@ _LOOSE_NUMBER_RE = re.compile(
 )
 _RETIRED_RE = re.compile(r"^[\[\uff3b](?:retired|廃止)[\]\uff3d]\s*(.*)$", re.IGNORECASE)
 _FORMAT_RE = re.compile(r"^(?:format|形式)\s*[:\uff1a]\s*(.*)$", re.IGNORECASE)
+_TOPIC_RE = re.compile(r"^(?:topic|トピック|話題)\s*[:\uff1a]\s*(.*)$", re.IGNORECASE)
 _SOURCE_RE = re.compile(r"^(?:sources?|出典)\s*[:\uff1a]\s*(.*)$", re.IGNORECASE)
 _NOTE_RE = re.compile(r"^(?:note|注記|注)\s*[:\uff1a]\s*(.*)$", re.IGNORECASE)
 _FLAG_RE = re.compile(r"(?<!\\)[(\uff08][!\uff01][)\uff09]")

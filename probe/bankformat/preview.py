@@ -15,9 +15,11 @@ from .data import BankData, BankFormatError, FormatProblem
 from .decode import decode, detect_format
 from .jsonformat import parse_json
 from .readings import NO_READINGS, FormatWarning, Readings
+from .tabular import parse_csv, parse_jsonl
 from .textparse import read_text
 from .warnings import collect
 
+_PARSERS = {"json": parse_json, "jsonl": parse_jsonl, "csv": parse_csv}
 MAX_SUGGESTION_ROUNDS = 50  # accepting a reading can reveal the next one (item 1001 after 1000)
 
 
@@ -75,9 +77,9 @@ def preview(data: bytes | str, filename: str = "", readings: Readings = NO_READI
         return Preview(text="", file_format="text", filename=filename, problems=error.problems)
     file_format = detect_format(text, filename)
     result = Preview(text=text, file_format=file_format, filename=filename, readings=readings)
-    if file_format == "json":
+    if file_format != "text":
         try:
-            result.bank = parse_json(text)
+            result.bank = _PARSERS[file_format](text)
         except BankFormatError as error:
             result.problems = error.problems
         return result

@@ -11,6 +11,7 @@ from .lexicon import (
     _NOTE_RE,
     _RETIRED_RE,
     _SOURCE_RE,
+    _TOPIC_RE,
     _classify,
     _lines,
     _one_line,
@@ -24,6 +25,7 @@ class _Words:
     key: str
     retired: str
     format: str
+    topic: str
     source: str
     sources: str
     note: str
@@ -36,6 +38,7 @@ _WORDS = {
         key="Answer key",
         retired="[retired] ",
         format="Format: ",
+        topic="Topic: ",
         source="Source: ",
         sources="Sources: ",
         note="Note: ",
@@ -46,6 +49,7 @@ _WORDS = {
         key="解答鍵",
         retired="[廃止] ",
         format="形式：",
+        topic="トピック：",
         source="出典：",
         sources="出典：",
         note="注記：",
@@ -93,8 +97,11 @@ def _item_lines(number: int, item: ItemData, words: _Words) -> list[str]:
     if item.retired:
         first = words.retired + first
     out = [(prefix + first).rstrip()]
-    out += [_continuation_line(pad, line, (_FORMAT_RE,)) for line in question[1:]]
+    out += [_continuation_line(pad, line, (_FORMAT_RE, _TOPIC_RE)) for line in question[1:]]
     out += [(pad + words.format + line).rstrip() for line in _lines(item.answer_format)]
+    topic = _one_line(item.topic)
+    if topic:
+        out.append(pad + words.topic + topic)
     return out
 
 

@@ -27,6 +27,7 @@ from .lexicon import (
     _NOTE_RE,
     _RETIRED_RE,
     _SOURCE_RE,
+    _TOPIC_RE,
     _classify,
     _indent,
     _language_of,
@@ -76,6 +77,7 @@ class _Item(_Unit):
     retired: bool = False
     text: list[str] = field(default_factory=list)
     formats: list[str] = field(default_factory=list)
+    topics: list[str] = field(default_factory=list)
     key: KeyData | None = None
 
     def blank(self, lineno: int) -> None:
@@ -88,6 +90,8 @@ class _Item(_Unit):
             self.text.append(_unescape(stripped))
         elif match := _FORMAT_RE.match(stripped):
             self.formats.append(match[1].strip())
+        elif match := _TOPIC_RE.match(stripped):
+            self.topics.append(match[1].strip())
         else:
             self.text.append(stripped)
 
@@ -550,6 +554,7 @@ class _TextParser:
                 ItemData(
                     question=_tidy(item.text),
                     answer_format=_tidy(item.formats),
+                    topic=" ".join(_trim(item.topics)),
                     retired=item.retired,
                     key=item.key,
                     number=item.number,

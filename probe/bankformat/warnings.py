@@ -13,7 +13,7 @@ import re
 
 from django.utils.translation import gettext as _
 
-from .lexicon import _CJK_RE, _DEEPER, _FLAG_RE, _FORMAT_RE, _NOTE_RE, _SOURCE_RE
+from .lexicon import _CJK_RE, _DEEPER, _FLAG_RE, _FORMAT_RE, _NOTE_RE, _SOURCE_RE, _TOPIC_RE
 from .readings import FormatWarning, drop_code
 
 LONG_LINES = 4  # a question or key entry of more lines than this reads like glued prose
@@ -33,7 +33,7 @@ _DOCUMENT_HEADING_RE = re.compile(
 )
 _ANSWER_WORDS_RE = re.compile(r"answer|key|solution|解答|答え|正解", re.IGNORECASE)
 _SENTENCE_END = ".?!:。？！：)）"
-_KEYWORD_RES = (_FORMAT_RE, _SOURCE_RE, _NOTE_RE)
+_KEYWORD_RES = (_FORMAT_RE, _TOPIC_RE, _SOURCE_RE, _NOTE_RE)
 
 
 def _is_keyword(text: str) -> bool:

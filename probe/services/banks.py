@@ -431,6 +431,8 @@ def bank_import(
                     question=item.question,
                     answer_format=item.answer_format,
                     retired=item.retired,
+                    topic=item.topic,
+                    ref=item.ref,
                     order=order,
                 )
                 for order, item in enumerate(block_data.items, start=1)
@@ -496,6 +498,8 @@ def bank_to_data(bank: Bank) -> bankformat.BankData:
                     answer_format=item.answer_format,
                     retired=item.retired,
                     key=key,
+                    topic=item.topic,
+                    ref=item.ref,
                 )
             )
         blocks.append(
@@ -510,7 +514,7 @@ def bank_to_data(bank: Bank) -> bankformat.BankData:
 
 def bank_export(*, bank: Bank, user, file_format: str) -> str:
     data = bank_to_data(bank)
-    text = bankformat.dump_json(data) if file_format == "json" else bankformat.dump_text(data)
+    text = bankformat.DUMPERS[file_format](data)
     audit_record(
         team=bank.team,
         user=user,

@@ -888,6 +888,8 @@ def test_json_dump_is_lossless_and_ordered():
     )
     text = bf.dump_json(bank)
     assert json.loads(text)["blocks"][0]["items"][1] == {
+        "id": "",
+        "topic": "",
         "question": "second",
         "answer_format": "",
         "retired": False,
@@ -995,7 +997,7 @@ def test_json_validation_names_path_and_line_and_collects_everything():
         (
             line_of('"question": 3') - 1,
             "blocks[0].items[2]: unknown field 'answer_fromat' (the fields are question, "
-            "answer_format, retired, key).",
+            "id, topic, answer_format, retired, key).",
         ),
         (line_of('"question": 3'), "blocks[0].items[2].question: must be a non-empty string."),
         (line_of('"key": "a"'), "blocks[0].items[2].key: must be an object (a key entry) or null."),
