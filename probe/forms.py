@@ -44,7 +44,7 @@ class BlockForm(forms.ModelForm):
 class ItemForm(forms.ModelForm):
     class Meta:
         model = Item
-        fields = ["question", "answer_format"]
+        fields = ["question", "answer_format", "answer_kind", "topic"]
         widgets = {"question": forms.Textarea(attrs={"rows": 3})}
 
     def clean_question(self):
@@ -74,6 +74,12 @@ class KeyEntryForm(forms.Form):
         widget=forms.Textarea(attrs=TEXTAREA_SMALL),
         help_text=_("One per line: a citation or a URL."),
     )
+    sources_checked = forms.DateField(
+        label=_("Sources checked on"),
+        required=False,
+        widget=forms.DateInput(attrs={"type": "date"}),
+        help_text=_("The day the answer was last checked against its sources."),
+    )
 
     def clean(self):
         data = super().clean()
@@ -99,6 +105,7 @@ class KeyEntryForm(forms.Form):
             "flagged": entry.flagged,
             "flag_note": entry.flag_note,
             "sources": "\n".join(entry.sources),
+            "sources_checked": entry.sources_checked,
         }
 
 

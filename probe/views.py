@@ -457,6 +457,9 @@ def item_detail(request, item: Item):
     if request.htmx:
         return render(request, "probe/partials/_item_row.html", context)
     context["team"] = item.block.bank.team
+    context["versions"] = (
+        list(item.versions.select_related("changed_by")) if context["show_key"] else []
+    )
     return render(request, "probe/item_detail.html", context)
 
 
@@ -466,7 +469,12 @@ def item_edit(request, item: Item):
     show_key = _wants_key(request)
     form = ItemForm(
         request.POST or None,
-        instance=Item(question=item.question, answer_format=item.answer_format),
+        instance=Item(
+            question=item.question,
+            answer_format=item.answer_format,
+            answer_kind=item.answer_kind,
+            topic=item.topic,
+        ),
     )
     key_form = (
         KeyEntryForm(request.POST or None, initial=KeyEntryForm.initial_for(item), prefix="key")
@@ -479,6 +487,8 @@ def item_edit(request, item: Item):
             user=request.user,
             question=form.cleaned_data["question"],
             answer_format=form.cleaned_data["answer_format"],
+            answer_kind=form.cleaned_data["answer_kind"],
+            topic=form.cleaned_data["topic"],
         )
         if key_form is not None:
             bank_services.key_entry_set(
@@ -488,6 +498,7 @@ def item_edit(request, item: Item):
                 flagged=key_form.cleaned_data["flagged"],
                 flag_note=key_form.cleaned_data["flag_note"],
                 sources=key_form.cleaned_data["source_list"],
+                sources_checked=key_form.cleaned_data["sources_checked"],
             )
             item = Item.objects.select_related("block__bank__team", "key_entry").get(pk=item.pk)
         if request.htmx:
@@ -524,7 +535,8 @@ def item_move(request, item: Item):
 @team_view(scope="item_pk", get=None, post=Role.EDITOR)
 def item_retire(request, item: Item):
     retired = request.POST.get("retired") == "1"
-    bank_services.item_set_retired(item=item, user=request.user, retired=retired)
+    reason = request.POST.get("reason", "")[:2000]
+    bank_services.item_set_retired(item=item, user=request.user, retired=retired, reason=reason)
     return _respond_bank_changed(request, item.block.bank, f"#item-{item.pk}")
 
 

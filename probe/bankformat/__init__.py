@@ -18,6 +18,7 @@ translatable (named placeholders, so translators can reorder them).
 from __future__ import annotations
 
 from .data import (
+    ANSWER_KINDS,
     MAX_BYTES,
     MAX_FORMAT_CHARS,
     MAX_TITLE_CHARS,
@@ -40,6 +41,7 @@ from .textdump import dump_text
 from .textparse import parse_text
 
 __all__ = [
+    "ANSWER_KINDS",
     "MAX_BYTES",
     "MAX_FORMAT_CHARS",
     "MAX_TITLE_CHARS",

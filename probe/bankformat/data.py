@@ -13,6 +13,27 @@ MAX_TITLE_CHARS = 200  # Block.title is a CharField(max_length=200)
 MAX_FORMAT_CHARS = 200  # Item.answer_format is a CharField(max_length=200)
 MAX_TOPIC_CHARS = 200  # Item.topic
 MAX_REF_CHARS = 100  # Item.ref
+# The answer formats an item may be given as a choice (Item.answer_kind; keep in step).
+ANSWER_KINDS = ("date", "name", "number", "identifier", "short_phrase", "free_text")
+
+
+def answer_kind_of(text: str) -> str:
+    """ "short phrase", "Short-Phrase", "short_phrase" -> "short_phrase"; "" if not a kind."""
+    folded = "_".join(text.strip().lower().replace("-", " ").split())
+    return folded if folded in ANSWER_KINDS else ""
+
+
+def checked_date(text: str) -> str | None:
+    """A YYYY-MM-DD date as written, "" for none, None when it is not a date."""
+    import datetime
+
+    text = (text or "").strip()
+    if not text:
+        return ""
+    try:
+        return datetime.date.fromisoformat(text).isoformat() if len(text) == 10 else None
+    except ValueError:
+        return None
 
 
 @dataclass
@@ -23,6 +44,7 @@ class KeyData:
     flagged: bool = False
     flag_note: str = ""
     sources: list[str] = field(default_factory=list)
+    sources_checked: str = ""  # the day the sources were last checked, YYYY-MM-DD, or ""
     line: int | None = field(default=None, compare=False)
 
 
@@ -37,6 +59,7 @@ class ItemData:
     key: KeyData | None = None
     topic: str = ""  # a finer subject than the block's
     ref: str = ""  # the item's id in the file it came from (the "id" of a CSV or JSON Lines row)
+    answer_kind: str = ""  # one of ANSWER_KINDS, or ""
     number: int | None = field(default=None, compare=False)
     line: int | None = field(default=None, compare=False)
 

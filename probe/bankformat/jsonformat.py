@@ -10,6 +10,7 @@ from json.decoder import scanstring
 from django.utils.translation import gettext as _
 
 from .data import (
+    ANSWER_KINDS,
     MAX_FORMAT_CHARS,
     MAX_REF_CHARS,
     MAX_TITLE_CHARS,
@@ -23,6 +24,7 @@ from .data import (
     ItemData,
     KeyData,
     _fail,
+    checked_date,
 )
 from .decode import _prepare
 from .lexicon import _CODE_RE
@@ -196,6 +198,26 @@ class _JsonChecker:
             return "en"
         return value
 
+    def kind(self, obj: dict, path: tuple) -> str:
+        value = self.string(obj, "answer_kind", path)
+        if value and value not in ANSWER_KINDS:
+            self.problem(
+                path + ("answer_kind",),
+                _("must be one of %(kinds)s, or empty.") % {"kinds": ", ".join(ANSWER_KINDS)},
+            )
+            return ""
+        return value
+
+    def date(self, obj: dict, name: str, path: tuple) -> str:
+        value = obj.get(name)
+        if value is None:
+            return ""
+        checked = checked_date(value) if isinstance(value, str) else None
+        if checked is None:
+            self.problem(path + (name,), _("must be a date written YYYY-MM-DD, or null."))
+            return ""
+        return checked
+
     def boolean(self, obj: dict, name: str, path: tuple) -> bool:
         value = obj.get(name, False)
         if not isinstance(value, bool):
@@ -305,13 +327,15 @@ class _JsonChecker:
         return block
 
     def item(self, obj: dict, path: tuple) -> ItemData:
-        self.fields(obj, path, ("question",), ("id", "topic", "answer_format", "retired", "key"))
+        fields = ("id", "topic", "answer_format", "answer_kind", "retired", "key")
+        self.fields(obj, path, ("question",), fields)
         item = ItemData(
             ref=self.string(obj, "id", path, one_line=True, limit=MAX_REF_CHARS),
             topic=self.string(obj, "topic", path, one_line=True, limit=MAX_TOPIC_CHARS),
             question=self.string(obj, "question", path, non_empty=True),
             answer_format=self.string(obj, "answer_format", path, limit=MAX_FORMAT_CHARS),
             retired=self.boolean(obj, "retired", path),
+            answer_kind=self.kind(obj, path),
             line=self.line(path),
         )
         key = obj.get("key")
@@ -321,11 +345,14 @@ class _JsonChecker:
         if not isinstance(key, dict):
             self.problem(key_path, _("must be an object (a key entry) or null."))
             return item
-        self.fields(key, key_path, ("answer",), ("flagged", "flag_note", "sources"))
+        self.fields(
+            key, key_path, ("answer",), ("flagged", "flag_note", "sources", "sources_checked")
+        )
         item.key = KeyData(
             answer=self.string(key, "answer", key_path, non_empty=True),
             flagged=self.boolean(key, "flagged", key_path),
             flag_note=self.string(key, "flag_note", key_path),
+            sources_checked=self.date(key, "sources_checked", key_path),
         )
         sources = key.get("sources", [])
         if not isinstance(sources, list):
@@ -379,6 +406,7 @@ def _key_json(key: KeyData | None):
         "flagged": key.flagged,
         "flag_note": key.flag_note,
         "sources": list(key.sources),
+        "sources_checked": key.sources_checked or None,
     }
 
 
@@ -401,6 +429,7 @@ def dump_json(bank: BankData) -> str:
                         "topic": item.topic,
                         "question": item.question,
                         "answer_format": item.answer_format,
+                        "answer_kind": item.answer_kind,
                         "retired": item.retired,
                         "key": _key_json(item.key),
                     }

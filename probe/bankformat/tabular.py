@@ -2,7 +2,7 @@
 
 Columns (CSV header) or fields (one JSON object per line): ``id``, ``block`` (or ``domain``),
 ``block_title``, ``topic``, ``question``, ``key`` (or ``target``), ``source_refs``,
-``answer_format``, ``flagged``, ``flag_note``, ``retired``. Only ``question`` is required. All or
+``answer_format``, ``answer_kind``, ``flagged``, ``flag_note``, ``sources_checked``, ``retired``. Only ``question`` is required. All or
 nothing, like the other formats: every problem is listed with its line. docs/bank-format.md,
 "CSV and JSON Lines", is the specification.
 """
@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from django.utils.translation import gettext as _
 
 from .data import (
+    ANSWER_KINDS,
     MAX_FORMAT_CHARS,
     MAX_REF_CHARS,
     MAX_TITLE_CHARS,
@@ -29,6 +30,8 @@ from .data import (
     ItemData,
     KeyData,
     _fail,
+    answer_kind_of,
+    checked_date,
 )
 from .decode import _prepare
 from .jsonformat import _JSON_REASONS
@@ -43,8 +46,10 @@ COLUMNS = (
     "key",
     "source_refs",
     "answer_format",
+    "answer_kind",
     "flagged",
     "flag_note",
+    "sources_checked",
     "retired",
 )
 ALIASES = {"domain": "block", "target": "key", "answer": "key", "sources": "source_refs"}
@@ -216,6 +221,32 @@ class _Builder:
             self.problem(row.line, _("%(column)s: contains a NUL character.") % {"column": name})
         return value
 
+    def kind(self, row: _Row) -> str:
+        """The answer_kind column; without one, an answer_format that names a kind ("number")."""
+        if "answer_kind" not in row.values:
+            return answer_kind_of(self.text(row, "answer_format"))
+        value = self.text(row, "answer_kind")
+        kind = answer_kind_of(value)
+        if value and not kind:
+            self.problem(
+                row.line,
+                _("answer_kind: must be one of %(kinds)s, or empty (found %(found)s).")
+                % {"kinds": ", ".join(ANSWER_KINDS), "found": value[:40]},
+            )
+        return kind
+
+    def checked(self, row: _Row) -> str:
+        value = self.text(row, "sources_checked")
+        checked = checked_date(value)
+        if checked is None:
+            self.problem(
+                row.line,
+                _("sources_checked: must be a date written YYYY-MM-DD (found %(found)s).")
+                % {"found": value[:40]},
+            )
+            return ""
+        return checked
+
     def boolean(self, row: _Row, name: str) -> bool:
         value = row.values.get(name, "")
         if isinstance(value, bool):
@@ -303,6 +334,7 @@ class _Builder:
         item = ItemData(
             question=question,
             answer_format=self.text(row, "answer_format", limit=MAX_FORMAT_CHARS),
+            answer_kind=self.kind(row),
             retired=self.boolean(row, "retired"),
             topic=self.text(row, "topic", one_line=True, limit=MAX_TOPIC_CHARS),
             ref=ref,
@@ -318,14 +350,19 @@ class _Builder:
         note = self.text(row, "flag_note")
         sources = self.sources(row)
         if not answer:
-            if flagged or note or sources:
+            if flagged or note or sources or self.text(row, "sources_checked"):
                 self.problem(
                     row.line,
                     _("key: the item is flagged or has a note or sources, but no key answer."),
                 )
             return None
         return KeyData(
-            answer=answer, flagged=flagged, flag_note=note, sources=sources, line=row.line
+            answer=answer,
+            flagged=flagged,
+            flag_note=note,
+            sources=sources,
+            sources_checked=self.checked(row),
+            line=row.line,
         )
 
 
@@ -374,8 +411,10 @@ def _records(bank: BankData):
                 "key": key.answer if key else "",
                 "source_refs": list(key.sources) if key else [],
                 "answer_format": item.answer_format,
+                "answer_kind": item.answer_kind,
                 "flagged": bool(key and key.flagged),
                 "flag_note": key.flag_note if key else "",
+                "sources_checked": key.sources_checked if key else "",
                 "retired": item.retired,
             }
 

@@ -97,7 +97,7 @@ def test_the_csv_export_has_every_column_in_order():
     bank = bf.load((DOCUMENTS / "benchmark.csv").read_bytes(), "benchmark.csv")
     header = bf.dump_csv(bank).split("\n", 1)[0]
     assert header == (
-        "id,block,block_title,topic,question,key,source_refs,answer_format,flagged,flag_note,retired"
+        "id,block,block_title,topic,question,key,source_refs,answer_format,answer_kind,flagged,flag_note,sources_checked,retired"
     )
     record = json.loads(bf.dump_jsonl(bank).split("\n", 1)[0])
     assert list(record) == header.split(",")
@@ -111,7 +111,7 @@ def test_the_csv_export_has_every_column_in_order():
             [
                 (
                     1,
-                    "unknown column 'colour' (the columns are id, block, block_title, topic, question, key, source_refs, answer_format, flagged, flag_note, retired).",
+                    "unknown column 'colour' (the columns are id, block, block_title, topic, question, key, source_refs, answer_format, answer_kind, flagged, flag_note, sources_checked, retired).",
                 )
             ],
         ),
@@ -179,7 +179,7 @@ def test_an_unclosed_quote_is_refused_with_its_line():
                 (1, "source_refs: must be a list of strings."),
                 (
                     2,
-                    "unknown column 'difficulty' (the columns are id, block, block_title, topic, question, key, source_refs, answer_format, flagged, flag_note, retired).",
+                    "unknown column 'difficulty' (the columns are id, block, block_title, topic, question, key, source_refs, answer_format, answer_kind, flagged, flag_note, sources_checked, retired).",
                 ),
             ],
         ),
@@ -217,3 +217,41 @@ def test_the_preview_of_a_csv_file_shows_the_bank_and_its_name_from_the_file():
     result = bf.preview((DOCUMENTS / "benchmark.csv").read_bytes(), "web_benchmark.csv")
     assert result.ok and result.file_format == "csv" and result.warnings == []
     assert result.name == "web benchmark"
+
+
+def test_an_answer_format_that_names_a_kind_sets_the_answer_kind_too():
+    bank = bf.load((DOCUMENTS / "benchmark.csv").read_bytes(), "benchmark.csv")
+    assert [i.answer_kind for i in bank.items] == [
+        "number",
+        "identifier",
+        "identifier",
+        "identifier",
+        "number",
+        "name",
+    ]
+    assert bank.items[0].answer_format == "number"  # kept as written
+
+
+def test_answer_kind_and_sources_checked_round_trip_and_are_checked():
+    text = "question,key,answer_kind,sources_checked\nQ?,x,short phrase,2025-03-01\nR?,y,,\n"
+    bank = bf.parse_csv(text)
+    assert bank.items[0].answer_kind == "short_phrase"
+    assert bank.items[0].key.sources_checked == "2025-03-01"
+    assert bank.items[1].answer_kind == "" and bank.items[1].key.sources_checked == ""
+    for dump, parse in [(bf.dump_csv, bf.parse_csv), (bf.dump_jsonl, bf.parse_jsonl)]:
+        assert parse(dump(bank)) == bank
+    assert bf.parse_json(bf.dump_json(bank)) == bank
+    bad = "question,key,answer_kind,sources_checked\nQ?,x,essay,1 March\n"
+    assert problems_of(bf.parse_csv, bad) == [
+        (
+            2,
+            "answer_kind: must be one of date, name, number, identifier, short_phrase, free_text, or empty (found essay).",
+        ),
+        (2, "sources_checked: must be a date written YYYY-MM-DD (found 1 March)."),
+    ]
+
+
+def test_the_answer_kinds_are_those_of_the_model():
+    from probe.models import AnswerKind
+
+    assert tuple(AnswerKind.values) == bf.ANSWER_KINDS
