@@ -156,11 +156,13 @@ class Item(models.Model):
         help_text=_("The item's id in the CSV or JSON Lines file it came from; kept on export."),
     )
     answer_kind = models.CharField(
-        _("answer format"),
+        _("kind of answer"),
         max_length=20,
         choices=AnswerKind.choices,
         blank=True,
-        help_text=_("The kind of answer expected, for the report's slices."),
+        help_text=_(
+            "Date, name, number, identifier, short phrase or free text: for the report's slices."
+        ),
     )
     # Changes when the question or the key answer changes; the old ones are kept as ItemVersion
     # rows, and an experiment's snapshot records the version it took.
