@@ -95,20 +95,36 @@ def _preview_page(request, team: Team, result, *, name: str, notice: str = ""):
     return render(request, PREVIEW_TEMPLATE, context, status=200 if result.ok else 400)
 
 
+SOURCE_LINES_IN_FULL = 2000  # a longer document shows only the lines around its warnings
+SOURCE_CONTEXT = 3
+
+
 def _source_lines(result) -> list[dict]:
-    """The document's lines, numbered, with what the readings and warnings say about each."""
+    """The document's lines, numbered, with what the readings and warnings say about each; for a
+    long document only those near a warning or a reading (a gap marks what is left out)."""
     warned = set()
     for warning in result.warnings:
         first, last = warning.lines or (warning.line, warning.line)
         warned.update(range(first, last + 1))
     readings = result.readings
-    return [
-        {
-            "number": number,
-            "text": text,
-            "dropped": number in readings.drop,
-            "key": number == readings.key_at,
-            "warned": number in warned,
-        }
-        for number, text in enumerate(result.text.split("\n"), start=1)
-    ]
+    lines = result.text.split("\n")
+    marked = warned | readings.drop | readings.items | {readings.key_at}
+    shown = None
+    if len(lines) > SOURCE_LINES_IN_FULL:
+        shown = {n + d for n in marked if n for d in range(-SOURCE_CONTEXT, SOURCE_CONTEXT + 1)}
+    out: list[dict] = []
+    for number, text in enumerate(lines, start=1):
+        if shown is not None and number not in shown:
+            if out and not out[-1].get("gap"):
+                out.append({"gap": True})
+            continue
+        out.append(
+            {
+                "number": number,
+                "text": text,
+                "dropped": number in readings.drop,
+                "key": number == readings.key_at,
+                "warned": number in warned,
+            }
+        )
+    return out

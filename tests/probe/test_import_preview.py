@@ -178,3 +178,17 @@ def test_the_bank_name_comes_from_the_file_name_on_the_command_line(tmp_path, wo
     path.write_text("Block A. T\n1. First?\n")
     call_command("import_bank", str(path), team=world.team.slug)
     assert Bank.objects.filter(name="ops probe").exists()
+
+
+def test_a_long_document_shows_only_the_lines_around_its_warnings(client, world):
+    lines = ["Block A. Many"]  # 800 items of three lines: 2,401 lines
+    for n in range(1, 801):
+        lines += [f"{n}. Question {n}?", "   (a second line", "   and a third)"]
+    lines.insert(1201, "")
+    lines.insert(1202, "A paragraph of the article.")  # after item 400, lines 1202-1203
+    client.force_login(world.users["editor"])
+    body = client.post(url(world), {"text": "\n".join(lines) + "\n"}).content.decode()
+    assert "Line 1203" in body and 'id="line-1203"' in body  # the paragraph, with its warning
+    assert 'id="line-1200"' in body and 'id="line-10"' not in body
+    assert 'class="gap"' in body
+    assert "Question 10?" in body  # every item is still in what will be saved
