@@ -16,6 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 _CODE_RE = re.compile(r"^(drop|key|item):([1-9][0-9]{0,6})(?:-([1-9][0-9]{0,6}))?$")
+_RANGE = r"[1-9][0-9]{0,6}(?:-[1-9][0-9]{0,6})?"
+_DROP_RE = re.compile(r"^drop:(" + _RANGE + r"(?:," + _RANGE + r")*)$")
 MAX_DROP_SPAN = 1_000_000  # lines: a file of 1 MB has fewer
 
 
@@ -41,6 +43,11 @@ class Readings:
         for code in codes:
             code = (code or "").strip()
             if not code:
+                continue
+            if (several := _DROP_RE.match(code)) and "," in code:
+                drop.update(_lines_of(several[1], code))
+                if code not in kept:
+                    kept.append(code)
                 continue
             match = _CODE_RE.match(code)
             if match is None:
@@ -69,8 +76,34 @@ class Readings:
 NO_READINGS = Readings()
 
 
+def _lines_of(ranges: str, code: str) -> set[int]:
+    lines: set[int] = set()
+    for part in ranges.split(","):
+        first, _, last = part.partition("-")
+        first_n, last_n = int(first), int(last or first)
+        if last_n < first_n:
+            raise ReadingError(code)
+        lines.update(range(first_n, last_n + 1))
+    return lines
+
+
+def _span(first: int, last: int) -> str:
+    return str(first) if first == last else f"{first}-{last}"
+
+
 def drop_code(first: int, last: int) -> str:
-    return f"drop:{first}" if first == last else f"drop:{first}-{last}"
+    return "drop:" + _span(first, last)
+
+
+def drop_lines_code(lines: list[int]) -> str:
+    """Lines (in order) as a drop code of contiguous ranges: drop:2-3,5-9."""
+    spans: list[list[int]] = []
+    for line in lines:
+        if spans and line == spans[-1][1] + 1:
+            spans[-1][1] = line
+        else:
+            spans.append([line, line])
+    return "drop:" + ",".join(_span(first, last) for first, last in spans)
 
 
 @dataclass(frozen=True)
@@ -97,6 +130,9 @@ def describe(code: str) -> str:
     """A reading in words, for the list of readings taken."""
     from django.utils.translation import gettext as _
 
+    if (several := _DROP_RE.match(code)) and "," in code:
+        shown = ", ".join(part.replace("-", "–") for part in several[1].split(","))
+        return _("Leave out lines %(lines)s.") % {"lines": shown}
     match = _CODE_RE.match(code)
     if match is None:
         return code

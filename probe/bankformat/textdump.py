@@ -66,7 +66,8 @@ def _escape_flags(line: str) -> str:
 
 def _free_line(line: str) -> str:
     """A description line, written where it must not read as a heading or an item."""
-    if line and (line.startswith("\\") or _classify(line)[0] != "plain"):
+    # A line starting with "#" could read as the document's title ("# Title" names the bank).
+    if line and (line.startswith(("\\", "#")) or _classify(line)[0] != "plain"):
         return "\\" + line
     return line
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from django.utils.translation import gettext as _
@@ -40,6 +41,8 @@ from .lexicon import (
     _unescape_flag,
 )
 from .readings import NO_READINGS, Readings
+
+_TITLE_RE = re.compile(r"^#\s+\S")
 
 
 @dataclass(eq=False)
@@ -147,6 +150,7 @@ class _TextParser:
         self.section = "front"  # front | items | key
         self.front: list[str] = []
         self.front_lines: list[int] = []  # line numbers of non-blank front matter lines
+        self.front_texts: list[str] = []  # and their text
         self.blocks: list[_Block] = []
         self.by_code: dict[str, _Block] = {}
         self.block: _Block | None = None
@@ -272,6 +276,7 @@ class _TextParser:
         elif self.section == "front":
             self.front.append(stripped)
             self.front_lines.append(lineno)
+            self.front_texts.append(stripped)
         else:
             # Text in the answer key outside any entry (a legend, a repeated description) is
             # ignored.
@@ -539,15 +544,27 @@ class _TextParser:
                 line=entry.line,
             )
 
+    def name_index(self) -> int:
+        """Which front matter line is the bank's name: the document's title (the first line
+        that is a Markdown heading of level one, "# Title") when there is one, else the first."""
+        for index, text in enumerate(self.front_texts):
+            if _TITLE_RE.match(text):
+                return index
+        return 0
+
     def build(self) -> BankData:
         name, description = "", ""
         front = _trim(self.front)
         if front:
-            first = front[0]
+            title_index = self.name_index()
+            title = self.front_texts[title_index]
+            position = front.index(title)
+            first = title
             if not first.startswith("\\"):
                 first = _NAME_HASHES_RE.sub("", first, count=1)
             name = _unescape(first.strip())
-            description = _tidy([_unescape(line) for line in front[1:]])
+            rest = front[:position] + front[position + 1 :]
+            description = _tidy([_unescape(line) for line in rest])
         blocks = []
         for block in self.blocks:
             items = [

@@ -14,7 +14,7 @@ import re
 from django.utils.translation import gettext as _
 
 from .lexicon import _CJK_RE, _DEEPER, _FLAG_RE, _FORMAT_RE, _NOTE_RE, _SOURCE_RE, _TOPIC_RE
-from .readings import FormatWarning, drop_code
+from .readings import FormatWarning, drop_code, drop_lines_code
 
 LONG_LINES = 4  # a question or key entry of more lines than this reads like glued prose
 LONG_CHARS = 500  # ... or of more characters than this
@@ -102,6 +102,10 @@ def _range_text(first: int, last: int) -> str:
     if first == last:
         return _("line %(line)s") % {"line": first}
     return _("lines %(first)s–%(last)s") % {"first": first, "last": last}
+
+
+def _span_text(first: int, last: int) -> str:
+    return str(first) if first == last else f"{first}–{last}"
 
 
 def _cut_warning(unit, kind: str, cut: tuple[int, str]) -> FormatWarning:
@@ -330,11 +334,19 @@ def _kind_of(unit) -> str:
     return "entry" if hasattr(unit, "answer") else "item"
 
 
-def _description_warning(line_numbers: list[int], lines: list[str], what: str):
+def _description_warning(line_numbers: list[int], lines: list[str], what: str, keep=None):
+    """A description of more than a few lines: offer to leave it out (all but ``keep``, the
+    line of the bank's name, which may sit among them)."""
     if len(line_numbers) <= LONG_DESCRIPTION_LINES and not _has_paragraphs(line_numbers, lines):
         return None
     first, last = line_numbers[0], line_numbers[-1]
     values = {"what": what, "count": len(line_numbers), "lines": _range_text(first, last)}
+    dropped = [n for n in range(first, last + 1) if n != keep]
+    if keep is not None and first < keep < last:
+        values["lines"] = _("lines %(before)s and %(after)s") % {
+            "before": _span_text(first, keep - 1),
+            "after": _span_text(keep + 1, last),
+        }
     return FormatWarning(
         kind="description",
         line=first,
@@ -343,7 +355,7 @@ def _description_warning(line_numbers: list[int], lines: list[str], what: str):
         )
         % values,
         suggestion=_("Leave out %(lines)s.") % values,
-        reading=drop_code(first, last),
+        reading=drop_lines_code(dropped),
         lines=(first, last),
     )
 
@@ -355,11 +367,11 @@ def _has_paragraphs(line_numbers: list[int], lines: list[str]) -> bool:
 
 
 def _description_warnings(parser, lines: list[str]) -> list[FormatWarning]:
-    found = [
-        _description_warning(parser.front_lines[1:], lines, _("the bank's description"))
-        if len(parser.front_lines) > 1
-        else None
-    ]
+    found = []
+    if len(parser.front_lines) > 1:
+        name_line = parser.front_lines[parser.name_index()]
+        others = [n for n in parser.front_lines if n != name_line]
+        found.append(_description_warning(others, lines, _("the bank's description"), name_line))
     for block in parser.blocks:
         if block.desc_lines:
             what = _("the description of block %(block)s") % {"block": block.code}

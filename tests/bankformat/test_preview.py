@@ -298,3 +298,39 @@ def test_the_bank_name_comes_from_the_file_name_when_the_document_has_no_title(f
 
 def test_the_bank_name_is_the_document_title_before_the_file_name():
     assert bf.preview(read("notes_after_key.txt"), "x.txt").name == "Probe: PostgreSQL operations"
+
+
+def test_a_whole_published_article_imports_exactly_its_probe_once_the_readings_are_taken():
+    """The 30-item demo probe as a blog post publishes it: site navigation, a title, prose, a
+    paragraph between two blocks, "Show the answer key", the key without its heading, then
+    notes with a (!) in a sentence and a numbered list of references."""
+    article = read("published_article.txt")
+    demo = bf.load((Path(bf.__file__).parents[1] / "demo" / "demo_bank.txt").read_bytes())
+    as_read = bf.preview(article, "published_article.txt")
+    assert not as_read.ok  # the key's block headings repeat: refused as written
+    assert summary(as_read) == [
+        ("description", 1, "drop:1-3,5-9"),
+        ("paragraph", 29, "drop:29"),
+        ("key", 58, "key:56"),
+    ]
+    assert as_read.warnings[0].suggestion == "Leave out lines 1–3 and 5–9."
+    result = bf.preview_suggested(article, "published_article.txt")
+    assert result.readings.codes == ("drop:1-3,5-9", "drop:29", "key:56", "drop:106-114")
+    assert result.warnings == [] and result.problems == []
+    assert result.bank.blocks == demo.blocks  # every item, key entry, source and flag
+    assert result.bank.flagged_count == 3 and result.bank.item_count == 30
+    assert result.name == "The tools this project stands on" and result.bank.description == ""
+
+
+def test_the_title_is_the_markdown_heading_of_the_front_matter():
+    text = text_of("Skip to content", "# The real title", "A line.", "Block A. T", "1. Q?")
+    bank = bf.parse_text(text)
+    assert bank.name == "The real title" and bank.description == "Skip to content\nA line."
+
+
+def test_a_drop_code_of_several_ranges():
+    readings = Readings.from_codes(["drop:1-3,5,7-8"])
+    assert readings.drop == {1, 2, 3, 5, 7, 8}
+    assert bf.describe_reading("drop:1-3,5,7-8") == "Leave out lines 1–3, 5, 7–8."
+    with pytest.raises(bf.ReadingError):
+        Readings.from_codes(["drop:3-1,5"])
