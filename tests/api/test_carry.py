@@ -1,0 +1,132 @@
+"""Buckets carried from earlier experiments: identical answers under the same key and item
+version carry their final bucket; a changed answer, confidence, key or question does not."""
+
+import pytest
+
+from probe.models import Attempt, Experiment, Response, Run
+from scoring import carry, followups, reconcile, services
+from scoring.models import Bucket, CarriedBucket
+from tests.api.test_follow_ups import _collected
+from tests.review.conftest import judge_everything
+
+pytestmark = pytest.mark.django_db
+
+
+def _reconciled(world, experiment, bucket=Bucket.CORRECT):
+    for kind in ("scorer", "owner"):
+        assignment = services.assignment_start(experiment=experiment, user=world.users[kind])
+        judge_everything(assignment, bucket)
+    reconcile.reconciliation_start(experiment=experiment, user=world.users["editor"])
+
+
+def _answer(experiment, answers: dict):
+    """Collect the follow-up: answers[(repeat, position)] = (answer, confidence)."""
+    for run in experiment.runs.filter(status=Run.Status.PENDING):
+        attempt = Attempt.objects.create(run=run, outcome="complete", text="sheet", raw_body="{}")
+        for item in experiment.items.all():
+            answer, confidence = answers[(run.repeat, item.position)]
+            Response.objects.create(
+                run=run,
+                item=item,
+                attempt=attempt,
+                answer=answer,
+                confidence=confidence,
+                abstained=answer == "UNKNOWN",
+            )
+        run.status = Run.Status.COLLECTED
+        run.save()
+    experiment.status = Experiment.Status.COLLECTED
+    experiment.save()
+
+
+def _follow_up(world):
+    origin = _collected(world)
+    _reconciled(world, origin)
+    return origin, followups.experiment_follow_up(origin=origin, user=world.users["editor"])
+
+
+def test_identical_answers_carry_and_changed_ones_do_not(world):
+    origin, again = _follow_up(world)
+    _answer(
+        again,
+        {
+            (1, 1): ("answer 1 of repeat 1", "HIGH"),  # identical: carried
+            (1, 2): ("  ANSWER 2   of repeat 1 ", "HIGH"),  # same after normalising: carried
+            (1, 3): ("answer 3 of repeat 1", "LOW"),  # another confidence
+            (2, 1): ("answer 1 of repeat 2", "HIGH"),  # identical to the other repeat: carried
+            (2, 2): ("a new answer", "HIGH"),
+            (2, 3): ("UNKNOWN", ""),  # abstentions are preset, never carried
+        },
+    )
+    assert carry.carry_sync(experiment=again) == 3
+    assert carry.carry_sync(experiment=again) == 0, "idempotent"
+    carried = {
+        (c.response.run.repeat, c.response.item.position): c
+        for c in CarriedBucket.objects.select_related("response__run", "response__item")
+    }
+    assert set(carried) == {(1, 1), (1, 2), (2, 1)}
+    first = carried[(1, 1)]
+    assert first.bucket == Bucket.CORRECT
+    assert first.from_experiment == origin and first.from_experiment_name == origin.name
+    assert first.key_answer == origin.items.get(position=1).key_answer
+    counts = carry.carry_counts(again)
+    assert (counts.carried, counts.to_judge, counts.through_queue) == (3, 3, False)
+    world.team.recheck_carried = True
+    world.team.save()
+    again.team.refresh_from_db()
+    assert carry.carry_counts(again).to_judge == 6
+
+
+def test_an_amended_key_on_either_side_stops_the_carry(world):
+    from scoring.review import key_decision_create
+
+    origin, again = _follow_up(world)
+    _answer(
+        again,
+        {(r, p): (f"answer {p} of repeat {r}", "HIGH") for r in (1, 2) for p in (1, 2, 3)},
+    )
+    # Amended in the follow-up: the keys differ, nothing carries on item 1.
+    key_decision_create(
+        item=again.items.get(position=1),
+        user=world.users["editor"],
+        outcome="amended",
+        source="RFC 6585",
+        new_answer="429",
+    )
+    carry.carry_sync(experiment=again)
+    positions = sorted(CarriedBucket.objects.values_list("response__item__position", flat=True))
+    assert positions == [2, 2, 3, 3]
+
+
+def test_reopening_an_item_removes_its_carried_buckets(world):
+    origin, again = _follow_up(world)
+    _answer(
+        again,
+        {(r, p): (f"answer {p} of repeat {r}", "HIGH") for r in (1, 2) for p in (1, 2, 3)},
+    )
+    assert carry.carry_sync(experiment=again) == 6
+    assert carry.carry_reopen(item=again.items.get(position=2)) == 2
+    assert sorted(CarriedBucket.objects.values_list("response__item__position", flat=True)) == [
+        1,
+        1,
+        3,
+        3,
+    ]
+
+
+def test_only_final_buckets_carry(world):
+    origin = _collected(world)
+    # Scored by one scorer, never reconciled: nothing final to carry.
+    assignment = services.assignment_start(experiment=origin, user=world.users["scorer"])
+    judge_everything(assignment, Bucket.CORRECT)
+    again = followups.experiment_follow_up(origin=origin, user=world.users["editor"])
+    _answer(
+        again,
+        {(r, p): (f"answer {p} of repeat {r}", "HIGH") for r in (1, 2) for p in (1, 2, 3)},
+    )
+    assert carry.carry_sync(experiment=again) == 0
+
+
+def test_nothing_carries_before_collection_is_complete(world):
+    origin, again = _follow_up(world)
+    assert carry.carry_sync(experiment=again) == 0
