@@ -25,8 +25,8 @@ def main() -> None:
     django_setup()
     with throwaway_database("follow_up") as connection:
         from probe.models import Block, ExperimentItem, Item, Response
-        from scoring import carry, followups
         from probe.services.experiments import experiment_start
+        from scoring import carry, followups
         from scoring.models import FinalBucket
 
         experiment, user = bulk_experiment(

@@ -73,6 +73,7 @@ class Judgement(models.Model):
         WRONG = "wrong", _("wrong")
         DIRECT = "direct", _("bucket set directly")
         PRESET = "preset", _("preset: the answer was UNKNOWN")
+        CARRIED = "carried", _("carried from an earlier experiment")
 
     assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="judgements")
     response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="judgements")

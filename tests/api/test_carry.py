@@ -130,3 +130,122 @@ def test_only_final_buckets_carry(world):
 def test_nothing_carries_before_collection_is_complete(world):
     origin, again = _follow_up(world)
     assert carry.carry_sync(experiment=again) == 0
+
+
+# --- in the blind queue -----------------------------------------------------------------------
+
+
+def _carried_follow_up(world, changed=((2, 2),)):
+    """A follow-up where every answer repeats the earlier one except at `changed` (repeat, pos)."""
+    origin, again = _follow_up(world)
+    _answer(
+        again,
+        {
+            (r, p): (
+                "a changed answer" if (r, p) in changed else f"answer {p} of repeat {r}",
+                "HIGH",
+            )
+            for r in (1, 2)
+            for p in (1, 2, 3)
+        },
+    )
+    return origin, again
+
+
+def test_carried_answers_stay_out_of_the_queue_and_count_as_decided(client, world):
+    from scoring.models import Judgement
+    from scoring.selectors import queue_item
+
+    _origin, again = _carried_follow_up(world)
+    assignment = services.assignment_start(experiment=again, user=world.users["scorer"])
+    carried = Judgement.objects.filter(assignment=assignment, verdict=Judgement.Verdict.CARRIED)
+    assert carried.count() == 5
+    item = queue_item(assignment, 2)
+    assert item.carried == 1 and [g.answer for g in item.groups] == ["a changed answer"]
+    assert queue_item(assignment, 1).groups == [] and queue_item(assignment, 1).carried == 2
+    assert (item.judged, item.total) == (5, 6)
+    # The page says so in words, and only the changed answer is there to judge.
+    client.force_login(world.users["scorer"])
+    page = client.get(f"/score/{assignment.token}/2/").content.decode()
+    assert "a changed answer" in page and "answer 2 of repeat 1" not in page
+    assert "carries that bucket" in page
+    # Judging that one answer is all the scorer has to do before the reveal.
+    from tests.review.conftest import judge_everything
+
+    judge_everything(assignment, Bucket.HEDGED_WRONG)
+    services.assignment_reveal(assignment=assignment)
+
+
+def test_a_team_can_send_carried_answers_through_the_queue(world):
+    from scoring.models import Judgement
+    from scoring.selectors import queue_item
+
+    world.team.recheck_carried = True
+    world.team.save()
+    _origin, again = _carried_follow_up(world)
+    assignment = services.assignment_start(experiment=again, user=world.users["scorer"])
+    assert not Judgement.objects.filter(
+        assignment=assignment, verdict=Judgement.Verdict.CARRIED
+    ).exists()
+    assert len(queue_item(assignment, 1).groups) == 2
+    # The carried buckets are still recorded, for the record and the counts.
+    assert CarriedBucket.objects.filter(response__run__experiment=again).count() == 5
+
+
+def test_an_amended_key_reopens_the_carried_answers_of_its_item(world):
+    from scoring.models import Judgement
+    from scoring.review import key_decision_create
+    from scoring.selectors import queue_item
+
+    _origin, again = _carried_follow_up(world)
+    assignment = services.assignment_start(experiment=again, user=world.users["scorer"])
+    assert queue_item(assignment, 1).groups == []
+    key_decision_create(
+        item=again.items.get(position=1),
+        user=world.users["editor"],
+        outcome="amended",
+        source="RFC 6585",
+        new_answer="429",
+    )
+    reopened = queue_item(assignment, 1)
+    assert reopened.carried == 0 and len(reopened.groups) == 2
+    assert (
+        not CarriedBucket.objects.filter(response__item__position=1)
+        .filter(response__run__experiment=again)
+        .exists()
+    )
+    assert Judgement.objects.filter(assignment=assignment, verdict="carried").count() == 3
+
+
+def test_carried_buckets_do_not_inflate_agreement(world):
+    from tests.review.conftest import judge_everything
+
+    _origin, again = _carried_follow_up(world, changed=((1, 1), (2, 2)))
+    for kind, bucket in (("scorer", Bucket.CORRECT), ("owner", Bucket.HEDGED_WRONG)):
+        assignment = services.assignment_start(experiment=again, user=world.users[kind])
+        judge_everything(assignment, bucket)
+    report = reconcile.agreement_report(again)
+    assert report.overall.units == 2  # the two answers judged here, not the four carried
+    assert report.overall.percent == 0
+
+
+def test_nothing_carried_names_a_model_before_the_reveal(client, world):
+    from tests.scoring.test_blinding import crawl, secrets_of
+
+    _origin, again = _carried_follow_up(world)
+    user = world.users["scorer"]
+    client.force_login(user)
+    assignment = services.assignment_start(experiment=again, user=user)
+    starts = [
+        f"/experiments/{again.pk}/",
+        f"/experiments/{again.pk}/score/",
+        f"/score/{assignment.token}/1/",
+        f"/score/{assignment.token}/2/",
+    ]
+    pages = crawl(client, starts)
+    forbidden = secrets_of(again)
+    assert len(pages) >= 8
+    for url, _headers, response in pages:
+        body = response.content.decode("utf-8", "replace")
+        for secret in forbidden:
+            assert secret not in body, f"{secret!r} in {url}"

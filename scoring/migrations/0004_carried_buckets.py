@@ -7,8 +7,8 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('probe', '0005_team_recheck_carried'),
-        ('scoring', '0002_finalbucket_keydecision_reconciliation'),
+        ('probe', '0006_team_recheck_carried'),
+        ('scoring', '0003_judgement_key_decision_note_and_progress_index'),
     ]
 
     operations = [
