@@ -163,9 +163,11 @@ class CarryCounts:
 
 
 def carry_counts(experiment: Experiment) -> CarryCounts:
-    """How many responses carry a bucket and how many go to the scorers (shown before scoring)."""
+    """How many responses carry a bucket and how many go to the scorers (shown before scoring).
+
+    Before the first scorer starts, nothing is recorded yet: the count is the plan's."""
     total = Response.objects.filter(run__experiment=experiment).count()
-    carried = carried_of(experiment).count()
+    carried = carried_of(experiment).count() or len(carry_plan(experiment))
     through = experiment.team.recheck_carried
     return CarryCounts(
         carried=carried, to_judge=total if through else total - carried, through_queue=through

@@ -249,3 +249,12 @@ def test_nothing_carried_names_a_model_before_the_reveal(client, world):
         body = response.content.decode("utf-8", "replace")
         for secret in forbidden:
             assert secret not in body, f"{secret!r} in {url}"
+
+
+def test_the_counts_are_shown_before_scoring_starts(client, world):
+    _origin, again = _carried_follow_up(world)
+    client.force_login(world.users["scorer"])
+    page = client.get(f"/experiments/{again.pk}/score/").content.decode()
+    assert "5 answers carry their buckets from an earlier experiment" in page
+    assert "you judge the other 1" in page
+    assert not CarriedBucket.objects.exists(), "a page view writes nothing"
