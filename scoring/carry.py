@@ -149,6 +149,16 @@ def carried_of(experiment: Experiment) -> QuerySet[CarriedBucket]:
     return CarriedBucket.objects.filter(response__run__experiment=experiment)
 
 
+def carried_by_run(experiment: Experiment) -> dict[int, list[tuple[str, int]]]:
+    """Run id -> [(earlier experiment's name, answers carried from it)], for the reveal."""
+    found: dict[int, dict[str, int]] = {}
+    rows = carried_of(experiment).values_list("response__run_id", "from_experiment_name")
+    for run_id, name in rows:
+        found.setdefault(run_id, {}).setdefault(name, 0)
+        found[run_id][name] += 1
+    return {run_id: sorted(names.items()) for run_id, names in found.items()}
+
+
 def carry_reopen(*, item: ExperimentItem) -> int:
     """The item's key was amended: its carried buckets no longer hold. The number reopened."""
     deleted, _by_model = CarriedBucket.objects.filter(response__item=item).delete()

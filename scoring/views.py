@@ -11,7 +11,7 @@ from probe.access import team_view
 from probe.models import Experiment, Role
 
 from . import selectors, services
-from .carry import carry_counts
+from .carry import carried_by_run, carry_counts
 from .models import SCHEME_BUCKETS, Assignment, Bucket, Judgement
 
 URL_NAMES = ("decide", "dispute", "item", "note")
@@ -325,8 +325,18 @@ def scoring_reveal(request, assignment: Assignment):
         return redirect("scoring:reveal", assignment_token=assignment.token)
     sheets = []
     if assignment.revealed:
-        runs = assignment.experiment.runs.order_by("order", "pk")
-        sheets = [{"token": selectors.sheet_token(assignment, run.pk), "run": run} for run in runs]
+        runs = assignment.experiment.runs.order_by("order", "pk").select_related(
+            "included_from__experiment"
+        )
+        carried = carried_by_run(assignment.experiment)
+        sheets = [
+            {
+                "token": selectors.sheet_token(assignment, run.pk),
+                "run": run,
+                "carried": carried.get(run.pk, []),
+            }
+            for run in runs
+        ]
     return render(
         request,
         "scoring/reveal.html",

@@ -258,3 +258,16 @@ def test_the_counts_are_shown_before_scoring_starts(client, world):
     assert "5 answers carry their buckets from an earlier experiment" in page
     assert "you judge the other 1" in page
     assert not CarriedBucket.objects.exists(), "a page view writes nothing"
+
+
+def test_the_reveal_says_what_was_carried_and_from_where(client, world):
+    from tests.review.conftest import judge_everything
+
+    origin, again = _carried_follow_up(world)
+    assignment = services.assignment_start(experiment=again, user=world.users["scorer"])
+    judge_everything(assignment, Bucket.CORRECT)
+    services.assignment_reveal(assignment=assignment)
+    client.force_login(world.users["scorer"])
+    page = client.get(f"/score/{assignment.token}/reveal/").content.decode()
+    assert f"3 answers carried from {origin.name}" in page
+    assert f"2 answers carried from {origin.name}" in page
