@@ -271,3 +271,19 @@ def test_the_reveal_says_what_was_carried_and_from_where(client, world):
     page = client.get(f"/score/{assignment.token}/reveal/").content.decode()
     assert f"3 answers carried from {origin.name}" in page
     assert f"2 answers carried from {origin.name}" in page
+
+
+def test_exports_name_where_a_bucket_was_carried_from(world):
+    from scoring import exports
+    from scoring.report import judgement_source
+    from tests.review.conftest import judge_everything
+
+    origin, again = _carried_follow_up(world)
+    assignment = services.assignment_start(experiment=again, user=world.users["scorer"])
+    judge_everything(assignment, Bucket.HEDGED_WRONG)
+    rows = list(exports.response_rows(judgement_source(assignment)))
+    carried = [r for r in rows if r["carried_from"]]
+    assert len(carried) == 5 and {r["carried_from"] for r in carried} == {origin.name}
+    assert all(r["verdict"] == "carried" and r["bucket"] == "correct" for r in carried)
+    (judged,) = [r for r in rows if not r["carried_from"]]
+    assert judged["answer"] == "a changed answer" and judged["bucket"] == "hedged_wrong"
