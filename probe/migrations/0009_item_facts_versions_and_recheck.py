@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('probe', '0006_item_topic_and_ref'),
+        ('probe', '0008_item_topic_and_ref'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('probe', '0005_bank_text_language'),
+        ('probe', '0007_bank_text_language'),
     ]
 
     operations = [
