@@ -28,6 +28,7 @@ ALLOWED = {
     # products, providers and people
     *"OpenAI Anthropic Gemini Google vLLM Ollama llama cpp OpenRouter AA Omniscience".split(),
     *"Chat Completions Responses Messages".split(),  # the names of the provider APIs
+    "Lines",  # the JSON Lines format
     *"Cohen Fleiss Krippendorff RFC Markdown".split(),
 }
 WORD = re.compile(r"[A-Za-z][A-Za-z’']+")
