@@ -23,6 +23,16 @@ from .middleware import client_ip
 from .services import teams as team_services
 
 
+def _short_password_help(form, name: str):
+    # Django's help for a new password is a bulleted list of every validator; one line reads
+    # better on a small form, and the validators still explain any refusal in full.
+    if name in form.fields:
+        form.fields[name].help_text = _(
+            "At least 8 characters; not all digits, not a common password, not like your name."
+        )
+    return form
+
+
 def _minutes_left(request, username: str) -> int:
     match = Q(ip_address=client_ip(request))
     if username:
@@ -49,6 +59,9 @@ def locked_out(request, response=None, credentials=None):
 class PasswordChangeView(auth_views.PasswordChangeView):
     success_url = reverse_lazy("home")
 
+    def get_form(self, form_class=None):
+        return _short_password_help(super().get_form(form_class), "new_password1")
+
     def form_valid(self, form):
         response = super().form_valid(form)
         messages.success(self.request, _("Your password has been changed."))
@@ -74,6 +87,9 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
     success_url = reverse_lazy("login")
     post_reset_login = False
 
+    def get_form(self, form_class=None):
+        return _short_password_help(super().get_form(form_class), "new_password1")
+
     def form_valid(self, form):
         response = super().form_valid(form)
         axes_reset(username=form.user.get_username())
@@ -92,6 +108,7 @@ def invitation_accept(request, token: str):
     signup = None
     if not request.user.is_authenticated and not invitation.invitee_id:
         signup = UserCreationForm(request.POST if "signup" in request.POST else None)
+        _short_password_help(signup, "password1")
     if request.method == "POST":
         try:
             if request.user.is_authenticated and "accept" in request.POST:
