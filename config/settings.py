@@ -22,6 +22,11 @@ DATA_DIR.mkdir(parents=True, exist_ok=True)
 PRODUCTION = env.bool("PRODUCTION", default=False)
 
 
+def env_list(name: str) -> list[str]:
+    """A comma-separated variable, each entry stripped ("a, b" is ["a", "b"])."""
+    return [part.strip() for part in env.list(name, default=[]) if part.strip()]
+
+
 def _embedded_secret_key() -> str:
     # A laptop install keeps one random key in var/ so sessions survive restarts; production
     # must set SECRET_KEY (env.str without a default raises ImproperlyConfigured).
@@ -36,10 +41,8 @@ SECRET_KEY = env.str("SECRET_KEY") if PRODUCTION else env.str("SECRET_KEY", defa
 SECRET_KEY = SECRET_KEY or _embedded_secret_key()
 DEBUG = env.bool("DEBUG", default=False) and not PRODUCTION
 # Loopback names are always allowed: container health checks call /healthz through them.
-ALLOWED_HOSTS = sorted(
-    set(env.list("ALLOWED_HOSTS", default=[])) | {"127.0.0.1", "localhost", "[::1]"}
-)
-CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+ALLOWED_HOSTS = sorted(set(env_list("ALLOWED_HOSTS")) | {"127.0.0.1", "localhost", "[::1]"})
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -220,7 +223,7 @@ DEFAULT_PROVIDER_HOSTS = [
     "127.0.0.1",
     "::1",
 ]
-ALLOWED_PROVIDER_HOSTS = DEFAULT_PROVIDER_HOSTS + env.list("ALLOWED_PROVIDER_HOSTS", default=[])
+ALLOWED_PROVIDER_HOSTS = DEFAULT_PROVIDER_HOSTS + env_list("ALLOWED_PROVIDER_HOSTS")
 
 # Uploads: bank files are refused above their own limit (probe.bankformat.MAX_BYTES);
 # Django's own ceiling sits a little above it so the user gets our message, not a 400.
