@@ -3,6 +3,7 @@ with no violation reported, and an answer written with a right-to-left override 
 display as another answer."""
 
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -11,6 +12,7 @@ from probe.models import Response
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 PASSWORD = "correct horse battery staple"
 SPOOF = "\u202e924"  # shown raw, a browser draws it as "429"
 
@@ -141,6 +143,8 @@ def test_an_answer_with_a_right_to_left_override_is_not_drawn_as_another(
     expect(spoof.locator(".hidden-char")).to_have_text("U+202E")
     expect(spoof.locator(".hidden-char")).to_have_attribute("title", "RIGHT-TO-LEFT OVERRIDE")
     assert spoof.evaluate(DRAWN_DIGITS) == "924"
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "bidi_answer.png"))
     honest = page.locator(".answer-value", has_not=page.locator(".hidden-char"))
     assert honest.evaluate(DRAWN_DIGITS) == "429"
     # The same text put on the page as it is would be drawn as the other sheet's answer: the
@@ -152,3 +156,17 @@ def test_an_answer_with_a_right_to_left_override_is_not_drawn_as_another(
     )
     assert raw.evaluate(DRAWN_DIGITS) == "429"
     assert violations == []
+
+
+def test_the_admin_works_under_the_policy(live_server, watched, world):
+    page, violations, console = watched
+    from tests.probe import factories
+
+    factories.UserFactory(username="site-admin", is_staff=True, is_superuser=True)
+    log_in(page, live_server.url, "site-admin")
+    for path in ["/admin/", "/admin/probe/bank/", "/admin/probe/bank/add/", "/admin/axes/"]:
+        page.goto(live_server.url + path)
+        expect(page.locator("#content")).to_be_visible()
+    page.goto(f"{live_server.url}/admin/probe/bank/{world.bank.pk}/change/")
+    expect(page.locator("#content h1")).to_be_visible()
+    assert violations == [] and console == [], (violations, console)
