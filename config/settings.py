@@ -54,8 +54,10 @@ INSTALLED_APPS = [
     "django_htmx",
     "csp",
     "axes",
+    "ninja",
     "probe",
     "scoring",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -273,3 +275,6 @@ LOGGING = {
     # django-axes logs every login at INFO; lockouts come at WARNING.
     "loggers": {"django.db.backends": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
 }
+
+# The JSON API (api/): requests per token, as "count/period" (s, m, h, d).
+API_THROTTLE_RATE = env.str("API_THROTTLE_RATE", default="600/m")

@@ -2,7 +2,6 @@
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
@@ -256,8 +255,8 @@ class Invitation(models.Model):
         ordering = ["-created", "-pk"]
         constraints = [
             models.CheckConstraint(
-                condition=(Q(email="") & Q(invitee__isnull=False))
-                | (~Q(email="") & Q(invitee__isnull=True)),
+                condition=(models.Q(email="") & models.Q(invitee__isnull=False))
+                | (~models.Q(email="") & models.Q(invitee__isnull=True)),
                 name="invitation_one_addressee",
             )
         ]
@@ -270,10 +269,6 @@ class Invitation(models.Model):
     @property
     def addressee(self) -> str:
         return self.email or (self.invitee.get_username() if self.invitee else "")
-
-
-def missing_key_q() -> Q:
-    return Q(key_entry__isnull=True)
 
 
 # Collection: prompt versions, model configurations, experiments, runs, attempts, responses --
@@ -313,10 +308,6 @@ class PromptVersion(models.Model):
     @property
     def short_hash(self) -> str:
         return self.content_hash[:12]
-
-    @property
-    def is_used(self) -> bool:
-        return self.experiments.exists()
 
 
 class ModelConfig(models.Model):
@@ -454,6 +445,15 @@ class Experiment(models.Model):
     )
     collection_started = models.DateTimeField(null=True, blank=True)
     collection_finished = models.DateTimeField(null=True, blank=True)
+    # The earlier experiment this one measures again ("Run again"), if any.
+    follows = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="follow_ups",
+        verbose_name=_("follows"),
+    )
 
     class Meta:
         ordering = ["-created", "-pk"]
@@ -523,6 +523,10 @@ class Run(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     compliance = models.FloatField(null=True, blank=True)  # share of items parsed without issue
+    # A run of an earlier experiment included in a follow-up as it was (copied, not collected).
+    included_from = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         ordering = ["experiment", "order", "pk"]

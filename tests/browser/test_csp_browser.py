@@ -170,3 +170,11 @@ def test_the_admin_works_under_the_policy(live_server, watched, world):
     page.goto(f"{live_server.url}/admin/probe/bank/{world.bank.pk}/change/")
     expect(page.locator("#content h1")).to_be_visible()
     assert violations == [] and console == [], (violations, console)
+
+
+def test_the_api_documentation_works_under_the_policy(live_server, watched, world):
+    page, violations, console = watched
+    log_in(page, live_server.url, "acme-owner")
+    page.goto(live_server.url + "/api/docs")
+    expect(page.locator(".swagger-ui .info .title")).to_be_visible()
+    assert violations == [] and console == [], (violations, console)

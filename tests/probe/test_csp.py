@@ -109,6 +109,13 @@ def test_open_pages_are_strict(client, db, name):
     assert_strict(response, name)
 
 
+@pytest.mark.parametrize("name", sorted(UNSCOPED))
+def test_open_and_personal_pages_of_a_logged_in_user_are_strict(client, world, name):
+    client.force_login(world.users["owner"])
+    response = client.get(reverse(name, kwargs=UNSCOPED_KWARGS.get(name)))
+    assert_strict(response, name)
+
+
 def test_pages_shown_after_a_post_are_strict(client, world):
     client.force_login(world.users["owner"])
     members = reverse("probe:member_list", kwargs={"team_slug": "acme"})

@@ -25,9 +25,14 @@ UNSCOPED = {
     "password_reset_done": 200,
     "password_reset_confirm": 200,  # a wrong link says it no longer works
     "invitation_accept": 410,  # a wrong invitation link says it is not valid
+    # A user's own API tokens: personal, not a team's; someone else's token is a 404
+    # (tests/api/test_tokens.py).
+    "token_list": 302,
+    "token_revoke": 302,
 }
-# Open views whose URL carries a token: filled with one that matches nothing.
+# Open views whose URL carries a token or an id: filled with one that matches nothing.
 UNSCOPED_KWARGS = {
+    "token_revoke": {"token_pk": 1},
     "password_reset_confirm": {"uidb64": "MQ", "token": "no-such-token"},
     "invitation_accept": {"token": "no-such-invitation"},
 }
@@ -39,6 +44,8 @@ def _walk(patterns, prefix=""):
             namespace = f"{prefix}{entry.namespace}:" if entry.namespace else prefix
             if entry.namespace == "admin":
                 continue  # Django's own admin: staff only, covered in test_admin_is_staff_only
+            if entry.namespace == "api":
+                continue  # token-authenticated: its own matrix is tests/api/test_api_matrix.py
             yield from _walk(entry.url_patterns, namespace)
         elif isinstance(entry, URLPattern) and entry.name:
             yield f"{prefix}{entry.name}", entry

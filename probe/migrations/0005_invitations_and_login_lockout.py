@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('probe', '0003_keyentryrevision'),
+        ('probe', '0004_follow_ups'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
