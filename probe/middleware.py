@@ -19,11 +19,12 @@ class LoginRequiredMiddleware(DjangoLoginRequired):
 
 
 class PrivatePagesNotCachedMiddleware:
-    """Cache-Control: no-store on every response to a logged-in user.
+    """Cache-Control: no-store on every response to a logged-in user or an API token.
 
-    Every page behind the login shows a team's private bank, a key, raw model replies or an
-    export; none of it may stay in a shared computer's browser cache or a proxy's. A view that
-    sets its own Cache-Control keeps it (static files are served before this runs).
+    Every page behind the login, and every API answer, shows a team's private bank, a key, raw
+    model replies or an export; none of it may stay in a shared computer's browser cache or a
+    proxy's. A view that sets its own Cache-Control keeps it (static files are served before
+    this runs).
     """
 
     def __init__(self, get_response):
@@ -32,7 +33,10 @@ class PrivatePagesNotCachedMiddleware:
     def __call__(self, request):
         response = self.get_response(request)
         user = getattr(request, "user", None)
-        if user is not None and user.is_authenticated and not response.has_header("Cache-Control"):
+        private = (user is not None and user.is_authenticated) or (
+            "HTTP_AUTHORIZATION" in request.META
+        )
+        if private and not response.has_header("Cache-Control"):
             add_never_cache_headers(response)
         return response
 

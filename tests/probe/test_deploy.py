@@ -122,3 +122,16 @@ def test_pages_of_a_logged_in_user_are_never_cached(client, world):
         response = client.get(url)
         assert response.status_code == 200, url
         assert "no-store" in response["Cache-Control"] and "private" in response["Cache-Control"]
+
+
+def test_api_answers_are_never_cached(world):
+    from django.test import Client
+
+    from api.models import ApiToken
+
+    _row, token = ApiToken.issue(user=world.users["editor"], name="cache test")
+    client = Client(headers={"Authorization": f"Bearer {token}"})
+    for path in ("/api/me", "/api/teams/acme/banks", f"/api/banks/{world.bank.pk}/export"):
+        response = client.get(path)
+        assert response.status_code == 200, path
+        assert "no-store" in response["Cache-Control"], path
