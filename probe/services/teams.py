@@ -218,6 +218,11 @@ def invitation_problem(*, invitation: Invitation | None, user=None) -> str:
                 "Staff and administrator accounts are not added to teams by invitation; "
                 "an administrator adds them in the admin."
             )
+        if Membership.objects.filter(team=invitation.team, user=user).exists():
+            return _(
+                "You are already a member of %(team)s. The invitation stays open for the "
+                "person it was meant for."
+            ) % {"team": invitation.team.name}
         if invitation.invitee_id and invitation.invitee_id != user.pk:
             return _(
                 "This invitation is for another account. Log out, then open the link again "
@@ -235,10 +240,6 @@ def invitation_accept(*, invitation: Invitation, user) -> Membership:
     invitation.accepted = timezone.now()
     invitation.accepted_by = user
     invitation.save(update_fields=["accepted", "accepted_by"])
-    membership = Membership.objects.filter(team=invitation.team, user=user).first()
-    if membership is not None:
-        # Already a member: the link is used up and the role stays as it is.
-        return membership
     membership = Membership.objects.create(team=invitation.team, user=user, role=invitation.role)
     audit_record(
         team=invitation.team,
@@ -349,6 +350,7 @@ def login_lockout_record(*, username: str, ip_address: str) -> None:
     user = get_user_model().objects.filter(username=username).first() if username else None
     if user is None:
         return
+    # Once per account and lockout period, whatever the number of addresses trying it.
     since = timezone.now() - settings.AXES_COOLOFF_TIME
     summary = _("Logins as %(name)s refused after repeated wrong passwords (from %(ip)s)") % {
         "name": username,
@@ -356,8 +358,10 @@ def login_lockout_record(*, username: str, ip_address: str) -> None:
     }
     for membership in Membership.objects.filter(user=user).select_related("team"):
         already = membership.team.audit_events.filter(
-            action=AuditEvent.Action.LOGIN_LOCKED, subject="login", created__gte=since
-        ).filter(summary=summary)
+            action=AuditEvent.Action.LOGIN_LOCKED,
+            created__gte=since,
+            details__username=username,
+        )
         if not already.exists():
             audit_record(
                 team=membership.team,

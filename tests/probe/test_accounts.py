@@ -339,3 +339,20 @@ def test_an_invitation_with_an_unknown_role_is_refused(world):
         team_services.invitation_create(
             team=world.team, by=world.users["owner"], invitee="a@example.org", role="god"
         )
+
+
+def test_a_member_opening_an_invitation_does_not_use_it_up(client, world):
+    path = _link(_invite(client, world, "someone@example.org"))
+    client.force_login(world.users["viewer"])
+    response = client.post(path, {"accept": "1"})
+    assert response.status_code == 410 and "already a member" in response.content.decode()
+    assert Membership.objects.get(team=world.team, user=world.users["viewer"]).role == "viewer"
+    client.force_login(world.users["outsider"])
+    assert client.post(path, {"accept": "1"}).status_code == 302
+
+
+def test_a_lockout_tried_from_many_addresses_is_one_audit_entry(client, world):
+    for n in range(12):
+        _login(client, "acme-editor", f"guess-{n}", ip=f"203.0.113.{n + 1}")
+    events = AuditEvent.objects.filter(team=world.team, action=AuditEvent.Action.LOGIN_LOCKED)
+    assert events.count() == 1
