@@ -118,3 +118,41 @@ def test_twenty_wrong_passwords_end_on_the_lockout_page(live_server, page, world
     page.screenshot(path=str(ARTIFACTS / "login_locked.png"), full_page=True)
     log_in(page, base, "acme-viewer")
     expect(page.get_by_role("heading", name="Too many failed logins")).to_be_visible()
+
+
+def test_an_owner_hands_over_a_reset_link_and_the_member_sets_a_new_password(
+    live_server, page, world
+):
+    ARTIFACTS.mkdir(exist_ok=True)
+    base = live_server.url
+    log_in(page, base, "acme-owner")
+    page.goto(base + "/t/acme/members/")
+    page.locator("#members tr", has_text="acme-scorer").get_by_role(
+        "button", name="Password-reset link"
+    ).click()
+    expect(page.get_by_role("heading", name="Password-reset link")).to_be_visible()
+    page.screenshot(path=str(ARTIFACTS / "reset_link.png"), full_page=True)
+    link = page.locator("#issued-link").inner_text()
+    page.get_by_role("button", name="Log out").click()
+
+    page.goto(link)
+    expect(page.get_by_text("For the account acme-scorer.")).to_be_visible()
+    page.get_by_label("New password", exact=True).fill("a fresh passphrase 2026")
+    page.get_by_label("New password confirmation").fill("a fresh passphrase 2026")
+    page.get_by_role("button", name="Set password").click()
+    expect(page.get_by_text("Your new password is set. Log in with it.")).to_be_visible()
+    log_in(page, base, "acme-scorer", "a fresh passphrase 2026")
+    expect(page).to_have_url(re.compile(r"/t/acme/$"))
+
+    # The member changes it again themselves, from their name in the top bar.
+    page.get_by_role("link", name="acme-scorer").click()
+    expect(page.get_by_role("heading", name="Change your password")).to_be_visible()
+    page.screenshot(path=str(ARTIFACTS / "password_change.png"), full_page=True)
+    page.get_by_label("Old password").fill("a fresh passphrase 2026")
+    page.get_by_label("New password", exact=True).fill("another passphrase 2027")
+    page.get_by_label("New password confirmation").fill("another passphrase 2027")
+    page.get_by_role("button", name="Change password").click()
+    expect(page.get_by_text("Your password has been changed.")).to_be_visible()
+
+    page.goto(link)  # used once: the link is dead
+    expect(page.get_by_role("alert")).to_contain_text("This link no longer works")
