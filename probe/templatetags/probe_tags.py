@@ -54,6 +54,8 @@ RTL_CLASSES = {"R", "AL", "AN"}
 
 
 def _needs_isolation(text: str) -> bool:
+    if text.isascii():  # the usual answer: no right-to-left letter, no hidden character
+        return False
     return any(c in HIDDEN or unicodedata.bidirectional(c) in RTL_CLASSES for c in text)
 
 
