@@ -356,3 +356,11 @@ def test_a_lockout_tried_from_many_addresses_is_one_audit_entry(client, world):
         _login(client, "acme-editor", f"guess-{n}", ip=f"203.0.113.{n + 1}")
     events = AuditEvent.objects.filter(team=world.team, action=AuditEvent.Action.LOGIN_LOCKED)
     assert events.count() == 1
+
+
+def test_staff_see_invitations_in_the_admin_but_cannot_make_one_there(client, world):
+    _invite(client, world, "listed@example.org")
+    admin = factories.UserFactory(username="site-admin", is_staff=True, is_superuser=True)
+    client.force_login(admin)
+    assert "listed@example.org" in client.get("/admin/probe/invitation/").content.decode()
+    assert client.get("/admin/probe/invitation/add/").status_code == 403
