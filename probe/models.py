@@ -433,6 +433,18 @@ class Experiment(models.Model):
     hide_confidence = models.BooleanField(
         _("hide confidence while judging correctness"), default=False
     )
+
+    class ConfirmWrong(models.TextChoices):
+        ALWAYS = "always", _("Every time")
+        ONCE = "once", _("Once per item")
+        NEVER = "never", _("Never")
+
+    confirm_wrong = models.CharField(
+        _("confirm a HIGH-confidence answer marked wrong"),
+        max_length=8,
+        choices=ConfirmWrong.choices,
+        default=ConfirmWrong.ONCE,
+    )
     noise_floor = models.FloatField(
         _("noise floor (items)"),
         null=True,

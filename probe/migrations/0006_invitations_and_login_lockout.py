@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('probe', '0004_follow_ups'),
+        ('probe', '0005_experiment_confirm_wrong'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
