@@ -29,6 +29,14 @@ class Team(models.Model):
         default=True,
         help_text=_("When off, the lead sees each scorer's bucket without their name."),
     )
+    recheck_carried = models.BooleanField(
+        _("send carried answers through the blind queue"),
+        default=False,
+        help_text=_(
+            "An answer identical to one already given a final bucket (same item, key, answer and "
+            "confidence) carries that bucket. When on, scorers still see it, for a fresh look."
+        ),
+    )
     created = models.DateTimeField(auto_now_add=True)
     members = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="Membership", related_name="teams"

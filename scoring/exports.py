@@ -15,6 +15,7 @@ from dataclasses import asdict
 from probe.models import Response
 
 from . import metrics, selectors
+from .models import CarriedBucket
 from .report import BucketSource, ConfigReport, Report, RunReport
 
 RESPONSE_COLUMNS = [
@@ -43,6 +44,7 @@ RESPONSE_COLUMNS = [
     "unblinded",
     "needs_recheck",
     "scorer",
+    "carried_from",
 ]
 
 FIGURE_COLUMNS = [
@@ -143,6 +145,11 @@ def response_rows(source: BucketSource) -> Iterator[dict]:
         return (r["item__position"], label.casefold(), r["run__repeat"], r["pk"])
 
     responses.sort(key=order)
+    carried = dict(
+        CarriedBucket.objects.filter(response__run__experiment=experiment).values_list(
+            "response_id", "from_experiment_name"
+        )
+    )
     for r in responses:
         snapshot = r["run__config_snapshot"] or {}
         judged = buckets.get(r["pk"], {})
@@ -172,6 +179,7 @@ def response_rows(source: BucketSource) -> Iterator[dict]:
             "unblinded": judged.get("unblinded"),
             "needs_recheck": judged.get("needs_recheck"),
             "scorer": source.scorer or None,
+            "carried_from": carried.get(r["pk"]),
         }
 
 
