@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('probe', '0005_experiment_confirm_wrong'),
+        ('probe', '0006_team_recheck_carried'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
