@@ -7,7 +7,7 @@ from django.urls import include, path
 from django.views.i18n import JavaScriptCatalog
 
 from api import pages as api_pages
-from probe import views, views_language
+from probe import views, views_accounts, views_language
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -21,6 +21,33 @@ urlpatterns = [
     path("i18n/language", views_language.language_set, name="set_language"),
     # The JavaScript catalogue (gettext() for static/js), needed on the login page too.
     path("jsi18n/", login_not_required(JavaScriptCatalog.as_view()), name="javascript-catalog"),
+    path(
+        "accounts/password/",
+        views_accounts.PasswordChangeView.as_view(),
+        name="password_change",
+    ),
+    # Without mail the form says to ask an owner; with EMAIL_URL set it mails a reset link
+    # (and answers the same whether or not the address belongs to an account).
+    path(
+        "accounts/password/reset/",
+        views_accounts.PasswordResetView.as_view(),
+        name="password_reset",
+    ),
+    path(
+        "accounts/password/reset/sent/",
+        auth_views.PasswordResetDoneView.as_view(),
+        name="password_reset_done",
+    ),
+    path(
+        "accounts/reset/<uidb64>/<token>/",
+        views_accounts.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "invitations/<str:token>/",
+        views_accounts.invitation_accept,
+        name="invitation_accept",
+    ),
     path("admin/", admin.site.urls),
     path("", include("probe.app_urls")),
     path("", include("scoring.urls")),

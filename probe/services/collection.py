@@ -49,6 +49,7 @@ from ..models import (
     Run,
 )
 from .audit import audit_record
+from .configs import provider_host_problem
 
 logger = logging.getLogger("probe.collection")
 
@@ -308,6 +309,11 @@ def collect_unit_once(*, run_pk: int, item_pk: int | None = None) -> float | Non
         return None
     item = items[0] if item_pk is not None else None
     request = _request_for(run, item, items)
+    # The allowed hosts may have narrowed since the configuration was saved: check again here.
+    host_problem = provider_host_problem(request.base_url or adapter.default_base_url or "")
+    if host_problem:
+        _fail_run(run.pk, host_problem)
+        return None
     try:
         api_key = _api_key(adapter, request, snapshot)
     except MissingAPIKeyError as exc:

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('probe', '0009_item_facts_versions_and_recheck'),
+        ('probe', '0010_invitations_and_login_lockout'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
