@@ -122,8 +122,9 @@ def mark_fragment(page) -> None:
 
 
 def wait_for_new_fragment(page) -> None:
+    # A function, not a bare expression: Playwright evals an expression, which the CSP forbids.
     page.wait_for_function(
-        "!document.getElementById('scoring-item').dataset.stale"
+        "() => !document.getElementById('scoring-item').dataset.stale"
         " && !document.querySelector('.htmx-settling, .htmx-swapping, .htmx-request')"
         " && document.activeElement && document.activeElement !== document.body"
     )
