@@ -22,7 +22,7 @@ from django.db.models import Count, Q, QuerySet
 from probe.models import Experiment, ExperimentItem, Response, Run
 from probe.sheetparser import issue_label
 
-from . import metrics
+from . import metrics, stats
 from .metrics import (
     AACounts,
     AAFigures,
@@ -32,6 +32,7 @@ from .metrics import (
     RepeatSummary,
 )
 from .models import Assignment, FinalBucket, Judgement
+from .report_intervals import report_intervals
 from .review import dropped_items
 
 __all__ = [
@@ -160,6 +161,7 @@ class RunReport:
     compliance: Compliance
     # per block code: the figures over that block's items
     blocks: dict[str, FourBucketFigures | AAFigures] = field(default_factory=dict)
+    ci: dict = field(default_factory=dict)  # figure name -> Interval or None (report_intervals)
 
     @property
     def net(self) -> float | None:
@@ -181,6 +183,12 @@ class ConfigReport:
     summary: dict[str, RepeatSummary]  # figure or bucket name -> mean / min / max over repeats
     calibration: Calibration  # pooled over the repeats
     compliance: Compliance
+    # Filled in by scoring.report_intervals: figure name -> Interval (means over repeats), the
+    # definitions side by side, the repeats' own variation, the three-point risk-coverage table.
+    ci: dict = field(default_factory=dict)
+    definitions: list = field(default_factory=list)
+    repeat_noise: object = None
+    risk_coverage: list = field(default_factory=list)
 
     @property
     def simulated(self) -> bool:
@@ -202,13 +210,16 @@ class GapRow:
     a: ConfigReport
     b: ConfigReport
     gap: float
-    is_noise: bool
+    is_noise: bool  # under the probe's rule of thumb (3 items in 30)
+    test: object = None  # stats.PairTest: bootstrap interval, McNemar, separable
+    within_repeat_noise: bool | None = None  # None: a configuration has one repeat only
 
 
 @dataclass
 class BlockCell:
     config: ConfigReport
     summary: dict[str, RepeatSummary]
+    ci: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -239,6 +250,7 @@ class Report:
     scored: int  # bucket rows counted
     responses: int  # responses in the experiment (those of excluded items left out)
     dropped: int = 0  # items left out of every figure (the source's excluded items)
+    inference: object = None  # report_intervals.Inference: resamples, clusters, the sweep
 
     @property
     def is_aa(self) -> bool:
@@ -315,43 +327,12 @@ def _summaries(scheme: str, runs_figures: list) -> dict[str, RepeatSummary]:
 
 
 def _calibration(cells: dict[tuple[str | None, str], int], scheme: str) -> Calibration:
-    """metrics.calibration over grouped (confidence, bucket) -> count cells.
-
-    The same figures as ``metrics.calibration(rows)`` with one row per answer (a test holds the
-    two together), without building 100,000 rows to count what the database already counted.
-    """
     abstain = metrics.NOT_ATTEMPTED if scheme == Experiment.Scheme.AA else metrics.ABSTAINED
-    per_level = {level: [0, 0] for level in metrics.CONFIDENCE_LEVELS}
-    attempted = unrated = unrated_correct = 0
-    for (confidence, bucket), n in cells.items():
-        if bucket == abstain or n == 0:
-            continue
-        correct = n if bucket == metrics.CORRECT else 0
-        attempted += n
-        if confidence is None:
-            unrated += n
-            unrated_correct += correct
-        else:
-            per_level[confidence][0] += n
-            per_level[confidence][1] += correct
-    levels = tuple(
-        metrics.CalibrationLevel(level, count, correct, correct / count if count else None)
-        for level, (count, correct) in per_level.items()
-    )
-    used = [entry.level for entry in levels if entry.count]
-    single = attempted - unrated >= 2 and len(used) == 1
-    return Calibration(
-        levels=levels,
-        attempted=attempted,
-        unrated=unrated,
-        unrated_correct=unrated_correct,
-        single_level=single,
-        single_level_name=used[0] if single else None,
-    )
+    return stats.calibration_from_cells(cells, abstain)
 
 
 def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
-    """The whole report, in five queries whatever the size of the experiment."""
+    """The whole report, in seven queries whatever the size of the experiment."""
     experiment = source.experiment
     scheme = experiment.scheme
     w = float(w)
@@ -507,4 +488,5 @@ def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
             report.noise_floor if report.is_aa else (floor_items * n / n_items if n_items else 0.0)
         )
         report.blocks.append(BlockRow(code, block_titles[code], n, cells, floor))
+    report_intervals(source, report)
     return report
