@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
+from django.db import connections
+from django.db.models import Case, IntegerField, Value, When
+from django.db.models.functions import Coalesce, Trim, Upper
 from django.utils.translation import gettext_lazy as _
 
 from . import stats
@@ -130,48 +133,63 @@ def _definitions() -> list[Definition]:
     ]
 
 
+def _codes(field: str, values: list[str], default: int) -> Case:
+    """SQL that turns a text column into small ints: values[k] -> k, anything else -> default."""
+    return Case(
+        *(When(**{field: value}, then=Value(k)) for k, value in enumerate(values)),
+        default=Value(default),
+        output_field=IntegerField(),
+    )
+
+
 def _load(source, report):
     """Per-run (n_items,) arrays of bucket codes and confidence codes, and each item's block.
 
-    One query: the bucket rows with their run, item and block. An item no run has a bucket for
-    appears in no row; the report's block sizes say how many such items each block has, and they
-    are added as items with no bucket (they count nowhere, as in the figures, but they are drawn
-    in the bootstrap like any other item). Items are ordered by block, then primary key, so the
-    same data always give the same resamples.
+    One query: the bucket rows with their run, item, block, bucket and confidence, the last three
+    coded as small ints by the database so that 100,000 rows become a numpy array without a
+    Python loop. An item no run has a bucket for appears in no row; the report's block sizes say
+    how many such items each block has, and they are added as items with no bucket (they count
+    nowhere, as in the figures, but are drawn in the bootstrap like any other item). Items are
+    ordered by block, then primary key, so the same data always give the same resamples.
     """
-    rows = list(
-        source.scoped().values_list(
-            "response__run_id",
-            "response__item_id",
-            "response__item__block_code",
-            "bucket",
-            "response__confidence",
+    block_codes = [block.code for block in report.blocks]
+    query = (
+        source.scoped()
+        .annotate(level=Upper(Trim(Coalesce("response__confidence", Value("")))))
+        .annotate(
+            block_k=_codes("response__item__block_code", block_codes, -1),
+            bucket_k=_codes("bucket", list(report.bucket_names), -1),
+            level_k=_codes("level", ["HIGH", "MEDIUM", "LOW"], NO_CONFIDENCE),
         )
+        .values_list("response__run_id", "response__item_id", "block_k", "bucket_k", "level_k")
     )
-    item_blocks = {item: block for _run, item, block, _bucket, _level in rows}
-    seen_per_block: dict[str, int] = {}
-    for block in item_blocks.values():
-        seen_per_block[block] = seen_per_block.get(block, 0) + 1
-    order = sorted(item_blocks, key=lambda item: (item_blocks[item], item))
-    item_index = {item: i for i, item in enumerate(order)}
-    blocks = [item_blocks[item] for item in order]
-    for block in report.blocks:
-        blocks.extend([block.code] * max(block.n_items - seen_per_block.get(block.code, 0), 0))
+    sql, params = query.query.sql_with_params()
+    with connections[query.db].cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = np.array(cursor.fetchall(), dtype=np.int64).reshape(-1, 5)
     runs = report.runs
+    run_pks = np.array([run.pk for run in runs], dtype=np.int64)
+    order = np.argsort(run_pks)
     run_index = {run.pk: r for r, run in enumerate(runs)}
+    # Items: unique (block, item) pairs in that order; index = rank among them.
+    span = int(rows[:, 1].max()) + 1 if len(rows) else 1
+    keys, inverse = np.unique((rows[:, 2] + 1) * span + rows[:, 1], return_inverse=True)
+    item_blocks = keys // span - 1
+    blocks = [block_codes[k] if k >= 0 else "" for k in item_blocks.tolist()]
+    seen = np.bincount(item_blocks[item_blocks >= 0], minlength=len(block_codes))
+    for k, block in enumerate(report.blocks):
+        blocks.extend([block.code] * max(block.n_items - int(seen[k]), 0))
     n = len(blocks)
     buckets = np.full((len(runs), n), -1, dtype=np.int8)
     confidence = np.full((len(runs), n), NO_CONFIDENCE, dtype=np.int8)
-    bucket_code = {name: i for i, name in enumerate(report.bucket_names)}
-    level_code = {"HIGH": HIGH, "MEDIUM": MEDIUM, "LOW": LOW}
-    for run_pk, item_pk, _block, bucket, level in rows:
-        r = run_index.get(run_pk)
-        if r is None:
-            continue
-        i = item_index[item_pk]
-        buckets[r, i] = bucket_code.get(bucket, -1)
-        if level:
-            confidence[r, i] = level_code.get(level.strip().upper(), NO_CONFIDENCE)
+    if len(rows) and len(runs):
+        place = np.searchsorted(run_pks[order], rows[:, 0])
+        place = np.minimum(place, len(runs) - 1)
+        known = run_pks[order][place] == rows[:, 0]
+        r = order[place][known]
+        i = inverse.reshape(-1)[known]
+        buckets[r, i] = rows[known, 3]
+        confidence[r, i] = rows[known, 4]
     return blocks, buckets, confidence, run_index
 
 
@@ -200,6 +218,37 @@ def _ci(samples: np.ndarray) -> Interval | None:
     if samples.size == 0:
         return None
     return stats.percentile_interval(samples[:, None])[0]
+
+
+class _Pending:
+    """Bootstrap intervals asked for one by one and computed in one numpy call at the end:
+    hundreds of separate percentile calls cost more than the resampling itself."""
+
+    def __init__(self) -> None:
+        self.samples: list[np.ndarray] = []
+        self.targets: list = []
+
+    def add(self, samples: np.ndarray, target: dict, key: str) -> None:
+        """target[key] will hold the interval of ``samples``."""
+        target[key] = None
+        self.samples.append(samples)
+        self.targets.append((target, key))
+
+    def resolve(self) -> None:
+        if not self.samples:
+            return
+        stack = np.column_stack(self.samples)
+        clean = ~np.isnan(stack).any(axis=0)
+        intervals = [None] * stack.shape[1]
+        if clean.any():
+            for index, interval in zip(
+                np.flatnonzero(clean), stats.percentile_interval(stack[:, clean]), strict=True
+            ):
+                intervals[index] = interval
+        for index in np.flatnonzero(~clean):  # undefined in some resamples: the defined ones
+            intervals[index] = _ci(stack[:, index])
+        for (target, key), interval in zip(self.targets, intervals, strict=True):
+            target[key] = interval
 
 
 def report_intervals(source, report) -> None:
@@ -243,29 +292,38 @@ def report_intervals(source, report) -> None:
     def net_of(c, p):
         return c - report.w * p if not report.is_aa else (100 * (c - p) / n if n else c * np.nan)
 
-    estimates, samples = [], []
-    definitions = _definitions()
-    for config, (start, rows) in zip(configs, per_config, strict=True):
+    pending = _Pending()
+    estimates, samples, boot_cis, repeat_gaps = [], [], [], []
+    for config, (start, _rows) in zip(configs, per_config, strict=True):
         c, p, a = (point[start + k] for k in range(3))
         bc, bp, ba = (boot[:, start + k] for k in range(3))
         net, index, f = _figures_from_sums(report, bc, bp, ba, n)
-        config.ci["net"] = _ci(net)
+        pending.add(net, config.ci, "net")
         estimates.append(float(net_of(c, p)))
         samples.append(net)
         _proportion_intervals(report, config, c, p, a, n)
-        boot_ci = {
-            "net_usable": None if report.is_aa else config.ci["net"],
-            "aa_index": _ci(index),
-            "sqa_f_score": _ci(f),
-        }
-        config.definitions = _definition_values(report, definitions, config, (c, p, a), n, boot_ci)
+        boot_ci: dict = {}
+        pending.add(index, boot_ci, "aa_index")
+        pending.add(f, boot_ci, "sqa_f_score")
+        boot_cis.append((config, (c, p, a), boot_ci))
         run_nets = []
         for k, run in enumerate(config.runs):
             rc, rp = boot[:, start + 7 + 2 * k], boot[:, start + 8 + 2 * k]
             run_nets.append(net_of(rc, rp))
-            run.ci["net"] = _ci(run_nets[-1])
-        config.repeat_noise = _repeat_noise(config, buckets[rows], run_nets)
-        config.risk_coverage = _risk_rows(report, config, point, boot, start, n)
+            pending.add(run_nets[-1], run.ci, "net")
+        repeat_gaps.append(_repeat_gap(config, run_nets, pending))
+        config.risk_coverage = _risk_rows(report, config, point, boot, start, n, pending)
+    _block_intervals(report, blocks, is_correct, is_pen, run_index, pending)
+    pending.resolve()
+    definitions = _definitions()
+    for k, (config, sums, boot_ci) in enumerate(boot_cis):
+        boot_ci["net_usable"] = None if report.is_aa else config.ci["net"]
+        config.definitions = _definition_values(report, definitions, config, sums, n, boot_ci)
+        config.repeat_noise = _repeat_noise(config, buckets[per_config[k][1]], repeat_gaps[k])
+        config.risk_coverage = [
+            RiskRow(row.point, row.coverage_ci, row.risk_ci, row.score_ci.get("score"))
+            for row in config.risk_coverage
+        ]
     # McNemar pairs (item, repeat) over the repeats every configuration has.
     min_repeats = min((len(c.runs) for c in configs), default=0)
     correct_matrix = (
@@ -293,7 +351,6 @@ def report_intervals(source, report) -> None:
             gap.within_repeat_noise = None
         else:
             gap.within_repeat_noise = gap.gap <= max(x.gap for x in noises) + 1e-9
-    _block_intervals(report, blocks, is_correct, is_pen, attempted, run_index)
     report.inference = Inference(
         resamples=weights.shape[0],
         seed=stats.SEED,
@@ -382,31 +439,42 @@ def _definition_values(report, definitions, config, sums, n, boot_ci) -> list[De
     return out
 
 
-def _repeat_noise(config, buckets: np.ndarray, run_nets: list) -> RepeatNoise | None:
-    agreement = stats.repeat_agreement(buckets)
-    if agreement is None:
-        return None
-    same, compared = agreement
+def _repeat_gap(config, run_nets: list, pending: _Pending) -> tuple[float, dict] | None:
+    """The largest gap in the figure between two repeats, and (filled in later) its paired
+    bootstrap interval: the run-to-run variation of this configuration."""
     nets = [run.net for run in config.runs]
-    widest, gap_ci = -1.0, None
+    widest, out = None, None
     for r, s in combinations(range(len(nets)), 2):
         if nets[r] is None or nets[s] is None:
             continue
         gap = abs(nets[r] - nets[s])
-        if gap > widest:
+        if widest is None or gap > widest:
             hi, lo = (r, s) if nets[r] >= nets[s] else (s, r)
-            widest, gap_ci = gap, _ci(run_nets[hi] - run_nets[lo])
+            widest, out = gap, run_nets[hi] - run_nets[lo]
+    if widest is None:
+        return None
+    target: dict = {}
+    pending.add(out, target, "gap")
+    return widest, target
+
+
+def _repeat_noise(config, buckets: np.ndarray, gap) -> RepeatNoise | None:
+    agreement = stats.repeat_agreement(buckets)
+    if agreement is None or gap is None:
+        return None
+    same, compared = agreement
+    widest, target = gap
     return RepeatNoise(
         same,
         compared,
         same / compared if compared else None,
         stats.wilson(same, compared),
-        max(widest, 0.0),
-        gap_ci,
+        widest,
+        target["gap"],
     )
 
 
-def _risk_rows(report, config, point, boot, start, n) -> list[RiskRow]:
+def _risk_rows(report, config, point, boot, start, n, pending: _Pending) -> list[RiskRow]:
     cells: dict = {}
     repeats = max(len(config.runs), 1)
     pooled = {level.level: level for level in config.calibration.levels}
@@ -431,37 +499,47 @@ def _risk_rows(report, config, point, boot, start, n) -> list[RiskRow]:
         boot[:, start + 5] - w * boot[:, start + 6],
         boot[:, start] - w * boot[:, start + 1],
     ]
-    return [
-        RiskRow(
-            pt,
-            stats.wilson(pt.answered, n) if n else None,
-            stats.wilson(pt.wrong, pt.answered) if pt.answered else None,
-            _ci(samples),
+    rows = []
+    for pt, samples in zip(points, score_samples, strict=True):
+        score: dict = {}
+        pending.add(samples, score, "score")
+        rows.append(
+            RiskRow(
+                pt,
+                stats.wilson(pt.answered, n) if n else None,
+                stats.wilson(pt.wrong, pt.answered) if pt.answered else None,
+                score,  # the score's interval, once the pending intervals are resolved
+            )
         )
-        for pt, samples in zip(points, score_samples, strict=True)
-    ]
+    return rows
 
 
-def _block_intervals(report, blocks, is_correct, is_pen, attempted, run_index) -> None:
+def _block_intervals(report, blocks, is_correct, is_pen, run_index, pending: _Pending) -> None:
     """Per block: Wilson on knowledge (AA: accuracy), an item bootstrap of net usable (AA:
     index) within the block's items."""
     codes = np.array(blocks, dtype=object)
     for block in report.blocks:
         members = np.flatnonzero(codes == block.code)
         m = len(members)
-        weights = stats.bootstrap_weights(m)
+        columns = []
         for cell in block.cells:
             rows = [run_index[run.pk] for run in cell.config.runs]
-            c_items = is_correct[np.ix_(rows, members)].mean(axis=0) if rows else np.zeros(m)
-            p_items = is_pen[np.ix_(rows, members)].mean(axis=0) if rows else np.zeros(m)
+            for values in (is_correct, is_pen):
+                columns.append(values[np.ix_(rows, members)].mean(axis=0) if rows else np.zeros(m))
+        if not columns:
+            continue
+        matrix = np.column_stack(columns)
+        sums = stats.bootstrap_sums(stats.bootstrap_weights(m), matrix)
+        for k, cell in enumerate(block.cells):
+            c_items = matrix[:, 2 * k]
             cell.ci["knowledge"] = stats.wilson(float(c_items.sum()), m)
             cell.ci["accuracy"] = cell.ci["knowledge"]
-            sums = stats.bootstrap_sums(weights, np.column_stack([c_items, p_items]))
+            correct, pen = sums[:, 2 * k], sums[:, 2 * k + 1]
             if report.is_aa:
-                net = 100 * (sums[:, 0] - sums[:, 1]) / m if m else sums[:, 0] * np.nan
-                cell.ci["index"] = _ci(net)
+                net = 100 * (correct - pen) / m if m else correct * np.nan
+                pending.add(net, cell.ci, "index")
             else:
-                cell.ci["net_usable"] = _ci(sums[:, 0] - report.w * sums[:, 1])
+                pending.add(correct - report.w * pen, cell.ci, "net_usable")
 
 
 def _sweep(report, configs, point, per_config, by_key) -> Sweep:
