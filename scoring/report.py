@@ -268,6 +268,11 @@ class Report:
         return self.noise_floor_items
 
     @property
+    def separable_pairs(self) -> int:
+        """Pairs of configurations the paired tests separate at 95 %."""
+        return sum(1 for g in self.gaps if g.test is not None and g.test.separable)
+
+    @property
     def unscored(self) -> int:
         return self.responses - self.scored
 

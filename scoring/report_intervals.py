@@ -25,6 +25,7 @@ from .stats import Interval, PairTest, RiskCoveragePoint
 RULE_OF_THUMB = (3, 30)
 # The sweep chart draws this many configurations (the best at the report's w); the export has all.
 SWEEP_LINES = 8
+SWEEP_TABLE = (0.0, 0.5, 1.0, 2.0, 4.0)
 HIGH, MEDIUM, LOW = range(3)
 NO_CONFIDENCE = 3
 
@@ -72,19 +73,29 @@ class Sweep:
     lines: dict[int, list[tuple[float, float]]]  # config key -> [(w, net usable)]
     crossovers: list[stats.Crossover]
     shown: list[int] = field(default_factory=list)  # config keys drawn on the chart
+    # The table: net usable at a few w, with its bootstrap interval: {config key: {w: Interval}}
+    table_weights: tuple[float, ...] = SWEEP_TABLE
+    table: dict[int, dict] = field(default_factory=dict)
+
+    def value(self, key: int, w: float) -> float:
+        correct, penalised = self.counts[key]
+        return correct - w * penalised
+
+    counts: dict[int, tuple[float, float]] = field(default_factory=dict)
 
 
 @dataclass
 class Inference:
     resamples: int
     seed: int
-    clustered: bool  # blocks resampled as clusters
+    clustered: bool  # blocks resampled as clusters (else, with several blocks, as strata)
     n_blocks: int
     min_repeats: int  # repeats every configuration has (McNemar matches repeats up to this)
     sweep: Sweep | None
 
 
-def _definitions() -> list[Definition]:
+def definitions() -> list[Definition]:
+    """Every figure shown side by side, each under its own name, with its formula and source."""
     probe, aa, sqa = _("this probe"), _("AA-Omniscience"), _("SimpleQA")
     return [
         Definition("knowledge", _("Knowledge"), _("correct / N"), probe, "pct"),
@@ -294,6 +305,7 @@ def report_intervals(source, report) -> None:
 
     pending = _Pending()
     estimates, samples, boot_cis, repeat_gaps = [], [], [], []
+    sweep_table: dict[int, dict] = {}
     for config, (start, _rows) in zip(configs, per_config, strict=True):
         c, p, a = (point[start + k] for k in range(3))
         bc, bp, ba = (boot[:, start + k] for k in range(3))
@@ -313,12 +325,16 @@ def report_intervals(source, report) -> None:
             pending.add(run_nets[-1], run.ci, "net")
         repeat_gaps.append(_repeat_gap(config, run_nets, pending))
         config.risk_coverage = _risk_rows(report, config, point, boot, start, n, pending)
+        if not report.is_aa:
+            sweep_table[config.key] = {}
+            for w in SWEEP_TABLE:
+                pending.add(boot[:, start] - w * boot[:, start + 1], sweep_table[config.key], w)
     _block_intervals(report, blocks, is_correct, is_pen, run_index, pending)
     pending.resolve()
-    definitions = _definitions()
+    all_definitions = definitions()
     for k, (config, sums, boot_ci) in enumerate(boot_cis):
         boot_ci["net_usable"] = None if report.is_aa else config.ci["net"]
-        config.definitions = _definition_values(report, definitions, config, sums, n, boot_ci)
+        config.definitions = _definition_values(report, all_definitions, config, sums, n, boot_ci)
         config.repeat_noise = _repeat_noise(config, buckets[per_config[k][1]], repeat_gaps[k])
         config.risk_coverage = [
             RiskRow(row.point, row.coverage_ci, row.risk_ci, row.score_ci.get("score"))
@@ -340,7 +356,6 @@ def report_intervals(source, report) -> None:
         correct_matrix,
     )
     by_pair = {(t.a, t.b): t for t in tests}
-    by_key = {c.key: c for c in configs}
     for gap in report.gaps:
         test = by_pair.get((gap.a.key, gap.b.key))
         if test is None:  # a tie, turned the other way round by the tests
@@ -354,10 +369,10 @@ def report_intervals(source, report) -> None:
     report.inference = Inference(
         resamples=weights.shape[0],
         seed=stats.SEED,
-        clustered=len(set(blocks)) >= 2,
+        clustered=stats.clustered(blocks),
         n_blocks=len(set(blocks)),
         min_repeats=min_repeats,
-        sweep=None if report.is_aa else _sweep(report, configs, point, per_config, by_key),
+        sweep=None if report.is_aa else _sweep(report, configs, point, per_config, sweep_table),
     )
 
 
@@ -542,7 +557,7 @@ def _block_intervals(report, blocks, is_correct, is_pen, run_index, pending: _Pe
                 pending.add(correct - report.w * pen, cell.ci, "net_usable")
 
 
-def _sweep(report, configs, point, per_config, by_key) -> Sweep:
+def _sweep(report, configs, point, per_config, table) -> Sweep:
     lines = {
         config.key: (float(point[start]), float(point[start + 1]))
         for config, (start, _rows) in zip(configs, per_config, strict=True)
@@ -556,6 +571,8 @@ def _sweep(report, configs, point, per_config, by_key) -> Sweep:
         lines=stats.penalty_sweep(lines, weights),
         crossovers=stats.crossovers(lines),
         shown=shown,
+        table=table,
+        counts=lines,
     )
 
 
@@ -573,5 +590,6 @@ __all__ = [
     "RiskRow",
     "Sweep",
     "crossovers_shown",
+    "definitions",
     "report_intervals",
 ]

@@ -35,6 +35,7 @@ __all__ = [
     "SimpleQAFigures",
     "bootstrap_sums",
     "calibration_from_cells",
+    "clustered",
     "bootstrap_weights",
     "crossovers",
     "holm",
@@ -57,6 +58,8 @@ RESAMPLES = 2000
 # be read as a change in the data).
 SEED = 20240601
 # The penalty sweep: w from 0 to 4 in steps of 0.25.
+# Blocks are resampled as clusters from this many on; fewer are strata (see bootstrap_weights).
+MIN_CLUSTERS = 5
 SWEEP_MAX = 4.0
 SWEEP_STEP = 0.25
 
@@ -146,15 +149,22 @@ def bootstrap_weights(
     *,
     resamples: int = RESAMPLES,
     seed: int = SEED,
+    min_clusters: int = MIN_CLUSTERS,
 ) -> np.ndarray:
     """How often each item is drawn in each resample: a (resamples, n_items) float array.
 
-    With one block (or ``blocks`` None) the items are drawn with replacement, n_items draws.
-    With several blocks the bootstrap is two-stage, blocks as clusters: first the blocks are
-    drawn with replacement (as many as there are), then, within each drawn block, its items are
-    drawn with replacement. Related items in one block then vary together, as they would in
-    another bank made the same way. Every configuration is resampled with the same weights:
-    that is what makes a difference between two of them paired.
+    - One block (or ``blocks`` None): the items are drawn with replacement, n_items draws.
+    - ``min_clusters`` blocks or more: a two-stage bootstrap, blocks as clusters. First the
+      blocks are drawn with replacement (as many as there are), then, within each drawn block,
+      its items. Related items in one block then vary together, as they would in another bank
+      made the same way.
+    - 2 to ``min_clusters`` - 1 blocks: too few to resample as clusters (three blocks give a
+      handful of distinct resamples, and intervals that say more about that than about the
+      data), so the blocks are strata instead: each block's items are drawn within the block and
+      every resample keeps each block's size.
+
+    Every configuration is resampled with the same weights: that is what makes a difference
+    between two of them paired.
     """
     rng = np.random.default_rng(seed)
     if n_items == 0:
@@ -162,23 +172,26 @@ def bootstrap_weights(
     groups: dict[Hashable, list[int]] = {}
     for index, block in enumerate(blocks if blocks is not None else [None] * n_items):
         groups.setdefault(block, []).append(index)
-    if len(groups) < 2:
-        draws = rng.integers(0, n_items, size=(resamples, n_items))
-        offsets = (np.arange(resamples) * n_items)[:, None]
-        counts = np.bincount((draws + offsets).ravel(), minlength=resamples * n_items)
-        return counts.reshape(resamples, n_items).astype(float)
     k = len(groups)
-    chosen = rng.multinomial(k, np.full(k, 1 / k), size=resamples)  # (resamples, k)
+    if k >= max(min_clusters, 2):
+        chosen = rng.multinomial(k, np.full(k, 1 / k), size=resamples)  # (resamples, k)
+    else:
+        chosen = np.ones((resamples, k), dtype=np.int64)  # every block once: strata
+    offsets = np.arange(resamples) * n_items
     flat = []
     for column, members in enumerate(groups.values()):
         # Resample b draws chosen[b, column] x len(members) items of this block, with replacement.
         members = np.asarray(members)
         per_row = chosen[:, column] * len(members)
-        rows = np.repeat(np.arange(resamples), per_row)
-        picks = members[rng.integers(0, len(members), size=int(per_row.sum()))]
-        flat.append(rows * n_items + picks)
+        rows = np.repeat(offsets, per_row)
+        flat.append(rows + members[rng.integers(0, len(members), size=int(per_row.sum()))])
     counts = np.bincount(np.concatenate(flat), minlength=resamples * n_items)
     return counts.reshape(resamples, n_items).astype(float)
+
+
+def clustered(blocks: Sequence[Hashable], min_clusters: int = MIN_CLUSTERS) -> bool:
+    """Whether bootstrap_weights resamples these blocks as clusters (else strata, or one)."""
+    return len(set(blocks)) >= max(min_clusters, 2)
 
 
 def bootstrap_sums(weights: np.ndarray, values: np.ndarray) -> np.ndarray:
