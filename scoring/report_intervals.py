@@ -16,9 +16,9 @@ import numpy as np
 from django.db import connections
 from django.db.models import Case, IntegerField, Value, When
 from django.db.models.functions import Coalesce, Trim, Upper
-from django.utils.translation import gettext_lazy as _
 
 from . import stats
+from .report_definitions import definition_values, definitions, figures_from_sums
 from .stats import Interval, PairTest, RiskCoveragePoint
 
 # The probe's rule of thumb for a gap, kept beside the tests: 3 items in 30.
@@ -50,22 +50,6 @@ class RiskRow:
     score_ci: Interval | None
 
 
-@dataclass(frozen=True)
-class DefinitionValue:
-    key: str
-    value: float | None
-    ci: Interval | None
-
-
-@dataclass(frozen=True)
-class Definition:
-    key: str
-    name: str
-    formula: str
-    source: str
-    kind: str  # "pct", "num" (items) or "points"
-
-
 @dataclass
 class Sweep:
     weights: list[float]
@@ -92,56 +76,6 @@ class Inference:
     n_blocks: int
     min_repeats: int  # repeats every configuration has (McNemar matches repeats up to this)
     sweep: Sweep | None
-
-
-def definitions() -> list[Definition]:
-    """Every figure shown side by side, each under its own name, with its formula and source."""
-    probe, aa, sqa = _("this probe"), _("AA-Omniscience"), _("SimpleQA")
-    return [
-        Definition("knowledge", _("Knowledge"), _("correct / N"), probe, "pct"),
-        Definition(
-            "hallucination_rate_probe",
-            _("Hallucination rate (probe)"),
-            _("confidently wrong / attempted, attempted = N − abstained"),
-            probe,
-            "pct",
-        ),
-        Definition(
-            "net_usable", _("Net usable"), _("correct − w × confidently wrong"), probe, "num"
-        ),
-        Definition(
-            "aa_index", _("Omniscience index"), _("100 × (correct − incorrect) / N"), aa, "points"
-        ),
-        Definition("aa_accuracy", _("Accuracy"), _("correct / N"), aa, "pct"),
-        Definition(
-            "aa_attempt_rate",
-            _("Attempt rate"),
-            _("(correct + incorrect + partial) / N"),
-            aa,
-            "pct",
-        ),
-        Definition(
-            "aa_hallucination_rate",
-            _("Hallucination rate (AA-Omniscience)"),
-            _("incorrect / (incorrect + partial + not attempted)"),
-            aa,
-            "pct",
-        ),
-        Definition(
-            "sqa_correct_given_attempted",
-            _("Correct given attempted"),
-            _("correct / (correct + incorrect)"),
-            sqa,
-            "pct",
-        ),
-        Definition(
-            "sqa_f_score",
-            _("F-score"),
-            _("2 × overall correct × correct given attempted / (their sum)"),
-            sqa,
-            "pct",
-        ),
-    ]
 
 
 def _codes(field: str, values: list[str], default: int) -> Case:
@@ -202,26 +136,6 @@ def _load(source, report):
         buckets[r, i] = rows[known, 3]
         confidence[r, i] = rows[known, 4]
     return blocks, buckets, confidence, run_index
-
-
-def _figures_from_sums(report, c, pen, att, n):
-    """Net usable (AA: index), the Omniscience index and the SimpleQA F-score from sums (arrays
-    or floats): c correct, pen confidently wrong (AA: incorrect), att attempted, over n items."""
-    incorrect_all = pen if report.is_aa else att - c  # AA's "incorrect": every wrong attempt
-    with np.errstate(divide="ignore", invalid="ignore"):
-        index = 100 * (c - incorrect_all) / n if n else np.full_like(c, np.nan)
-        net = index if report.is_aa else c - report.w * pen
-        overall = c / n if n else np.full_like(c, np.nan)
-        given = np.where(att > 0, c / np.where(att > 0, att, 1), np.nan)
-        total = overall + given
-        f = np.where(total > 0, 2 * overall * given / np.where(total > 0, total, 1), 0.0)
-        f = np.where(np.isnan(given) | np.isnan(overall), np.nan, f)
-    return net, index, f
-
-
-def _none_if_nan(value) -> float | None:
-    value = float(value)
-    return None if np.isnan(value) else value
 
 
 def _ci(samples: np.ndarray) -> Interval | None:
@@ -309,7 +223,7 @@ def report_intervals(source, report) -> None:
     for config, (start, _rows) in zip(configs, per_config, strict=True):
         c, p, a = (point[start + k] for k in range(3))
         bc, bp, ba = (boot[:, start + k] for k in range(3))
-        net, index, f = _figures_from_sums(report, bc, bp, ba, n)
+        net, index, f = figures_from_sums(report, bc, bp, ba, n)
         pending.add(net, config.ci, "net")
         estimates.append(float(net_of(c, p)))
         samples.append(net)
@@ -334,7 +248,7 @@ def report_intervals(source, report) -> None:
     all_definitions = definitions()
     for k, (config, sums, boot_ci) in enumerate(boot_cis):
         boot_ci["net_usable"] = None if report.is_aa else config.ci["net"]
-        config.definitions = _definition_values(report, all_definitions, config, sums, n, boot_ci)
+        config.definitions = definition_values(report, all_definitions, config, sums, n, boot_ci)
         config.repeat_noise = _repeat_noise(config, buckets[per_config[k][1]], repeat_gaps[k])
         config.risk_coverage = [
             RiskRow(row.point, row.coverage_ci, row.risk_ci, row.score_ci.get("score"))
@@ -415,43 +329,6 @@ def _proportion_intervals(report, config, c, p, a, n) -> None:
         config.ci[f"accuracy_{level.level}"] = stats.wilson(
             level.correct / repeats, level.count / repeats
         )
-
-
-def _definition_values(report, definitions, config, sums, n, boot_ci) -> list[DefinitionValue]:
-    """Every definition's value for one configuration (means over repeats), with its interval:
-    Wilson for a proportion, the bootstrap (``boot_ci``) for the others."""
-    c, p, a = sums
-    s = config.summary
-    if report.is_aa:
-        incorrect, partial = p, s["partial"].mean or 0.0
-        not_attempted = s["not_attempted"].mean or 0.0
-    else:
-        incorrect, partial = a - c, 0.0
-        not_attempted = n - a
-    net, index, f = _figures_from_sums(report, np.array(c), np.array(p), np.array(a), n)
-    values = {
-        "knowledge": (c / n if n else None, stats.wilson(c, n)),
-        "hallucination_rate_probe": (None, None)
-        if report.is_aa
-        else (p / a if a else None, stats.wilson(p, a)),
-        "net_usable": (None, None) if report.is_aa else (float(net), None),
-        "aa_index": (_none_if_nan(index), None),
-        "aa_accuracy": (c / n if n else None, stats.wilson(c, n)),
-        "aa_attempt_rate": (a / n if n else None, stats.wilson(a, n)),
-        "aa_hallucination_rate": (
-            incorrect / (incorrect + partial + not_attempted)
-            if incorrect + partial + not_attempted
-            else None,
-            stats.wilson(incorrect, incorrect + partial + not_attempted),
-        ),
-        "sqa_correct_given_attempted": (c / a if a else None, stats.wilson(c, a)),
-        "sqa_f_score": (_none_if_nan(f), None),
-    }
-    out = []
-    for d in definitions:
-        value, ci = values[d.key]
-        out.append(DefinitionValue(d.key, value, ci if d.key not in boot_ci else boot_ci[d.key]))
-    return out
 
 
 def _repeat_gap(config, run_nets: list, pending: _Pending) -> tuple[float, dict] | None:
@@ -582,14 +459,11 @@ def crossovers_shown(sweep: Sweep) -> list[stats.Crossover]:
 
 
 __all__ = [
-    "Definition",
-    "DefinitionValue",
     "Inference",
     "PairTest",
     "RepeatNoise",
     "RiskRow",
     "Sweep",
     "crossovers_shown",
-    "definitions",
     "report_intervals",
 ]

@@ -123,7 +123,7 @@ def definition(values, key: str):
 @register.simple_tag
 def report_definitions():
     """Every definition shown side by side: name, source, formula (scoring.report_intervals)."""
-    from scoring.report_intervals import definitions
+    from scoring.report_definitions import definitions
 
     return definitions()
 
