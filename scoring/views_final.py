@@ -528,7 +528,14 @@ def _agreement_dict(data: FinalReport) -> dict | None:
         "cohen_kappa": overall.cohen_kappa,
         "fleiss_kappa": overall.fleiss_kappa,
         "krippendorff_alpha": overall.krippendorff_alpha,
+        "krippendorff_alpha_ci": _pair(overall.krippendorff_alpha_ci),
+        "gwet_ac1": overall.gwet_ac1,
+        "gwet_ac1_ci": _pair(overall.gwet_ac1_ci),
     }
+
+
+def _pair(interval) -> list[float] | None:
+    return None if interval is None else [interval.low, interval.high]
 
 
 @team_view(scope="experiment_pk", get=Role.VIEWER)

@@ -360,7 +360,13 @@ def test_the_agreement_headline_and_its_link(client, world, team):
     row = tables(body)["agreement-table"][1]
     assert row[:3] == ["Overall", "18", "77.8 %"]
     assert row[3] == f"{agreement.overall.cohen_kappa:.3f}"
-    assert row[5] == f"{agreement.overall.krippendorff_alpha:.3f}"
+    # Gwet's AC1 beside the kappas, then alpha; each with its bootstrap interval in brackets.
+    assert row[5] == f"{agreement.overall.gwet_ac1:.3f}"
+    assert row[6] == f"{agreement.overall.krippendorff_alpha:.3f}"
+    with_intervals = tables(body, intervals=True)["agreement-table"][1]
+    low, high = agreement.overall.krippendorff_alpha_ci
+    assert low < agreement.overall.krippendorff_alpha < high
+    assert with_intervals[6] == f"{agreement.overall.krippendorff_alpha:.3f} ({low:.3f}–{high:.3f})"
     assert reverse("scoring:agreement", kwargs={"experiment_pk": team.experiment.pk}) in body
     # A viewer sees the headline, not the link to a page for leads.
     client.force_login(world.users["viewer"])
