@@ -52,6 +52,8 @@ __all__ = [
     "noise_floor",
     "pairwise_gaps",
     "repeat_summary",
+    "SimpleQAFigures",
+    "simpleqa_figures",
 ]
 
 # Four-bucket scheme (the values are those of scoring.models.Bucket).
@@ -464,3 +466,33 @@ def aa_figures(
         abstention_rate=_ratio(not_attempted, n),
         hallucination_rate=_ratio(incorrect, incorrect + partial + not_attempted),
     )
+
+
+# --------------------------------------------------------------------------------------------
+# SimpleQA's figures
+# --------------------------------------------------------------------------------------------
+
+
+class SimpleQAFigures(NamedTuple):
+    overall_correct: float | None  # correct / N
+    correct_given_attempted: float | None  # correct / (correct + incorrect)
+    f_score: float | None  # harmonic mean of the two
+
+
+def simpleqa_figures(correct: float, incorrect: float, not_attempted: float) -> SimpleQAFigures:
+    """SimpleQA (Wei et al. 2024): overall correct, correct given attempted, and their F-score.
+
+    SimpleQA grades each answer correct, incorrect or not attempted; a partial answer (AA
+    scheme) or a hedged wrong one (four buckets) is an attempted, incorrect answer here.
+    """
+    n = correct + incorrect + not_attempted
+    attempted = correct + incorrect
+    overall = correct / n if n else None
+    given = correct / attempted if attempted else None
+    if overall is None or given is None:
+        f = None
+    elif overall + given == 0:
+        f = 0.0
+    else:
+        f = 2 * overall * given / (overall + given)
+    return SimpleQAFigures(overall, given, f)

@@ -15,6 +15,7 @@ import numpy as np
 from django.utils.translation import gettext_lazy as _
 
 from . import stats
+from .metrics import simpleqa_figures
 from .stats import Interval
 
 __all__ = ["Definition", "DefinitionValue", "definition_values", "definitions", "figures_from_sums"]
@@ -117,7 +118,9 @@ def definition_values(report, definitions, config, sums, n, boot_ci) -> list[Def
     else:
         incorrect, partial = a - c, 0.0
         not_attempted = n - a
-    net, index, f = figures_from_sums(report, np.array(c), np.array(p), np.array(a), n)
+    net, index, _f = figures_from_sums(report, np.array(c), np.array(p), np.array(a), n)
+    # SimpleQA grades correct, incorrect (every other attempt) and not attempted.
+    simpleqa = simpleqa_figures(c, a - c, n - a)
     values = {
         "knowledge": (c / n if n else None, stats.wilson(c, n)),
         "hallucination_rate_probe": (None, None)
@@ -133,8 +136,8 @@ def definition_values(report, definitions, config, sums, n, boot_ci) -> list[Def
             else None,
             stats.wilson(incorrect, incorrect + partial + not_attempted),
         ),
-        "sqa_correct_given_attempted": (c / a if a else None, stats.wilson(c, a)),
-        "sqa_f_score": (_none_if_nan(f), None),
+        "sqa_correct_given_attempted": (simpleqa.correct_given_attempted, stats.wilson(c, a)),
+        "sqa_f_score": (simpleqa.f_score, None),
     }
     out = []
     for d in definitions:

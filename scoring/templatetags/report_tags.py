@@ -1,7 +1,8 @@
 """Number formatting for the report: fractions as percentages, None as a dash."""
 
 from django import template
-from django.utils.formats import number_format
+from django.conf import settings
+from django.utils.formats import get_format, number_format
 from django.utils.html import format_html
 from django.utils.translation import gettext as _
 
@@ -14,10 +15,17 @@ DASH = "–"
 
 def _number(value: float, decimals: int) -> str:
     value = round(float(value), decimals)
+    if settings.USE_THOUSAND_SEPARATOR:  # grouping by locale: Django's own, slower, formatter
+        if value.is_integer():
+            return number_format(int(value))
+        return number_format(value, decimal_pos=decimals).rstrip("0")
+    # The report writes tens of thousands of numbers: format them directly, with the locale's
+    # decimal mark (12.50 -> 12.5), as number_format would without grouping.
     if value.is_integer():
-        return number_format(int(value))
-    # 12.50 -> 12.5, keeping the locale's decimal mark
-    return number_format(value, decimal_pos=decimals).rstrip("0")
+        return str(int(value))
+    text = f"{value:.{decimals}f}".rstrip("0")
+    mark = get_format("DECIMAL_SEPARATOR")
+    return text if mark == "." else text.replace(".", mark)
 
 
 @register.filter

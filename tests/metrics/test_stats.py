@@ -21,6 +21,7 @@ from scipy.stats import binomtest
 
 from scoring.agreement import agreement_summary, cohen_kappa, krippendorff_alpha_nominal
 from scoring.agreement_chance import agreement_intervals, gwet_ac1
+from scoring.metrics import simpleqa_figures
 from scoring.stats import (
     bootstrap_sums,
     bootstrap_weights,
@@ -32,7 +33,6 @@ from scoring.stats import (
     percentile_interval,
     repeat_agreement,
     risk_coverage,
-    simpleqa_figures,
     threshold_for_weight,
     wilson,
 )
