@@ -1,6 +1,6 @@
 """The report's figures (scoring/metrics.py) against hand-worked cases: pure, no database.
 
-The worked example is DESIGN.md's ("The figures"); every other expectation is worked by hand in
+The worked example is the probe's own (docs/figures.md); every other expectation is worked by hand in
 the comment beside it.
 """
 
@@ -43,7 +43,7 @@ counts_st = st.integers(min_value=0, max_value=500)
 
 
 # --------------------------------------------------------------------------------------------
-# DESIGN.md's worked example
+# The design's worked example
 # --------------------------------------------------------------------------------------------
 
 
