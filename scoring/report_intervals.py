@@ -14,7 +14,7 @@ from itertools import combinations
 
 import numpy as np
 from django.db import connections
-from django.db.models import Case, IntegerField, Value, When
+from django.db.models import Case, F, IntegerField, Value, When
 from django.db.models.functions import Coalesce, Trim, Upper
 
 from . import stats
@@ -98,6 +98,8 @@ def _load(source, report):
     ordered by block, then primary key, so the same data always give the same resamples.
     """
     block_codes = [block.code for block in report.blocks]
+    # Block, bucket and confidence packed into one small int per row, (block + 1) x 64 +
+    # (bucket + 1) x 8 + level: three numbers a row instead of five halves the reading.
     query = (
         source.scoped()
         .annotate(level=Upper(Trim(Coalesce("response__confidence", Value("")))))
@@ -106,12 +108,22 @@ def _load(source, report):
             bucket_k=_codes("bucket", list(report.bucket_names), -1),
             level_k=_codes("level", ["HIGH", "MEDIUM", "LOW"], NO_CONFIDENCE),
         )
-        .values_list("response__run_id", "response__item_id", "block_k", "bucket_k", "level_k")
+        .annotate(packed=(F("block_k") + 1) * 64 + (F("bucket_k") + 1) * 8 + F("level_k"))
+        .values_list("response__run_id", "response__item_id", "packed")
     )
     sql, params = query.query.sql_with_params()
     with connections[query.db].cursor() as cursor:
         cursor.execute(sql, params)
-        rows = np.array(cursor.fetchall(), dtype=np.int64).reshape(-1, 5)
+        packed = np.array(cursor.fetchall(), dtype=np.int64).reshape(-1, 3)
+    rows = np.column_stack(
+        [
+            packed[:, 0],
+            packed[:, 1],
+            packed[:, 2] // 64 - 1,
+            (packed[:, 2] // 8) % 8 - 1,
+            packed[:, 2] % 8,
+        ]
+    )
     runs = report.runs
     run_pks = np.array([run.pk for run in runs], dtype=np.int64)
     order = np.argsort(run_pks)
@@ -162,16 +174,17 @@ class _Pending:
     def resolve(self) -> None:
         if not self.samples:
             return
-        stack = np.column_stack(self.samples)
-        clean = ~np.isnan(stack).any(axis=0)
-        intervals = [None] * stack.shape[1]
+        rows = np.empty((len(self.samples), self.samples[0].shape[0]), dtype=np.float32)
+        for k, samples in enumerate(self.samples):
+            rows[k] = samples
+        clean = ~np.isnan(rows).any(axis=1)
+        intervals = [None] * rows.shape[0]
         if clean.any():
-            for index, interval in zip(
-                np.flatnonzero(clean), stats.percentile_interval(stack[:, clean]), strict=True
-            ):
+            resolved = stats.row_intervals(np.ascontiguousarray(rows[clean]), in_place=True)
+            for index, interval in zip(np.flatnonzero(clean), resolved, strict=True):
                 intervals[index] = interval
         for index in np.flatnonzero(~clean):  # undefined in some resamples: the defined ones
-            intervals[index] = _ci(stack[:, index])
+            intervals[index] = _ci(rows[index].astype(np.float64))
         for (target, key), interval in zip(self.targets, intervals, strict=True):
             target[key] = interval
 
