@@ -1,8 +1,10 @@
 """The report's figures, as pure functions over counts.
 
 Nothing here touches the database or Django: the counting is done by queries elsewhere, and these
-functions turn the counts into the probe's figures, the AA-Omniscience figures and
-SimpleQA's. Every definition, denominator and degenerate case is written out in docs/figures.md.
+functions turn the counts into the figures of docs/design.md ("The figures"): the four-bucket
+figures and calibration, the repeat spread, the rule-of-thumb noise floor and the gaps between
+configurations, the second scheme's figures and SimpleQA's. Every definition, denominator and
+degenerate case is written out in docs/figures.md.
 
 Conventions:
 
@@ -73,7 +75,7 @@ AA_BUCKETS = (CORRECT, INCORRECT, PARTIAL, NOT_ATTEMPTED)
 HIGH, MEDIUM, LOW = "HIGH", "MEDIUM", "LOW"
 CONFIDENCE_LEVELS = (HIGH, MEDIUM, LOW)
 
-# The probe's rule of thumb: a gap in net usable under 3 items of 30 is noise.
+# The rule of thumb of docs/design.md: a gap under 3 items of 30 is noise (shown, not judging).
 DEFAULT_NOISE_ITEMS = 3
 DEFAULT_NOISE_PER_ITEMS = 30
 # A gap this close to the floor counts as on the floor (net usable with a fractional w is a float).

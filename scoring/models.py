@@ -80,6 +80,12 @@ class Judgement(models.Model):
     verdict = models.CharField(max_length=8, choices=Verdict.choices)
     unblinded = models.BooleanField(default=False)  # last changed after this scorer's reveal
     needs_recheck = models.BooleanField(default=False)  # the key changed under it
+    # The key decision in force when the scorer decided (null: the snapshot's key).
+    key_decision = models.ForeignKey(
+        "KeyDecision", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # The scorer's own note: the lead sees it at reconciliation, other scorers never before.
+    note = models.TextField(blank=True)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 
@@ -90,7 +96,9 @@ class Judgement(models.Model):
             )
         ]
         indexes = [
-            models.Index(fields=["assignment", "bucket"], name="judgement_assignment_bucket")
+            models.Index(fields=["assignment", "bucket"], name="judgement_assignment_bucket"),
+            # The scorer's progress (judged, re-checks) is one count over this index.
+            models.Index(fields=["assignment", "needs_recheck"], name="judgement_progress"),
         ]
 
     def __str__(self) -> str:
@@ -171,6 +179,7 @@ class KeyDecision(models.Model):
     created = models.DateTimeField(auto_now_add=True)
     rechecked = models.PositiveIntegerField(default=0)  # judgements sent back for a re-check
     carried_to_bank = models.BooleanField(default=False)
+    bank_flag_cleared = models.BooleanField(default=False)  # carried: the bank's (!) taken off
 
     class Meta:
         ordering = ["item__position", "-created", "-pk"]
