@@ -21,8 +21,6 @@ from . import stats
 from .report_definitions import definition_values, definitions, figures_from_sums
 from .stats import Interval, PairTest, RiskCoveragePoint
 
-# The probe's rule of thumb for a gap, kept beside the tests: 3 items in 30.
-RULE_OF_THUMB = (3, 30)
 # The sweep chart draws this many configurations (the best at the report's w); the export has all.
 SWEEP_LINES = 8
 SWEEP_TABLE = (0.0, 0.5, 1.0, 2.0, 4.0)
@@ -466,17 +464,11 @@ def _sweep(report, configs, point, per_config, table) -> Sweep:
     )
 
 
-def crossovers_shown(sweep: Sweep) -> list[stats.Crossover]:
-    shown = set(sweep.shown)
-    return [x for x in sweep.crossovers if x.a in shown and x.b in shown]
-
-
 __all__ = [
     "Inference",
     "PairTest",
     "RepeatNoise",
     "RiskRow",
     "Sweep",
-    "crossovers_shown",
     "report_intervals",
 ]
