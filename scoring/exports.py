@@ -15,6 +15,7 @@ from dataclasses import asdict
 from probe.models import Response
 
 from . import metrics, report_export, selectors
+from .models import CarriedBucket
 from .report import BucketSource, ConfigReport, Report, RunReport
 
 RESPONSE_COLUMNS = [
@@ -43,6 +44,7 @@ RESPONSE_COLUMNS = [
     "unblinded",
     "needs_recheck",
     "scorer",
+    "carried_from",
 ]
 
 FIGURE_COLUMNS = [
@@ -145,6 +147,11 @@ def response_rows(source: BucketSource) -> Iterator[dict]:
         return (r["item__position"], label.casefold(), r["run__repeat"], r["pk"])
 
     responses.sort(key=order)
+    carried = dict(
+        CarriedBucket.objects.filter(response__run__experiment=experiment).values_list(
+            "response_id", "from_experiment_name"
+        )
+    )
     for r in responses:
         snapshot = r["run__config_snapshot"] or {}
         judged = buckets.get(r["pk"], {})
@@ -174,6 +181,7 @@ def response_rows(source: BucketSource) -> Iterator[dict]:
             "unblinded": judged.get("unblinded"),
             "needs_recheck": judged.get("needs_recheck"),
             "scorer": source.scorer or None,
+            "carried_from": carried.get(r["pk"]),
         }
 
 

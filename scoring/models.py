@@ -73,6 +73,7 @@ class Judgement(models.Model):
         WRONG = "wrong", _("wrong")
         DIRECT = "direct", _("bucket set directly")
         PRESET = "preset", _("preset: the answer was UNKNOWN")
+        CARRIED = "carried", _("carried from an earlier experiment")
 
     assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="judgements")
     response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="judgements")
@@ -219,3 +220,23 @@ class FinalBucket(models.Model):
 
     def __str__(self) -> str:
         return f"{self.response_id}: {self.bucket}"
+
+
+class CarriedBucket(models.Model):
+    """A bucket carried from an earlier experiment: the same item version, the same key in
+    force, and the same answer and confidence, already given a final bucket there."""
+
+    response = models.OneToOneField(Response, on_delete=models.CASCADE, related_name="carried")
+    bucket = models.CharField(max_length=16, choices=Bucket.choices)
+    from_response = models.ForeignKey(
+        Response, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    from_experiment = models.ForeignKey(
+        Experiment, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    from_experiment_name = models.CharField(max_length=200)
+    key_answer = models.TextField(blank=True)  # the key in force it was judged against
+    created = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.response_id}: {self.bucket} (carried from {self.from_experiment_name})"

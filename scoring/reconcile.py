@@ -542,7 +542,9 @@ def agreement_report(experiment: Experiment) -> AgreementReport | None:
     for response_id, assignment_id, bucket, verdict, recheck, code, title in rows.order_by():
         triples[response_id].append((assignment_id, bucket))
         blocks[response_id] = (code, title)
-        if verdict != Judgement.Verdict.PRESET:
+        # Presets and carried buckets are the same for every scorer by construction: nobody
+        # judged them here, and counting them would inflate agreement.
+        if verdict not in (Judgement.Verdict.PRESET, Judgement.Verdict.CARRIED):
             judged.add(response_id)
         awaiting += bool(recheck)
     units = sorted(judged)

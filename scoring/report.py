@@ -14,15 +14,15 @@ functions of scoring.metrics. Definitions and degenerate cases are those of scor
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Q
 
 from probe.models import Experiment, ExperimentItem, Response, Run
 from probe.sheetparser import issue_label
 
-from . import metrics, stats
+from . import metrics, report_slices, stats
 from .metrics import (
     AACounts,
     AAFigures,
@@ -31,9 +31,9 @@ from .metrics import (
     FourBucketFigures,
     RepeatSummary,
 )
-from .models import Assignment, FinalBucket, Judgement
+from .models import Assignment
 from .report_intervals import report_intervals
-from .review import dropped_items
+from .report_source import BucketSource, final_source, judgement_source, without_dropped
 
 __all__ = [
     "BlockRow",
@@ -64,58 +64,6 @@ AA_FIGURES = (
     "hallucination_rate",
     "net",
 )
-
-
-@dataclass(frozen=True)
-class BucketSource:
-    """Where the buckets come from.
-
-    ``rows``: a queryset with one row per response, each with a ``response`` foreign key and a
-    ``bucket`` field (a scorer's Judgement, later a reconciled final bucket).
-    ``unblinded_field``: the boolean field that marks a bucket changed after the reveal, or None
-    when the source has no such notion.
-    ``scorer``: who the buckets are by (a username), for headings and exports.
-    ``excluded_items``: ExperimentItems left out of every figure (their responses count nowhere
-    and N shrinks), or None.
-    """
-
-    experiment: Experiment
-    rows: QuerySet
-    scorer: str = ""
-    unblinded_field: str | None = None
-    revealed_at: datetime | None = None
-    excluded_items: QuerySet | None = None
-
-    def has_field(self, name: str) -> bool:
-        return any(f.name == name for f in self.rows.model._meta.get_fields())
-
-    def scoped(self) -> QuerySet:
-        # Never count a row of another experiment, whatever queryset the caller passed.
-        rows = self.rows.filter(response__run__experiment_id=self.experiment.pk).order_by()
-        if self.excluded_items is not None:
-            rows = rows.exclude(response__item__in=self.excluded_items)
-        return rows
-
-
-def judgement_source(assignment: Assignment) -> BucketSource:
-    """One scorer's judgements as a bucket source."""
-    return BucketSource(
-        experiment=assignment.experiment,
-        rows=Judgement.objects.filter(assignment=assignment),
-        scorer=assignment.user.get_username(),
-        unblinded_field="unblinded",
-        revealed_at=assignment.revealed_at,
-    )
-
-
-def final_source(experiment: Experiment) -> BucketSource:
-    """The team's reconciled final buckets as a bucket source (no scorer, no unblinded marks)."""
-    return BucketSource(experiment=experiment, rows=FinalBucket.objects.all())
-
-
-def without_dropped(source: BucketSource) -> BucketSource:
-    """The same source with the items whose key was judged ambiguous left out: N shrinks."""
-    return replace(source, excluded_items=dropped_items(source.experiment))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -250,6 +198,7 @@ class Report:
     scored: int  # bucket rows counted
     responses: int  # responses in the experiment (those of excluded items left out)
     dropped: int = 0  # items left out of every figure (the source's excluded items)
+    facets: list = field(default_factory=list)  # slices by topic and answer format (report_slices)
     inference: object = None  # report_intervals.Inference: resamples, clusters, the sweep
 
     @property
@@ -337,7 +286,9 @@ def _calibration(cells: dict[tuple[str | None, str], int], scheme: str) -> Calib
 
 
 def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
-    """The whole report, in seven queries whatever the size of the experiment."""
+    """The whole report, in six queries whatever the size of the experiment (the sixth reads one
+    row per bucket for the intervals: report_intervals), one more for each facet, topic or answer
+    format, that the items have (report_slices)."""
     experiment = source.experiment
     scheme = experiment.scheme
     w = float(w)
@@ -355,10 +306,11 @@ def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
         block_counts = {"n": Count("pk", filter=~Q(pk__in=excluded)), "n_all": Count("pk")}
     blocks = list(
         ExperimentItem.objects.filter(experiment=experiment)
-        .values("block_code", "block_title")
+        .values("block_code", "block_title", *report_slices.FACETS)
         .annotate(**block_counts)
         .order_by("block_code", "block_title")
     )
+    facet_items = [dict(b) for b in blocks]  # the same counts, by topic and answer format too
     dropped = sum(b.get("n_all", b["n"]) - b["n"] for b in blocks)
     blocks = [b for b in blocks if b["n"]]  # a block whose every item is left out has no figures
     n_items = sum(b["n"] for b in blocks)
@@ -493,5 +445,17 @@ def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
             report.noise_floor if report.is_aa else (floor_items * n / n_items if n_items else 0.0)
         )
         report.blocks.append(BlockRow(code, block_titles[code], n, cells, floor))
+    for facet in report_slices.FACETS:
+        built = report_slices.facet_build(
+            source,
+            report,
+            facet,
+            facet_items,
+            figures=_figures,
+            summaries=_summaries,
+            cell=BlockCell,
+        )
+        if built is not None:
+            report.facets.append(built)
     report_intervals(source, report)
     return report

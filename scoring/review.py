@@ -34,6 +34,7 @@ from probe.services.banks import item_set_retired, key_entry_set
 from probe.sheetparser import normalise_answer
 
 from . import selectors
+from .carry import carry_reopen
 from .models import Assignment, Bucket, Judgement, KeyDecision, KeyDispute, Reconciliation
 from .selectors import KeyInForce
 from .services import scoring_open
@@ -510,6 +511,9 @@ def key_decision_create(
         decision.rechecked = Judgement.objects.filter(
             response__item=item, verdict__in=KEY_VERDICTS
         ).update(needs_recheck=True)
+        # Buckets carried from earlier experiments were given under the old key: open again.
+        Judgement.objects.filter(response__item=item, verdict=Judgement.Verdict.CARRIED).delete()
+        carry_reopen(item=item)
     if carry:
         decision.bank_flag_cleared = _carry_to_bank(
             decision, item.source_item, user, clear_flag=clear_bank_flag

@@ -286,6 +286,7 @@ class QueueItem:
     total: int
     disputes: list[KeyDispute]
     rechecks: int = 0
+    carried: int = 0  # answers of this item that carry a bucket: not shown, already decided
 
     @property
     def item_done(self) -> bool:
@@ -378,6 +379,9 @@ def queue_item(assignment: Assignment, position: int) -> QueueItem | None:
         judged=Count("pk", filter=Q(needs_recheck=False)),
         rechecks=Count("pk", filter=Q(needs_recheck=True)),
     )
+    # Carried buckets are decided already: their answers stay out of the queue.
+    carried = {pk for pk, j in judgements.items() if j.verdict == Judgement.Verdict.CARRIED}
+    responses = [r for r in responses if r.pk not in carried]
     n_items, total = experiment_size(experiment)
     disputes = list(KeyDispute.objects.filter(assignment=assignment, item=item))
     return QueueItem(
@@ -389,6 +393,7 @@ def queue_item(assignment: Assignment, position: int) -> QueueItem | None:
         total=total,
         disputes=disputes,
         rechecks=counts["rechecks"],
+        carried=len(carried),
     )
 
 

@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 
 from probe.models import Experiment, ExperimentItem, Response
 
+from .carry import carried_of, carry_sync
 from .models import (
     SCHEME_BUCKETS,
     Assignment,
@@ -77,6 +78,21 @@ def assignment_start(*, experiment: Experiment, user, invited_by=None) -> Assign
                 for r in responses
             ]
         )
+        carry_sync(experiment=experiment)
+        if not experiment.team.recheck_carried:
+            # Carried buckets are decided: out of this scorer's queue, in their figures.
+            Judgement.objects.bulk_create(
+                [
+                    Judgement(
+                        assignment=assignment,
+                        response_id=c.response_id,
+                        bucket=c.bucket,
+                        verdict=Judgement.Verdict.CARRIED,
+                    )
+                    for c in carried_of(experiment).only("response_id", "bucket")
+                ],
+                ignore_conflicts=True,
+            )
     return assignment
 
 

@@ -11,6 +11,7 @@ from probe.access import team_view
 from probe.models import Experiment, Role
 
 from . import selectors, services
+from .carry import carried_by_run, carry_counts
 from .models import SCHEME_BUCKETS, Assignment, Bucket, Judgement
 
 URL_NAMES = ("decide", "dispute", "item", "note")
@@ -36,6 +37,11 @@ def scoring_start(request, experiment: Experiment):
         return redirect("scoring:item", assignment_token=assignment.token, position=position)
     n_items = experiment.items.count()
     n_sheets = experiment.runs.count()
+    is_open = services.scoring_open(experiment)
+    counts = None
+    if is_open:
+        # Before anyone scores: how many answers carry a bucket, how many go to the scorers.
+        counts = carry_counts(experiment)
     return render(
         request,
         "scoring/start.html",
@@ -43,9 +49,10 @@ def scoring_start(request, experiment: Experiment):
             "experiment": experiment,
             "team": experiment.team,
             "assignment": assignment,
-            "open": services.scoring_open(experiment),
+            "open": is_open,
             "n_items": n_items,
             "n_sheets": n_sheets,
+            "carry": counts,
         },
     )
 
@@ -318,8 +325,18 @@ def scoring_reveal(request, assignment: Assignment):
         return redirect("scoring:reveal", assignment_token=assignment.token)
     sheets = []
     if assignment.revealed:
-        runs = assignment.experiment.runs.order_by("order", "pk")
-        sheets = [{"token": selectors.sheet_token(assignment, run.pk), "run": run} for run in runs]
+        runs = assignment.experiment.runs.order_by("order", "pk").select_related(
+            "included_from__experiment"
+        )
+        carried = carried_by_run(assignment.experiment)
+        sheets = [
+            {
+                "token": selectors.sheet_token(assignment, run.pk),
+                "run": run,
+                "carried": carried.get(run.pk, []),
+            }
+            for run in runs
+        ]
     return render(
         request,
         "scoring/reveal.html",
