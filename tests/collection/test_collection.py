@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from adapters.errors import MAX_RETRIES
 from probe.models import Attempt, Experiment, Response, Run
 from probe.services import collection, experiments
-from probe.tasks import collect_unit
+from probe.tasks import collect_run, collect_unit
 from tests.collection.conftest import (
     Reply,
     chat_body,
@@ -383,35 +383,56 @@ def test_reparse_redoes_parsing_from_the_stored_text_in_place(world, simulator):
     assert simulator.count == 1
 
 
-def test_the_limit_full_means_come_back_soon_without_a_provider_attempt(world, simulator):
+def test_a_full_limit_is_waited_for_without_a_provider_attempt_or_a_message(world, simulator):
+    """The slot is held elsewhere for 0.6 s: the collector waits for it in place (no attempt,
+    no task sent again) and sends each request once the slot is free."""
+    import threading
+    import time
+
     from probe import limits
 
     config = make_config(world, label="Sim", base_url=simulator.base_url, concurrency_limit=1)
-    experiment = make_experiment(world, [config])
+    experiment = make_experiment(world, [config], mode="item")
     run = _run(experiment)
     key = limits.limit_key(run.config_snapshot)
     held = limits.get_limiter().try_acquire(key, 1)
-    try:
-        delay = collection.collect_unit_once(run_pk=run.pk)
-        assert delay is not None and 0.4 <= delay <= 1.6
-        assert simulator.count == 0 and not run.attempts.exists()
-    finally:
-        held.release()
-    assert collection.collect_unit_once(run_pk=run.pk) is None
+    threading.Timer(0.6, held.release).start()
+    started = time.monotonic()
+    assert collection.run_collect(run_pk=run.pk) == "done"
+    assert time.monotonic() - started >= 0.55
+    run.refresh_from_db()
+    assert run.status == Run.Status.COLLECTED
+    assert simulator.count == 3 and run.attempts.count() == 3, "one request per item, no more"
+    assert run.enqueued_at is None, "waiting for a slot sends no message"
+
+
+def test_a_task_leaves_a_run_another_worker_holds(world, simulator, settings):
+    """A duplicate (redelivered) task finds the run's lease held by a live worker and leaves
+    without a request; once that lease has run out (a dead worker), a task takes the run over."""
+    import time
+
+    settings.PROBE_RUN_LEASE_SECONDS = 0.5
+    config = make_config(world, label="Sim", base_url=simulator.base_url)
+    experiment = make_experiment(world, [config])
+    run = _run(experiment)
+    token = collection.lease_take(run.pk)
+    assert token is not None
+    assert collection.lease_take(run.pk) is None, "one holder at a time"
+    assert collection.run_collect(run_pk=run.pk) == "busy"
+    assert simulator.count == 0
+    time.sleep(0.6)  # the holder died: it stopped renewing
+    assert collect_run(run_pk=run.pk) == "done"
     assert simulator.count == 1
+    assert _run(experiment).status == Run.Status.COLLECTED
 
 
-def test_the_task_keeps_coming_back_as_long_as_the_collector_asks(world, monkeypatch):
-    """Celery's own retry limit (3 by default) must not cut a unit short: waits for a free
-    slot are not provider attempts, and provider attempts are counted from the Attempt rows."""
-    answers = [0.0] * 12 + [None]
-    calls = []
-
-    def once(*, run_pk, item_pk=None):
-        calls.append(run_pk)
-        return answers[len(calls) - 1]
-
-    monkeypatch.setattr(collection, "collect_unit_once", once)
-    result = collect_unit.apply(kwargs={"run_pk": world.runs[0].pk})
-    assert result.successful(), result.traceback
-    assert len(calls) == 13
+def test_the_task_waits_out_a_dead_holders_lease(world, simulator, settings):
+    """A prefork child killed mid-run: its message comes back at once, its lease a little
+    later; the redelivered task waits for the lease rather than leave the run to the sweep."""
+    settings.PROBE_RUN_LEASE_SECONDS = 0.8
+    config = make_config(world, label="Sim", base_url=simulator.base_url)
+    experiment = make_experiment(world, [config])
+    run = _run(experiment)
+    assert collection.lease_take(run.pk) is not None  # and never renewed
+    assert collect_run(run_pk=run.pk) == "done"
+    assert simulator.count == 1
