@@ -346,8 +346,10 @@ class _Sender:
     own thread writes to the database in batches.
     """
 
-    def __init__(self, *, units, adapter, limiter, limit_key, limit, wait=None):
+    def __init__(self, *, units, adapter, limiter, limit_key, limit, wait=None, slot_seconds=None):
         self.units = units
+        # A slot lapses this long after its holder stopped renewing it (a killed worker).
+        self.slot_seconds = slot_seconds or limits.LEASE_SECONDS
         self.adapter = adapter
         self.limiter = limiter
         self.limit_key = limit_key
@@ -465,7 +467,7 @@ class _Sender:
         try:
             while not self.stop.is_set():
                 try:
-                    lease = self.limiter.try_acquire(self.limit_key, self.limit)
+                    lease = self.limiter.try_acquire(self.limit_key, self.limit, self.slot_seconds)
                 except Exception as error:  # Redis down or restarting: wait it out
                     self.activity["store_error"] = f"{type(error).__name__}: {error}"[:300]
                     logger.warning("lease store unreachable (%s); again in %.1f s", error, backoff)
@@ -493,7 +495,7 @@ class _Sender:
 
     async def _renew_slots(self) -> None:
         while True:
-            await asyncio.sleep(limits.LEASE_SECONDS / 3)
+            await asyncio.sleep(self.slot_seconds / 3)
             for lease in list(self._held):
                 try:
                     self.limiter.renew(lease.key, lease.token, lease.seconds)
@@ -609,6 +611,7 @@ class RunCollector:
             limit_key=limits.limit_key(snapshot, adapter.default_base_url),
             limit=int(snapshot.get("concurrency_limit") or 1),
             wait=self.wait,
+            slot_seconds=setting("PROBE_RUN_LEASE_SECONDS"),
         )
         outcome = self._drive(sender)
         del units
