@@ -227,3 +227,6 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
+# Collection: the adapters log one line per provider request (with its request id); httpx's
+# own line per request would say the same again.
+LOGGING["loggers"]["httpx"] = {"level": "WARNING"}
