@@ -149,7 +149,8 @@ def run_units(run: Run) -> list[int | None]:
             .order_by("position")
             .values_list("pk", flat=True)
         )
-    return [None]
+    answered = Response.objects.filter(run=run).count()
+    return [None] if answered < run.experiment.items.count() else []
 
 
 def _send_run(run_pk: int) -> bool:

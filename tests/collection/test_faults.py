@@ -169,6 +169,11 @@ def test_collection_survives_worker_kills_and_a_broker_restart(world, tmp_path):
     assert server.faults >= 0.2 * server.requests, "the faults were really injected"
     assert recovery < RECOVERY_BOUND
     assert worker.starts == 3
+    log = worker.text()
+    assert "lease store unreachable" in log, (
+        "the broker's Redis (also the lease store) was waited out"
+    )
+    assert "Internal error" not in log and "failed:" not in log, "no run failed on the way"
     print(
         f"\n{total} units, {server.requests} requests, {server.faults} faults, "
         f"{repeated} in-flight replies sent twice, complete {recovery:.1f} s after the last fault"
