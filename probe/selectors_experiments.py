@@ -63,6 +63,7 @@ class Progress:
     n_finished: int = 0
     n_failed: int = 0
     n_stalled: int = 0
+    n_moving: int = 0  # runs a worker collects or is about to
     awaits_finish: bool = False
     total: int = 0
     n_responses: int = 0
@@ -106,6 +107,7 @@ def experiment_progress(experiment: Experiment) -> Progress:
         n_finished=sum(1 for r in runs if r.status in Run.FINISHED),
         n_failed=sum(1 for r in runs if r.status == Run.Status.FAILED),
         n_stalled=sum(1 for r in runs if r.is_stalled),
+        n_moving=sum(1 for r in runs if r.health is not None and not r.is_stalled),
         awaits_finish=experiment.status in (Experiment.Status.READY, Experiment.Status.COLLECTING)
         and bool(runs)
         and all(r.status in Run.FINISHED for r in runs)

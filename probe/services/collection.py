@@ -288,7 +288,7 @@ def run_health(run: Run, now: datetime | None = None) -> RunHealth | None:
     held = run.lease_expires is not None and run.lease_expires > now
     activity = run.activity or {}
     last = max(
-        (t for t in (run.progress_at, run.queued_at, run.started_at) if t is not None),
+        (t for t in (run.progress_at, run.queued_at) if t is not None),
         default=None,
     )
     if held:

@@ -302,8 +302,9 @@ def run_retry(*, run: Run, user, queue: bool = True) -> Run:
     if health is not None and health.state == "stalled":
         # Nothing moves it: send it again now, and count its retries afresh. A worker that
         # still holds it keeps it (the new task waits for its lease, then leaves).
+        run.status = Run.Status.QUEUED
         run.queued_at = timezone.now()
-        run.save(update_fields=["queued_at"])
+        run.save(update_fields=["status", "queued_at"])
         if queue:
             collection.queue_run(run)
         audit_record(
