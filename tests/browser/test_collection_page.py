@@ -10,20 +10,27 @@ from playwright.sync_api import expect
 
 from probe.models import Run
 from probe.services import collection
-from tests.collection.conftest import collect_all, make_config, make_experiment
-from tests.collection.conftest import simulator  # noqa: F401 (a fixture)
+from adapters.simulator_server import start_simulator_in_thread
+from tests.collection.conftest import WORLD_KNOWLEDGE, collect_all, make_config, make_experiment
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
-def test_a_stalled_run_is_shown_with_retry(live_server, page, world, simulator, monkeypatch):
+@pytest.fixture
+def simulator_url():
+    server, base_url = start_simulator_in_thread(WORLD_KNOWLEDGE, latency_scale=0)
+    yield base_url
+    server.stop()
+
+
+def test_a_stalled_run_is_shown_with_retry(live_server, page, world, simulator_url, monkeypatch):
     ARTIFACTS.mkdir(exist_ok=True)
     sent = []
     monkeypatch.setattr(collection, "_send_run", lambda run_pk: sent.append(run_pk) or True)
     configs = [
-        make_config(world, label=label, model_name=model, base_url=simulator.base_url)
+        make_config(world, label=label, model_name=model, base_url=simulator_url)
         for label, model in [("Expert", "sim-expert"), ("Sloppy", "sim-sloppy")]
     ]
     experiment = make_experiment(world, configs, repeats=1, mode="item")
