@@ -8,9 +8,9 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
+from adapters.simulator_server import start_simulator_in_thread
 from probe.models import Run
 from probe.services import collection
-from adapters.simulator_server import start_simulator_in_thread
 from tests.collection.conftest import WORLD_KNOWLEDGE, collect_all, make_config, make_experiment
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
