@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
@@ -13,6 +14,13 @@ from adapters import AdapterError, CompletionRequest, get_adapter, new_async_cli
 from tests.adapters.conftest import MODELS, PROMPT, TEST_KEY
 
 PROVIDERS = ["openai_chat", "openai_responses", "anthropic", "gemini"]
+
+
+def run_async(coroutine):
+    """asyncio.run in a thread of its own, as the collector does (a test session may already
+    have an event loop running in the main thread, e.g. Playwright's)."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 def _outcome(fn):
@@ -39,7 +47,7 @@ def _both(provider, recording, replay, client):
             return await adapter.acomplete(request, client=http)
 
     replay.queue(recording)
-    asynchronous = _outcome(lambda: asyncio.run(run()))
+    asynchronous = _outcome(lambda: run_async(run()))
     sent_async = replay.last
     return sync, asynchronous, sent_sync, sent_async
 
@@ -68,13 +76,13 @@ def test_a_closed_port_is_a_retryable_transport_error_on_both_paths(closed_port_
     with pytest.raises(AdapterError) as sync:
         adapter.complete(request, client=client)
     with pytest.raises(AdapterError) as asynchronous:
-        asyncio.run(run())
+        run_async(run())
     assert asynchronous.value.kind == sync.value.kind == "transport"
     assert asynchronous.value.retryable and "could not reach" in asynchronous.value.message
 
 
 def test_the_manual_adapter_refuses_the_async_path_too():
     with pytest.raises(AdapterError, match="no API to call"):
-        asyncio.run(
+        run_async(
             get_adapter("manual").acomplete(CompletionRequest(model="m", prompt="p"), client=None)
         )
