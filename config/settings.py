@@ -55,8 +55,10 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
+    "ninja",
     "probe",
     "scoring",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -230,3 +232,6 @@ LOGGING = {
 # Collection: the adapters log one line per provider request (with its request id); httpx's
 # own line per request would say the same again.
 LOGGING["loggers"]["httpx"] = {"level": "WARNING"}
+
+# The JSON API (api/): requests per token, as "count/period" (s, m, h, d).
+API_THROTTLE_RATE = os.environ.get("API_THROTTLE_RATE", "600/m")
