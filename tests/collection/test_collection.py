@@ -42,8 +42,8 @@ def test_the_task_called_twice_asks_the_provider_once(world, simulator):
     config = make_config(world, label="Sim expert", base_url=simulator.base_url)
     experiment = make_experiment(world, [config])
     run = _run(experiment)
-    collect_unit(run_pk=run.pk)
-    collect_unit(run_pk=run.pk)  # a redelivery
+    assert collect_run(run_pk=run.pk) == "done"
+    assert collect_run(run_pk=run.pk) == "inactive"  # a redelivery: nothing left to do
     assert simulator.count == 1
     assert Response.objects.filter(run=run).count() == 3
     assert run.attempts.count() == 1
@@ -60,14 +60,13 @@ def test_a_redelivery_after_the_reply_but_before_the_responses_parses_the_stored
     experiment = make_experiment(world, [config], mode="item")
     run = _run(experiment)
     items = list(experiment.items.order_by("position"))
-    for item in items:
-        collect_unit(run_pk=run.pk, item_pk=item.pk)
+    collect_run(run_pk=run.pk)
     assert simulator.count == 3
     # The worker died after storing the attempt and before the responses: replay that state.
     Run.objects.filter(pk=run.pk).update(status=Run.Status.RUNNING)
     Experiment.objects.filter(pk=experiment.pk).update(status=Experiment.Status.COLLECTING)
     Response.objects.filter(run=run, item=items[1]).delete()
-    collect_unit(run_pk=run.pk, item_pk=items[1].pk)
+    collect_run(run_pk=run.pk)
     assert simulator.count == 3, "a unit whose call succeeded must not be asked again"
     assert Response.objects.filter(run=run).count() == 3
     assert Run.objects.get(pk=run.pk).status == Run.Status.COLLECTED
@@ -277,8 +276,8 @@ def test_cancelled_runs_are_skipped(world, simulator):
     experiment = make_experiment(world, [config], repeats=2)
     first, second = experiment.runs.order_by("order")
     experiments.run_cancel(run=first, user=world.users["editor"])
-    collect_unit(run_pk=first.pk)
-    collect_unit(run_pk=second.pk)
+    collect_run(run_pk=first.pk)
+    collect_run(run_pk=second.pk)
     assert simulator.count == 1
     assert Run.objects.get(pk=first.pk).status == Run.Status.CANCELLED
     assert Experiment.objects.get(pk=experiment.pk).status == Experiment.Status.COLLECTING
@@ -436,3 +435,12 @@ def test_the_task_waits_out_a_dead_holders_lease(world, simulator, settings):
     assert collection.lease_take(run.pk) is not None  # and never renewed
     assert collect_run(run_pk=run.pk) == "done"
     assert simulator.count == 1
+
+
+def test_a_message_of_the_earlier_per_unit_task_collects_the_run(world, simulator):
+    """Messages queued before an upgrade name one unit; the old task name collects the run."""
+    config = make_config(world, label="Sim expert", base_url=simulator.base_url)
+    experiment = make_experiment(world, [config], mode="item")
+    run = _run(experiment)
+    collect_unit(run_pk=run.pk, item_pk=experiment.items.first().pk)
+    assert simulator.count == 3 and _run(experiment).status == Run.Status.COLLECTED
