@@ -1,14 +1,19 @@
-"""Collection: one unit of a run at a time, pasted replies, parsing, and the status roll-up.
+"""Collection: a run's units sent concurrently, leases and the sweep, pasted replies, parsing,
+and the status roll-up.
 
 A unit is what one request carries: the whole sheet of a run (sheet mode) or one item of a run
-(per-item mode). `collect_unit_once` does one step of a unit and says whether to come back
-later; the Celery task (probe/tasks.py) and the `collect` command both drive it, so a terminal
-collection is the same code as a worker's.
+(per-item mode). `run_collect` collects a whole run: it takes the run's lease, sends the units
+from an asyncio loop in a thread of its own (at most the configuration's limit at once, each
+holding a slot of the provider's shared limit), and writes attempts and responses in batches
+from the calling thread. The Celery task (probe/tasks.py) and the `collect` command both call
+it, so a terminal collection is the same code as a worker's. `sweep_stale_runs` queues again
+what nothing works on; `run_health` says what a run is doing, for the pages.
 
 Idempotent: a unit that has its responses is done; a unit whose provider call already
 succeeded is parsed from the stored attempt and never asked again; responses are written under
-the (run, item) unique constraint. Every HTTP attempt is an Attempt row with its raw body.
-Parsing is a view over the stored text and can be redone (`run_reparse`).
+the (run, item) unique constraint; one task at a time holds a run. Every HTTP attempt is an
+Attempt row with its raw body. Parsing is a view over the stored text and can be redone
+(`run_reparse`).
 """
 
 from __future__ import annotations
