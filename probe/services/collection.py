@@ -129,6 +129,8 @@ COLLECTION_DEFAULTS = {
 
 # How often the collector writes what it collected: a batch per tick, not a write per answer.
 FLUSH_SECONDS = 0.1
+# The run's lease is renewed (and a cancel noticed) at least this often (seconds).
+RENEW_AT_MOST_EVERY = 2.0
 FLUSH_BATCH = 200
 # How often a unit looks again for a free slot of a full provider limit (seconds, jittered).
 SLOT_POLL = 0.05
@@ -634,7 +636,8 @@ class RunCollector:
 
     def _drive(self, sender: _Sender) -> str:
         sender.start()
-        renew_every = setting("PROBE_RUN_LEASE_SECONDS") / 3
+        # The renewal is also how a cancel is noticed: often enough that few requests start after.
+        renew_every = min(setting("PROBE_RUN_LEASE_SECONDS") / 3, RENEW_AT_MOST_EVERY)
         next_renew = time.monotonic() + renew_every
         outcome = "done"
         batch: list[_Result] = []

@@ -444,3 +444,47 @@ def test_a_message_of_the_earlier_per_unit_task_collects_the_run(world, simulato
     run = _run(experiment)
     collect_unit(run_pk=run.pk, item_pk=experiment.items.first().pk)
     assert simulator.count == 3 and _run(experiment).status == Run.Status.COLLECTED
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_cancel_stops_a_run_being_collected_within_seconds(world):
+    """Cancelled from the page (another connection) while its task sends: no new request is
+    started after the next lease renewal, and the replies of those in flight are kept."""
+    import threading
+    import time
+
+    from tests.collection.processes import FaultServer
+    from tests.probe import factories
+
+    server = FaultServer(latency=0.2).start()
+    bank = factories.BankFactory(team=world.team, name="Long bank")
+    block = factories.BlockFactory(bank=bank, code="L", title="Long", order=1)
+    for n in range(1, 101):
+        factories.ItemFactory(block=block, question=f"Long question {n}?", order=n)
+    config = make_config(
+        world, label="Slow", provider="openai_chat", model_name="slow",
+        base_url=server.base_url, concurrency_limit=2,
+    )  # fmt: skip
+    experiment = experiments.experiment_create(
+        team=world.team, user=None, bank=bank, prompt_version=world.prompt,
+        configs=[config], repeats=1, mode="item",
+    )  # fmt: skip
+    experiments.experiment_start(experiment=experiment, user=None, queue=False)
+    run = _run(experiment)
+
+    def cancel():
+        from django.db import connection
+
+        experiments.run_cancel(run=run, user=None)
+        connection.close()
+
+    threading.Timer(1.0, cancel).start()
+    started = time.monotonic()
+    try:
+        assert collection.run_collect(run_pk=run.pk) == "stopped"
+    finally:
+        server.stop()
+    assert time.monotonic() - started < 1.0 + collection.RENEW_AT_MOST_EVERY + 1.0
+    assert _run(experiment).status == Run.Status.CANCELLED
+    assert server.requests < 40, f"{server.requests} requests: it went on after the cancel"
+    assert run.attempts.count() == server.requests, "the replies in flight were kept"
