@@ -65,3 +65,34 @@ def test_a_stalled_run_is_shown_with_retry(live_server, page, world, simulator_u
     assert sent == [stalled.pk]
     collect_all(experiment)  # a worker takes it; the polling page follows
     expect(row.get_by_text("Collected", exact=True)).to_be_visible(timeout=10_000)
+
+
+def test_manual_runs_end_when_the_editor_finishes(live_server, page, world):
+    """Every reply pasted before Start: the page does not sit at "Ready to collect", offers
+    Finish collecting, asks to confirm, and only then opens the key."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    config = make_config(world, label="Chat window", provider="manual", model_name="chat")
+    experiment = make_experiment(world, [config], repeats=2, start=False)
+    reply = "1. ANSWER: 429\nCONFIDENCE: HIGH\n2. ANSWER: Retry-After\nCONFIDENCE: HIGH"
+    for run in experiment.runs.all():
+        collection.run_paste(run=run, user=world.users["editor"], text=reply)
+
+    page.goto(live_server.url + "/")
+    page.get_by_label("Username").fill("acme-editor")
+    page.get_by_label("Password").fill("correct horse battery staple")
+    page.get_by_label("Password").press("Enter")
+    expect(page.get_by_role("heading", name="Acme probes")).to_be_visible()
+    page.goto(f"{live_server.url}/experiments/{experiment.pk}/")
+    # Nothing is being collected: the badge says who moves it on, not "Collecting".
+    badge = page.locator(".progress-head .badge")
+    expect(badge).to_have_text("Every run in: waiting for an editor to finish")
+    expect(page.get_by_text("Every run is in.")).to_be_visible()
+    page.screenshot(path=str(ARTIFACTS / "experiment_finish_collecting.png"), full_page=True)
+
+    page.once("dialog", lambda dialog: dialog.dismiss())  # the editor has second thoughts
+    page.get_by_role("button", name="Finish collecting").click()
+    expect(page.get_by_role("button", name="Finish collecting")).to_be_visible()
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Finish collecting").click()
+    expect(page.get_by_text("Collection finished: the key is open.")).to_be_visible()
+    expect(page.locator(".progress-head .badge")).to_have_text("Collection complete")
