@@ -14,7 +14,8 @@ from dataclasses import asdict
 
 from probe.models import Response
 
-from . import metrics
+from . import metrics, selectors
+from .models import CarriedBucket
 from .report import BucketSource, ConfigReport, Report, RunReport
 
 RESPONSE_COLUMNS = [
@@ -26,6 +27,8 @@ RESPONSE_COLUMNS = [
     "question",
     "key",
     "key_flagged",
+    "key_snapshot",
+    "key_judged_against",
     "run_label",
     "provider",
     "model",
@@ -41,6 +44,7 @@ RESPONSE_COLUMNS = [
     "unblinded",
     "needs_recheck",
     "scorer",
+    "carried_from",
 ]
 
 FIGURE_COLUMNS = [
@@ -103,7 +107,13 @@ def response_rows(source: BucketSource) -> Iterator[dict]:
     Two queries: the responses with their item and run, and the source's buckets.
     """
     experiment = source.experiment
-    optional = [f for f in ("verdict", "unblinded", "needs_recheck") if source.has_field(f)]
+    optional = [
+        f
+        for f in ("verdict", "unblinded", "needs_recheck", "key_decision_id")
+        if source.has_field(f.removesuffix("_id"))
+    ]
+    keys = selectors.keys_in_force(experiment)
+    judged_against = selectors.key_texts_judged_against(experiment)
     buckets = {
         row["response_id"]: row
         for row in source.scoped().values("response_id", "bucket", *optional)
@@ -122,6 +132,7 @@ def response_rows(source: BucketSource) -> Iterator[dict]:
             "item__block_code",
             "item__block_title",
             "item__question",
+            "item_id",
             "item__key_answer",
             "item__key_flagged",
             "run__repeat",
@@ -134,6 +145,11 @@ def response_rows(source: BucketSource) -> Iterator[dict]:
         return (r["item__position"], label.casefold(), r["run__repeat"], r["pk"])
 
     responses.sort(key=order)
+    carried = dict(
+        CarriedBucket.objects.filter(response__run__experiment=experiment).values_list(
+            "response_id", "from_experiment_name"
+        )
+    )
     for r in responses:
         snapshot = r["run__config_snapshot"] or {}
         judged = buckets.get(r["pk"], {})
@@ -144,8 +160,10 @@ def response_rows(source: BucketSource) -> Iterator[dict]:
             "block": r["item__block_code"],
             "block_title": r["item__block_title"],
             "question": r["item__question"],
-            "key": r["item__key_answer"],
-            "key_flagged": r["item__key_flagged"],
+            "key": keys[r["item_id"]].answer,
+            "key_flagged": keys[r["item_id"]].flagged,
+            "key_snapshot": r["item__key_answer"],
+            "key_judged_against": _judged_against(judged, r["item__key_answer"], judged_against),
             "run_label": snapshot.get("label", ""),
             "provider": snapshot.get("provider", ""),
             "model": snapshot.get("model_name", ""),
@@ -161,7 +179,16 @@ def response_rows(source: BucketSource) -> Iterator[dict]:
             "unblinded": judged.get("unblinded"),
             "needs_recheck": judged.get("needs_recheck"),
             "scorer": source.scorer or None,
+            "carried_from": carried.get(r["pk"]),
         }
+
+
+def _judged_against(judged: dict, snapshot: str, texts: dict[int, str]) -> str | None:
+    """The key text a judgement was made against (the snapshot's before any decision)."""
+    if "key_decision_id" not in judged or judged.get("verdict") in (None, "preset"):
+        return None
+    decision = judged["key_decision_id"]
+    return snapshot if decision is None else texts.get(decision, snapshot)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -604,9 +604,10 @@ class RunCollector:
             return "stopped"
         units = []
         api_key = None
+        simulation_key = _simulation_key(run, snapshot)  # read once for the whole run
         for pk in todo:
             item = self.by_pk[pk] if pk is not None else None
-            request = _request_for(run, item, self.items)
+            request = _request_for(run, item, self.items, simulation_key=simulation_key)
             if not units:
                 try:
                     api_key = _api_key(adapter, request, snapshot)
@@ -906,7 +907,7 @@ def _fail_run(run_pk: int, message: str, request_id: str | None = "") -> None:
 
 
 def _request_for(
-    run: Run, item: ExperimentItem | None, items: list[ExperimentItem]
+    run: Run, item: ExperimentItem | None, items: list[ExperimentItem], *, simulation_key=None
 ) -> CompletionRequest:
     snap = run.config_snapshot
     return CompletionRequest(
@@ -918,7 +919,22 @@ def _request_for(
         reasoning_effort=snap.get("reasoning_effort") or None,
         thinking_budget=snap.get("thinking_budget"),
         seed=_seed_for(run, snap),
+        simulation_key=_simulation_key(run, snap) if simulation_key is None else simulation_key,
     )
+
+
+def _simulation_key(run: Run, snap: dict) -> tuple[tuple[str, str], ...]:
+    """For a simulated configuration, the experiment's whole key (its snapshot, in order): what
+    its models may know. Whole, in per-item mode too: wrong answers are drawn from it."""
+    if snap.get("provider") != "simulator":
+        return ()
+    rows = (
+        ExperimentItem.objects.filter(experiment_id=run.experiment_id)
+        .exclude(key_answer="")
+        .order_by("position")
+        .values_list("question", "key_answer")
+    )
+    return tuple((question, answer) for question, answer in rows if answer.strip())
 
 
 def _seed_for(run: Run, snap: dict) -> int | None:

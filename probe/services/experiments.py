@@ -60,6 +60,7 @@ def experiment_create(
     seed: int | None = None,
     scheme: str = Experiment.Scheme.FOUR,
     hide_confidence: bool = False,
+    confirm_wrong: str = Experiment.ConfirmWrong.ONCE,
     noise_floor: float | None = None,
 ) -> Experiment:
     """Snapshot the bank's active items and create the runs (configurations x repeats).
@@ -92,6 +93,8 @@ def experiment_create(
         }
     if scheme not in Experiment.Scheme.values:
         errors["scheme"] = _("Choose a scoring scheme.")
+    if confirm_wrong not in Experiment.ConfirmWrong.values:
+        errors["confirm_wrong"] = _("Choose when a HIGH-confidence answer marked wrong asks first.")
     if noise_floor is not None and not (0 <= noise_floor <= 1000):
         errors["noise_floor"] = _("The noise floor is a number of items, 0 or more.")
     if errors:
@@ -127,6 +130,7 @@ def experiment_create(
         created_by=user,
         scheme=scheme,
         hide_confidence=hide_confidence,
+        confirm_wrong=confirm_wrong,
         noise_floor=noise_floor,
     )
     snapshot = []
@@ -145,6 +149,9 @@ def experiment_create(
                 key_flagged=bool(entry and entry.flagged),
                 key_flag_note=entry.flag_note if entry else "",
                 key_sources=list(entry.sources) if entry else [],
+                topic=item.topic,
+                answer_kind=item.answer_kind,
+                item_version=item.version,
             )
         )
     ExperimentItem.objects.bulk_create(snapshot)
