@@ -253,7 +253,7 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "store_processed": False,
     }
 else:
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+    CELERY_BROKER_TRANSPORT_OPTIONS = {}
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -264,6 +264,36 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = 15 * 60
 CELERY_TASK_SOFT_TIME_LIMIT = 14 * 60
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+
+# --- Collection: self-healing and pace (probe/services/collection.py, docs/collection.md) ------
+# One task collects one run, holding the run's lease (renewed every third of its term); the
+# sweep (Celery beat) queues again any active run with no live lease, no task sent and no
+# attempt for PROBE_REQUEUE_AFTER_SECONDS. Each may be set from the environment.
+PROBE_RUN_LEASE_SECONDS = env.float("PROBE_RUN_LEASE_SECONDS", default=30)
+PROBE_REQUEUE_AFTER_SECONDS = env.float("PROBE_REQUEUE_AFTER_SECONDS", default=60)
+PROBE_STALL_SECONDS = env.float("PROBE_STALL_SECONDS", default=120)
+PROBE_SWEEP_SECONDS = env.float("PROBE_SWEEP_SECONDS", default=15)
+# A task works on a run this long, then hands the rest to a fresh task (other runs get a turn).
+PROBE_RUN_SLICE_SECONDS = env.float("PROBE_RUN_SLICE_SECONDS", default=600)
+# A message held by a dead worker comes back after the visibility timeout; it must outlast the
+# longest task (a slice plus one provider call at the adapters' 600 s read timeout), or a live
+# task's message would be handed to a second worker. The sweep recovers dead workers' runs
+# long before that.
+if not CELERY_BROKER_URL.startswith("filesystem://"):
+    CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] = int(PROBE_RUN_SLICE_SECONDS) + 900
+# The broker going away (a restart) is waited out, never a reason to stop.
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
+CELERY_BEAT_SCHEDULE = {
+    "sweep-collection": {
+        "task": "probe.tasks.sweep_collection",
+        "schedule": PROBE_SWEEP_SECONDS,
+        # Sweeps that piled up while no worker ran are pointless: the next one does it all.
+        "options": {"expires": PROBE_SWEEP_SECONDS},
+    }
+}
+# --- end of collection settings ------------------------------------------------------------------
 
 # The local simulator that the demo and the integration tests collect from (runapp starts it).
 SIMULATOR_URL = env.str("SIMULATOR_URL", default="http://127.0.0.1:8765/v1")
@@ -282,6 +312,9 @@ LOGGING = {
     # django-axes logs every login at INFO; lockouts come at WARNING.
     "loggers": {"django.db.backends": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
 }
+# Collection: the adapters log one line per provider request (with its request id); httpx's
+# own line per request would say the same again.
+LOGGING["loggers"]["httpx"] = {"level": "WARNING"}
 
 # The JSON API (api/): requests per token, as "count/period" (s, m, h, d).
 API_THROTTLE_RATE = env.str("API_THROTTLE_RATE", default="600/m")

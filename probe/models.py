@@ -624,6 +624,15 @@ class Run(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     compliance = models.FloatField(null=True, blank=True)  # share of items parsed without issue
+    # Collection bookkeeping. A worker collecting the run holds its lease (a token and an
+    # expiry it renews); the periodic sweep queues the run again when nobody holds it.
+    lease_token = models.CharField(max_length=32, blank=True)
+    lease_expires = models.DateTimeField(null=True, blank=True)
+    enqueued_at = models.DateTimeField(null=True, blank=True)  # last task sent for the run
+    progress_at = models.DateTimeField(null=True, blank=True)  # last attempt or response stored
+    # What the worker holding the lease is doing (requests in flight, waits, the last error),
+    # written with each renewal so the page can say why a run does not move.
+    activity = models.JSONField(default=dict, blank=True)
     # A run of an earlier experiment included in a follow-up as it was (copied, not collected).
     included_from = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

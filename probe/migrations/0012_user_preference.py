@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('probe', '0010_invitations_and_login_lockout'),
+        ('probe', '0011_run_collection_lease'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
