@@ -16,7 +16,7 @@ from probe import bankformat
 from probe.models import Experiment, ModelConfig, PromptVersion, UserPreference
 from probe.services.banks import bank_import
 from probe.services.collection import experiment_rollup, run_paste
-from probe.services.experiments import experiment_create, experiment_start
+from probe.services.experiments import experiment_create, experiment_finish, experiment_start
 from probe.services.prompts import prompt_defaults_ensure
 from probe.sheetparser import normalise_answer
 from scoring.models import Assignment, Bucket, Judgement
@@ -99,6 +99,9 @@ def japanese_experiment(world):
         with transaction.atomic():
             run_paste(run=run, user=world.users["editor"], text=SHEETS[run.model_config.label])
     experiment_rollup(experiment_pk=experiment.pk)
+    experiment.refresh_from_db()
+    # Pasted runs wait for an editor to finish collecting; only then does the key open.
+    experiment = experiment_finish(experiment=experiment, user=world.users["editor"])
     experiment.refresh_from_db()
     assert experiment.status == Experiment.Status.COLLECTED
     return experiment
