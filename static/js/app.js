@@ -25,6 +25,17 @@
       (el.querySelector("[data-edit]") || el).focus();
     }
   });
+  // The bank page's one move-to-block control acts on the ticked items; this box ticks or
+  // clears every item of the page shown.
+  document.addEventListener("change", function (event) {
+    const box = event.target;
+    if (!box.matches || !box.matches("[data-select-page]")) return;
+    const list = document.getElementById("item-list");
+    if (!list) return;
+    list.querySelectorAll('input[type=checkbox][form="bulk-move"]').forEach(function (item) {
+      item.checked = box.checked;
+    });
+  });
   // htmx does not swap 4xx bodies by default; our validation fragments come back as 200, but a
   // session that expired answers 401 with HX-Redirect, which htmx follows by itself.
 })();
