@@ -8,6 +8,7 @@ Run it on PostgreSQL (the figure that counts):
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/helperr .venv/bin/python bench/bank_page.py
 Without DATABASE_URL it runs on SQLite. It makes and drops a database of its own. Chromium is
 /usr/bin/chromium (or CHROMIUM_PATH); without one, the browser line says so and is left out.
+BENCH_SCREENSHOT=var/bank-{n}.png saves what Chromium showed last (the page with the key).
 """
 
 import os
@@ -95,7 +96,9 @@ def time_edits(client, items, editor_url) -> tuple[float, float]:
     return median(timings), percentile(timings, 95)
 
 
-def browser_times(base_url: str, session_cookie: str, urls: list[str]) -> list[float] | str:
+def browser_times(
+    base_url: str, session_cookie: str, urls: list[str], screenshot: str = ""
+) -> list[float] | str:
     """Milliseconds from navigation start until the item list is shown and its first Edit
     control can be used (the load event has fired and htmx is bound)."""
     executable = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or ""
@@ -115,6 +118,9 @@ def browser_times(base_url: str, session_cookie: str, urls: list[str]) -> list[f
             page.goto(base_url + url, wait_until="load")
             page.locator("#item-list article.item [data-edit]").first.wait_for()
             results.append((time.perf_counter() - start) * 1000)
+        if screenshot:
+            page.set_viewport_size({"width": 1280, "height": 1000})
+            page.screenshot(path=screenshot)
         browser.close()
     return results
 
@@ -168,7 +174,10 @@ def main() -> None:
                 lambda item: reverse("probe:item_edit", kwargs={"item_pk": item.pk}),
             )
             browser = browser_times(
-                base_url, client.cookies["sessionid"].value, [page_url] * 3 + [page_url + "?key=1"]
+                base_url,
+                client.cookies["sessionid"].value,
+                [page_url] * 3 + [page_url + "?key=1"],
+                screenshot=os.environ.get("BENCH_SCREENSHOT", "").replace("{n}", str(n_items)),
             )
             print(f"\n{n_items:,} items")
             print(

@@ -387,7 +387,7 @@ def _respond_bank_changed(
     it), a redirect back to the same page otherwise (with the notice as a message)."""
     if request.htmx:
         context = _bank_context(request, bank)
-        context.update({"notice": notice, "notice_error": error})
+        context.update({"notice": error or notice, "notice_error": bool(error)})
         response = _render_bank(request, "probe/partials/_item_list.html", context)
         return trigger_client_event(response, BANK_CHANGED)
     if error:
