@@ -150,9 +150,10 @@ X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 
-# Uploads: bank files are refused above their own limit (probe.bankformat.MAX_BYTES);
-# Django's own ceiling sits a little above it so the user gets our message, not a 400.
-DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+# Uploads: bank files are refused above their own limit (probe.bankformat.MAX_BYTES, 16 MiB);
+# Django's own ceiling sits a little above it so the user gets our message, not a 400. A file
+# upload above FILE_UPLOAD_MAX_MEMORY_SIZE goes to a temporary file rather than memory.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 17 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 
 # Celery: filesystem broker by default (no server), Redis in production.

@@ -20,7 +20,10 @@ from json.decoder import scanstring
 
 from django.utils.translation import gettext as _
 
-MAX_BYTES = 1_048_576  # 1 MiB: the stated size limit of a bank file
+# The stated size limit of a bank file: 16 MiB, so that every bank this app exports imports
+# again (a 10,000-item bank is about 3 MB as JSON; the limit leaves room for about 50,000 items of
+# the same size, or fewer with long questions and keys).
+MAX_BYTES = 16 * 1024 * 1024
 SCHEMA = "blindprobe.bank"
 SCHEMA_VERSION = 1
 MAX_TITLE_CHARS = 200  # Block.title is a CharField(max_length=200)
@@ -284,7 +287,11 @@ _HEADING_RE = re.compile(
     r"^(?:#{1,6}\s*)?block\s+([^\W_]{1,2})\s*(?:[" + _SEPARATORS + r"]\s*(.*))?$", re.IGNORECASE
 )
 _KEY_HEADING_RE = re.compile(r"^(?:#{1,6}\s*)?(?:answer\s+key|answers?|key)\s*:?$", re.IGNORECASE)
-_NUMBER_RE = re.compile(r"^([1-9][0-9]{0,2})\s*[.)](?![0-9])\s*(.*)$")
+_NUMBER_RE = re.compile(r"^([1-9][0-9]{0,4})\s*[.)](?![0-9])\s*(.*)$")
+# Up to 999 a number at the start of a line is an item number anywhere; from 1000 on (a block of
+# a large bank, up to 99,999 items) only where it continues its block: the item after the one
+# before, or a key entry of an item the block has. So "2023. A year..." stays text.
+_FREE_NUMBER_MAX = 999
 _RETIRED_RE = re.compile(r"^\[retired\]\s*(.*)$", re.IGNORECASE)
 _FORMAT_RE = re.compile(r"^format\s*:\s*(.*)$", re.IGNORECASE)
 _SOURCE_RE = re.compile(r"^sources?\s*:\s*(.*)$", re.IGNORECASE)
@@ -480,6 +487,8 @@ class _TextParser:
             unit.continuation(stripped)
             return
         kind, match = _classify(stripped)
+        if kind == "number" and int(match[1]) > _FREE_NUMBER_MAX:
+            kind = "number" if self.continues(int(match[1])) else "plain"
         if kind == "blank":
             if unit is not None:
                 unit.blank()
@@ -522,6 +531,15 @@ class _TextParser:
         elif self.section == "front":
             self.front.append(stripped)
         # Text in the answer key outside any entry (a legend, a repeated description) is ignored.
+
+    def continues(self, number: int) -> bool:
+        """Whether a number from 1000 on continues its block (see _FREE_NUMBER_MAX)."""
+        if self.section == "items":
+            return self.item is not None and self.item.number == number - 1
+        if self.section == "key":
+            block = self.key_block
+            return block is not None and bool(block.items) and block.items[-1].number >= number
+        return False
 
     def block_heading(self, lineno: int, code: str, title: str) -> None:
         self.section = "items"

@@ -117,9 +117,6 @@ class ImportForm(forms.Form):
     file = forms.FileField(
         label=_("Bank file"),
         required=False,
-        help_text=_(
-            "JSON exported from this app, or plain text as probes are published (up to 1 MB)."
-        ),
     )
     text = forms.CharField(
         label=_("…or paste the text"),
@@ -132,6 +129,12 @@ class ImportForm(forms.Form):
         max_length=200,
         help_text=_("Leave empty to take the name from the file."),
     )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["file"].help_text = _(
+            "JSON exported from this app, or plain text as probes are published (up to %(limit)s)."
+        ) % {"limit": _human_size(bankformat.MAX_BYTES)}
 
     def clean(self):
         data = super().clean()
@@ -156,7 +159,7 @@ class ImportForm(forms.Form):
 
 def _human_size(n: int) -> str:
     if n >= 1024 * 1024:
-        return f"{n / (1024 * 1024):.1f} MB"
+        return f"{n / (1024 * 1024):.1f}".removesuffix(".0") + " MB"
     return f"{n / 1024:.0f} KB"
 
 
