@@ -3,6 +3,7 @@ FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DATA_DIR=/data
 WORKDIR /app
 COPY pyproject.toml README.md ./
+COPY config config
 COPY probe probe
 COPY scoring scoring
 COPY adapters adapters
@@ -10,6 +11,8 @@ RUN pip install --no-cache-dir .
 COPY manage.py ./
 COPY templates templates
 COPY static static
+# Hashed, gzipped static files and their manifest (pages link the hashed names; WhiteNoise serves
+# them precompressed, cached for a year).
 RUN SECRET_KEY=build-only python manage.py collectstatic --noinput
 RUN useradd --create-home app && mkdir -p /data && chown app /data
 USER app

@@ -34,11 +34,18 @@ def install() -> None:
         venv.create(VENV, with_pip=True)
     sh(PYTHON, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
     sh(PYTHON, "-m", "pip", "install", "--quiet", "-e", ".[dev]")
+    collectstatic()
     STAMP.touch()
+
+
+def collectstatic() -> None:
+    # Hashed, gzipped copies of the static files in staticfiles/ (pages link the hashed names).
+    sh(PYTHON, "manage.py", "collectstatic", "--noinput", "--verbosity", "0")
 
 
 def run() -> None:
     install()
+    collectstatic()  # again: a stylesheet may have changed since the install
     sh(PYTHON, "manage.py", "migrate", "--noinput")
     sh(PYTHON, "manage.py", "load_demo")
     print("\nOpen http://127.0.0.1:8000 and log in with one of the users above. Ctrl-C stops.\n")

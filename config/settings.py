@@ -62,6 +62,10 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Compresses pages, fragments and streamed exports (static files come precompressed from
+    # WhiteNoise, above it). BREACH: Django adds random bytes to every gzip header and masks
+    # the CSRF token anew in each response; see docs/deploy.md.
+    "django.middleware.gzip.GZipMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -135,11 +139,16 @@ STATIC_URL = "static/"
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns about a missing one
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# Static files: collectstatic (run by `dev.py install` and `dev.py run`, and in the Dockerfile)
+# writes each file under a name with its content hash, plus a gzip copy; pages link the hashed
+# names and WhiteNoise serves them with a year-long "immutable" Cache-Control, so the stylesheets
+# and scripts cost nothing after the first page. With DEBUG on, plain names and no manifest.
+# The test suite uses the plain storage (tests/conftest.py); one test runs collectstatic.
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
-# Serve static files from the app directories without collectstatic on a laptop.
+# Serve static files from the app directories too (a file added since the last collectstatic).
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 

@@ -3,6 +3,7 @@ evaluated as a formula), UTF-8 with a BOM for CSV, named in the experiment's or 
 script, and never stored by a cache."""
 
 import csv
+import gzip
 import io
 import json
 from urllib.parse import quote
@@ -135,3 +136,14 @@ def test_the_command_streams_json_lines_and_a_bom_csv(hostile, tmp_path):
     assert target.read_bytes().startswith(BOM)
     rows = list(csv.DictReader(target.open(encoding="utf-8-sig", newline="")))
     assert len(rows) == 10 and rows[0]["answer"].startswith("'=")
+
+
+def test_a_streamed_export_is_gzipped_for_a_browser_that_accepts_it(hostile, client):
+    url = reverse(
+        "scoring:export",
+        kwargs={"assignment_token": hostile.token, "what": "responses", "fmt": "csv"},
+    )
+    response = client.get(url, HTTP_ACCEPT_ENCODING="gzip")
+    assert response.streaming and response["Content-Encoding"] == "gzip"
+    text = gzip.decompress(response.getvalue()).decode("utf-8-sig")
+    assert len(list(csv.DictReader(io.StringIO(text, newline="")))) == 10
