@@ -148,6 +148,9 @@ def main() -> None:
         client = Client()
         client.force_login(user)
 
+        # The server's request threads close their connections after each request, so the
+        # throwaway database can be dropped at the end.
+        connection.settings_dict["CONN_MAX_AGE"] = 0
         server = LiveServerThread("127.0.0.1", _StaticFilesHandler, port=0)
         server.daemon = True
         server.start()
