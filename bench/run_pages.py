@@ -140,7 +140,7 @@ def main() -> None:
                     loads.append((time.perf_counter() - t0) * 1000)
                 shot = os.environ.get("BENCH_SCREENSHOT", "")
                 if shot:
-                    page.screenshot(path=shot.replace("{page}", name.split()[0]))
+                    page.screenshot(path=shot.replace("{page}", name.split()[0]), full_page=True)
                 print(
                     f"  {name:<20} server {median(timings):6.0f} ms   HTML {size / 1024:7.0f} KB"
                     f"   Chromium {median(loads):6.0f} ms (max {max(loads):.0f})"
