@@ -11,14 +11,16 @@ from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db import connection
+from django.db.models import Q
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET
-from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
+from django_htmx.http import HttpResponseClientRedirect, reswap, retarget, trigger_client_event
 
 from . import bankformat, selectors
 from .access import can, can_see_bank_key, team_view
@@ -587,11 +589,53 @@ def item_move(request, item: Item):
     direction = request.POST.get("direction")
     block_pk = request.POST.get("block")
     if direction in {"up", "down"}:
-        bank_services.item_move(item=item, user=request.user, direction=direction)
+        moved = bank_services.item_move(item=item, user=request.user, direction=direction)
+        if moved and request.htmx:
+            response = _swapped_rows(request, item, direction)
+            if response is not None:
+                return response
     elif block_pk and block_pk.isdigit():
         target = get_object_or_404(Block, pk=int(block_pk), bank=bank)
         bank_services.item_move_to_block(item=item, user=request.user, block=target)
     return _respond_bank_changed(request, bank, f"#item-{item.pk}")
+
+
+def _swapped_rows(request, item: Item, direction: str) -> HttpResponse | None:
+    """After a move up or down: only the two rows that traded places, in their new order, when
+    both are on the page shown (None otherwise: the caller re-renders the page)."""
+    item = Item.objects.select_related("block__bank__team", "key_entry").get(pk=item.pk)
+    siblings = Item.objects.filter(block_id=item.block_id).select_related("block", "key_entry")
+    if direction == "up":  # the neighbour is now just after the item
+        after = Q(order__gt=item.order) | Q(order=item.order, pk__gt=item.pk)
+        neighbour = siblings.filter(after).order_by("order", "pk").first()
+    else:
+        before = Q(order__lt=item.order) | Q(order=item.order, pk__lt=item.pk)
+        neighbour = siblings.filter(before).order_by("-order", "-pk").first()
+    page = request.GET.get("page") or "1"
+    if neighbour is None or not page.isdigit():
+        return None
+    show_key = _wants_key(request)
+    item_filter = selectors.ItemFilter.from_query(request.GET)
+    start = (max(int(page), 1) - 1) * ITEMS_PER_PAGE
+    shown = set(
+        selectors.bank_items(item.block.bank, item_filter, with_key=show_key).values_list(
+            "pk", flat=True
+        )[start : start + ITEMS_PER_PAGE]
+    )
+    if not {item.pk, neighbour.pk} <= shown:
+        return None
+    rows = [item, neighbour] if direction == "up" else [neighbour, item]
+    context = _row_context(request, item, show_key=show_key)
+    context["numbers"] = selectors.item_numbers_of(rows)
+    html = [f'<article id="item-{neighbour.pk}" hx-swap-oob="delete"></article>']
+    for row in rows:
+        context.update({"item": row, "moved": direction if row is item else ""})
+        context["neighbour"] = row is neighbour
+        html.append(render_to_string("probe/partials/_item_row.html", context, request=request))
+    response = HttpResponse("".join(html))
+    if show_key:
+        no_store(response)
+    return reswap(retarget(response, f"#item-{item.pk}"), "outerHTML")
 
 
 @team_view(scope="bank_pk", get=None, post=Role.EDITOR)

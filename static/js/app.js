@@ -22,7 +22,12 @@
       const field = el.querySelector("textarea, input:not([type=hidden]), select");
       if (field) field.focus();
     } else if (el.matches("article.item")) {
-      (el.querySelector("[data-edit]") || el).focus();
+      // After a move up or down only the two rows come back: keep the focus on the moved
+      // item's arrow, so the next press moves it again.
+      if (el.hasAttribute("data-neighbour")) return;
+      const arrow = el.dataset.moved &&
+        el.querySelector('button[name=direction][value="' + el.dataset.moved + '"]');
+      (arrow || el.querySelector("[data-edit]") || el).focus();
     }
   });
   // The bank page's one move-to-block control acts on the ticked items; this box ticks or

@@ -178,3 +178,21 @@ def test_key_pages_and_fragments_are_not_stored_by_caches(editor, world):
     # Without the key, the page is an ordinary page.
     plain, _ = page_of(editor, world.bank)
     assert "no-store" not in plain.get("Cache-Control", "")
+
+
+def test_moving_up_returns_only_the_two_rows_that_traded_places(editor, world):
+    bank, (a, b), items = big_bank(world, 150)
+    target, neighbour = items[10], items[9]
+    url = reverse("probe:item_move", kwargs={"item_pk": target.pk}) + "?page=1"
+    response = editor.post(url, {"direction": "up"}, **HX)
+    body = response.content.decode()
+    assert response["HX-Retarget"] == f"#item-{target.pk}" and response["HX-Reswap"] == "outerHTML"
+    assert rows(body) == [target.pk, neighbour.pk]  # in their new order
+    assert f'<article id="item-{neighbour.pk}" hx-swap-oob="delete">' in body
+    assert ">A10</label>" in body and ">A11</label>" in body  # their numbers traded too
+    assert 'data-moved="up"' in body and "data-neighbour" in body
+    # A neighbour on another page: the page is rendered again instead.
+    first_of_page_2 = items[100]
+    url = reverse("probe:item_move", kwargs={"item_pk": first_of_page_2.pk}) + "?page=2"
+    body = editor.post(url, {"direction": "up"}, **HX).content.decode()
+    assert 'id="item-list"' in body and len(rows(body)) == 150 + 2 - 3 - ITEMS_PER_PAGE
