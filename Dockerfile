@@ -2,12 +2,13 @@
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DATA_DIR=/data
 WORKDIR /app
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md constraints.txt ./
 COPY config config
 COPY probe probe
 COPY scoring scoring
 COPY adapters adapters
-RUN pip install --no-cache-dir .
+# The exact versions CI tested (constraints.txt, written by `python3 dev.py lock`).
+RUN pip install --no-cache-dir -c constraints.txt .
 COPY manage.py ./
 COPY templates templates
 COPY static static

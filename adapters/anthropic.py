@@ -1,6 +1,6 @@
 """Anthropic Messages API (`POST /v1/messages`), with optional extended thinking.
 
-Wire format: PROVIDERS.md section 3. The answer is the `text` blocks of `content[]` joined;
+Wire format: docs/providers.md, "3. Anthropic Messages API". The answer is the `text` blocks of `content[]` joined;
 `thinking` and `redacted_thinking` blocks are skipped (never take `content[0]` blindly).
 """
 

@@ -39,7 +39,6 @@ logger = logging.getLogger("adapters")
 OUTCOME_COMPLETE = "complete"
 OUTCOME_TRUNCATED = "truncated"
 OUTCOME_REFUSED = "refused"
-OUTCOMES = (OUTCOME_COMPLETE, OUTCOME_TRUNCATED, OUTCOME_REFUSED)
 
 CONNECTION_CHECK_PROMPT = "Reply with OK."
 

@@ -1,4 +1,4 @@
-"""Error classes, retry constants and the one retry table (PROVIDERS.md section 5) for every adapter.
+"""Error classes, retry constants and the one retry table for every adapter (docs/providers.md).
 
 Adapters only classify: each failure becomes an `AdapterError` saying whether it is worth retrying
 and how long the server asked us to wait. The task layer owns the loop and calls `retry_delay`.
@@ -22,7 +22,7 @@ CONNECT_TIMEOUT = 10.0
 DEFAULT_TIMEOUT = 600.0
 CONNECTION_CHECK_TIMEOUT = 60.0
 
-# Retries. The SDKs stop after 2; a batch collector can afford a few more (PROVIDERS.md section 5).
+# Retries. The SDKs stop after 2; a batch collector can afford a few more (docs/providers.md).
 MAX_RETRIES = 5
 RETRY_DELAY_CAP = 120.0
 BACKOFF_INITIAL = 0.5
@@ -31,9 +31,6 @@ BACKOFF_JITTER = 0.25
 
 # An error keeps at most this much of the response body.
 ERROR_BODY_LIMIT = 64 * 1024
-
-RETRYABLE_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
-FATAL_STATUSES = frozenset({400, 401, 403, 404, 413, 422})
 
 # Error `type`/`code` values that mean the account is out of money or quota: retrying cannot help.
 QUOTA_MARKERS = frozenset(
@@ -323,7 +320,7 @@ class ErrorInfo:
 
 
 def error_info_from_json(data) -> ErrorInfo | None:
-    """Read an error object in any of the shapes of PROVIDERS.md, or None if `data` has none.
+    """Read an error object in any provider's shape (docs/providers.md), or None if `data` has none.
 
     Shapes: OpenAI `{"error": {message, type, param, code}}`; old vLLM top-level
     `{"object": "error", message, type, code}`; Anthropic `{"type": "error", "error": {type,

@@ -1,6 +1,6 @@
 """Google Gemini API (`models/{model}:generateContent`), the key in the `x-goog-api-key` header.
 
-Wire format: PROVIDERS.md section 4. The key is never put in the URL (`?key=` ends up in proxy
+Wire format: docs/providers.md, "4. Google Gemini API". The key is never put in the URL (`?key=` ends up in proxy
 and server logs). The answer joins `candidates[0].content.parts[].text`, skipping `thought` parts;
 without candidates, `promptFeedback.blockReason` says why the prompt was blocked.
 """

@@ -1,6 +1,6 @@
 """OpenAI Chat Completions, and every server that speaks it: vLLM, Ollama /v1, llama.cpp, OpenRouter.
 
-Wire format: PROVIDERS.md section 1. `tools`/`tool_choice` are never sent (vLLM answers 400 to a
+Wire format: docs/providers.md, "1. OpenAI Chat Completions". `tools`/`tool_choice` are never sent (vLLM answers 400 to a
 `tool_choice` without `tools`).
 """
 

@@ -1,6 +1,6 @@
 """OpenAI Responses API (`POST /v1/responses`), always with `store: false` for private probes.
 
-Wire format: PROVIDERS.md section 2. The answer is the `output_text` parts of the `message`
+Wire format: docs/providers.md, "2. OpenAI Responses API". The answer is the `output_text` parts of the `message`
 items of `output[]`; `reasoning` items are skipped (`output_text` at the top level is an SDK
 convenience, not part of the wire JSON).
 """

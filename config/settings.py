@@ -55,8 +55,10 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
+    "ninja",
     "probe",
     "scoring",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -207,3 +209,6 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
+
+# The JSON API (api/): requests per token, as "count/period" (s, m, h, d).
+API_THROTTLE_RATE = os.environ.get("API_THROTTLE_RATE", "600/m")

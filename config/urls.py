@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from api import pages as api_pages
 from probe import views
 
 urlpatterns = [
@@ -18,4 +19,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("probe.app_urls")),
     path("", include("scoring.urls")),
+    path("api/", include("api.urls")),
+    path("account/tokens/", api_pages.token_list, name="token_list"),
+    path("account/tokens/<int:token_pk>/revoke/", api_pages.token_revoke, name="token_revoke"),
 ]

@@ -2,7 +2,6 @@
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
@@ -223,10 +222,6 @@ class AuditEvent(models.Model):
         return f"{self.created:%Y-%m-%d %H:%M} {self.user} {self.action} {self.subject}"
 
 
-def missing_key_q() -> Q:
-    return Q(key_entry__isnull=True)
-
-
 # Collection: prompt versions, model configurations, experiments, runs, attempts, responses --
 
 
@@ -264,10 +259,6 @@ class PromptVersion(models.Model):
     @property
     def short_hash(self) -> str:
         return self.content_hash[:12]
-
-    @property
-    def is_used(self) -> bool:
-        return self.experiments.exists()
 
 
 class ModelConfig(models.Model):
@@ -405,6 +396,15 @@ class Experiment(models.Model):
     )
     collection_started = models.DateTimeField(null=True, blank=True)
     collection_finished = models.DateTimeField(null=True, blank=True)
+    # The earlier experiment this one measures again ("Run again"), if any.
+    follows = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="follow_ups",
+        verbose_name=_("follows"),
+    )
 
     class Meta:
         ordering = ["-created", "-pk"]
@@ -474,6 +474,10 @@ class Run(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     compliance = models.FloatField(null=True, blank=True)  # share of items parsed without issue
+    # A run of an earlier experiment included in a follow-up as it was (copied, not collected).
+    included_from = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         ordering = ["experiment", "order", "pk"]

@@ -1,8 +1,10 @@
 """The report's figures, as pure functions over counts.
 
 Nothing here touches the database or Django: the counting is done by queries elsewhere, and these
-functions turn the counts into the figures of DESIGN.md ("The figures") and of issue 4 (items 7
-and 8). Every definition, denominator and degenerate case is written out in docs/figures.md.
+functions turn the counts into the figures of docs/design.md ("The figures"): the four-bucket
+figures and calibration, the repeat spread, the noise floor and the gaps between configurations,
+and the second scheme's figures. Every definition, denominator and degenerate case is written out
+in docs/figures.md.
 
 Conventions:
 
@@ -71,7 +73,7 @@ AA_BUCKETS = (CORRECT, INCORRECT, PARTIAL, NOT_ATTEMPTED)
 HIGH, MEDIUM, LOW = "HIGH", "MEDIUM", "LOW"
 CONFIDENCE_LEVELS = (HIGH, MEDIUM, LOW)
 
-# Noise floor: a gap in net usable under 3 items of 30 is noise (DESIGN.md, "Why it exists").
+# Noise floor: a gap in net usable under 3 items of 30 is noise (docs/design.md, "Why it exists").
 DEFAULT_NOISE_ITEMS = 3
 DEFAULT_NOISE_PER_ITEMS = 30
 # A gap this close to the floor counts as on the floor (net usable with a fractional w is a float).

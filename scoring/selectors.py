@@ -245,12 +245,3 @@ def blinded(experiment: Experiment, user, role: str) -> bool:
     if assignment is not None:
         return assignment.revealed_at is None
     return role == "scorer"
-
-
-def experiment_scorers(experiment: Experiment):
-    return (
-        Assignment.objects.filter(experiment=experiment)
-        .select_related("user")
-        .annotate(n_judged=Count("judgements", filter=Q(judgements__isnull=False)))
-        .order_by("user__username")
-    )

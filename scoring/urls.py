@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import urls_report, views
+from . import urls_report, views, views_compare, views_followup
 
 app_name = "scoring"
 
@@ -19,6 +19,8 @@ urlpatterns = [
     ),
     path("score/<str:assignment_token>/undo/", views.scoring_undo, name="undo"),
     path("score/<str:assignment_token>/reveal/", views.scoring_reveal, name="reveal"),
+    path("experiments/<int:experiment_pk>/again/", views_followup.follow_up, name="follow_up"),
+    path("t/<slug:team_slug>/compare/", views_compare.compare_page, name="compare"),
 ]
 
 urlpatterns += urls_report.urlpatterns

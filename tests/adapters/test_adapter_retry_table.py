@@ -1,4 +1,4 @@
-"""Every row of the retry table (PROVIDERS.md section 5), for every HTTP adapter, over real HTTP."""
+"""Every row of the retry table (docs/providers.md), for every HTTP adapter, over real HTTP."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The report's figures (scoring/metrics.py) against hand-worked cases: pure, no database.
 
-The worked example is DESIGN.md's ("The figures"); every other expectation is worked by hand in
-the comment beside it.
+The worked example is the one in docs/design.md ("The figures"); every other expectation is
+worked by hand in the comment beside it.
 """
 
 import math
@@ -43,7 +43,7 @@ counts_st = st.integers(min_value=0, max_value=500)
 
 
 # --------------------------------------------------------------------------------------------
-# DESIGN.md's worked example
+# The worked example in docs/design.md
 # --------------------------------------------------------------------------------------------
 
 

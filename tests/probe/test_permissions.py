@@ -19,7 +19,12 @@ UNSCOPED = {
     "healthz": 200,  # the load balancer's health check: says "ok" and nothing else
     "login": 200,
     "logout": 302,  # POST only for members; an anonymous visitor is sent to login first
+    # A user's own API tokens: personal, not a team's; someone else's token is a 404
+    # (tests/api/test_tokens.py).
+    "token_list": 302,
+    "token_revoke": 302,
 }
+UNSCOPED_KWARGS = {"token_revoke": {"token_pk": 1}}
 
 
 def _walk(patterns, prefix=""):
@@ -28,6 +33,8 @@ def _walk(patterns, prefix=""):
             namespace = f"{prefix}{entry.namespace}:" if entry.namespace else prefix
             if entry.namespace == "admin":
                 continue  # Django's own admin: staff only, covered in test_admin_is_staff_only
+            if entry.namespace == "api":
+                continue  # token-authenticated: its own matrix is tests/api/test_api_matrix.py
             yield from _walk(entry.url_patterns, namespace)
         elif isinstance(entry, URLPattern) and entry.name:
             yield f"{prefix}{entry.name}", entry
@@ -142,7 +149,7 @@ def test_other_teams_objects_are_404_for_every_scope(client, world, kind):
 
 @pytest.mark.parametrize("name,expected", sorted(UNSCOPED.items()))
 def test_unscoped_views_for_anonymous(client, db, name, expected):
-    response = client.get(reverse(name))
+    response = client.get(reverse(name, kwargs=UNSCOPED_KWARGS.get(name)))
     assert response.status_code == expected
     if name == "home":
         assert response["Location"].startswith(reverse("login"))

@@ -8,7 +8,7 @@ decide:
     A  UNKNOWN (abstained; AA scheme: not attempted)
     P  a partial answer (AA scheme; the scorer sets the bucket directly)
 
-so "C" * 20 + "W" * 8 + "H" * 2 is DESIGN.md's worked example.
+so "C" * 20 + "W" * 8 + "H" * 2 is the worked example in docs/design.md.
 """
 
 from dataclasses import dataclass, field

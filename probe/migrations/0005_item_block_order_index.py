@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('probe', '0003_keyentryrevision'),
+        ('probe', '0004_follow_ups'),
     ]
 
     operations = [

@@ -1,0 +1,1 @@
+"""The JSON API under /api/: per-user tokens, the same roles and blinding as the pages."""

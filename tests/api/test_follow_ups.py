@@ -1,0 +1,198 @@
+"""Follow-up experiments ("Run again"): items, prompt, configurations and included runs."""
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from probe.models import Attempt, Experiment, Item, Response, Run
+from scoring import followups
+from scoring.review import key_decision_create
+from tests.probe import factories
+
+pytestmark = pytest.mark.django_db
+
+
+def _snapshot(experiment):
+    return [
+        (i.position, i.question, i.key_answer, i.source_item_id)
+        for i in experiment.items.order_by("position")
+    ]
+
+
+def _collected(world):
+    """world.experiment with every run collected: one reply per item, as a provider gave it."""
+    experiment = world.experiment
+    for run in world.runs:
+        attempt = Attempt.objects.create(
+            run=run, outcome="complete", text=f"sheet of run {run.pk}", raw_body='{"model": "x"}'
+        )
+        for item in experiment.items.all():
+            Response.objects.create(
+                run=run,
+                item=item,
+                attempt=attempt,
+                answer=f"answer {item.position} of repeat {run.repeat}",
+                confidence="HIGH",
+            )
+        run.status = Run.Status.COLLECTED
+        run.save()
+    experiment.status = Experiment.Status.COLLECTED
+    experiment.save()
+    return experiment
+
+
+def test_snapshot_follow_up_has_the_same_items_with_the_key_in_force(world):
+    origin = _collected(world)
+    first = origin.items.get(position=1)
+    key_decision_create(
+        item=first,
+        user=world.users["editor"],
+        outcome="amended",
+        source="RFC 6585 section 4",
+        new_answer="429",
+    )
+    follow_up = followups.experiment_follow_up(origin=origin, user=world.users["editor"])
+    before, after = _snapshot(origin), _snapshot(follow_up)
+    assert [row[:2] + row[3:] for row in after] == [row[:2] + row[3:] for row in before]
+    assert after[0][2] == "429"  # the amended key, not the snapshot's
+    assert after[1][2] == before[1][2]
+    assert follow_up.follows == origin
+    assert follow_up.prompt_version == origin.prompt_version
+    assert follow_up.status == Experiment.Status.READY
+    assert follow_up.mode == origin.mode and follow_up.scheme == origin.scheme
+    assert sorted((r.model_config_id, r.repeat) for r in follow_up.runs.all()) == sorted(
+        (r.model_config_id, r.repeat) for r in origin.runs.all()
+    )
+    assert not Response.objects.filter(run__experiment=follow_up).exists()
+
+
+def test_current_items_list_every_difference_before_anything_is_made(world):
+    origin = _collected(world)
+    world.items[0].question = "Which status code means Too Many Requests (RFC 6585)?"
+    world.items[0].save()
+    key = world.items[1].key_entry
+    key.answer = "Retry-After header"
+    key.save()
+    world.items[2].retired = True
+    world.items[2].save()
+    added = factories.ItemFactory(block=world.blocks[1], question="A new question?", order=9)
+    plan = followups.followup_plan(origin=origin, source=followups.CURRENT)
+    assert [c.question for c in plan.question_changed] == [world.items[0].question]
+    assert plan.question_changed[0].was == "Which status code means Too Many Requests?"
+    assert [(c.position, c.was) for c in plan.key_changed] == [(2, "Retry-After (keyed)")]
+    assert [c.question for c in plan.removed] == ["Which version added match?"]
+    assert [c.question for c in plan.added] == [added.question]
+    n_experiments = Experiment.objects.count()
+    follow_up = followups.experiment_follow_up(
+        origin=origin, user=world.users["editor"], source=followups.CURRENT
+    )
+    assert Experiment.objects.count() == n_experiments + 1
+    assert [q for _p, q, _k, _s in _snapshot(follow_up)] == [
+        world.items[0].question,
+        world.items[1].question,
+        added.question,
+    ]
+
+
+def test_snapshot_plan_has_no_difference(world):
+    plan = followups.followup_plan(origin=world.experiment, source=followups.SNAPSHOT)
+    assert plan.unchanged and len(plan.items) == 3
+
+
+def test_an_included_run_is_copied_as_it_was_and_not_collected_again(world):
+    origin = _collected(world)
+    kept = world.runs[0]
+    new_config = factories.ModelConfigFactory(team=world.team, label="A new model")
+    follow_up = followups.experiment_follow_up(
+        origin=origin,
+        user=world.users["editor"],
+        configs=[world.config, new_config],
+        include_runs=[kept],
+    )
+    runs = {(r.model_config_id, r.repeat): r for r in follow_up.runs.all()}
+    assert set(runs) == {
+        (world.config.pk, 1),
+        (world.config.pk, 2),
+        (new_config.pk, 1),
+        (new_config.pk, 2),
+    }
+    copy = runs[(world.config.pk, kept.repeat)]
+    assert copy.included_from == kept and copy.status == Run.Status.COLLECTED
+    assert [r.status for k, r in runs.items() if k != (world.config.pk, 1)] == [
+        Run.Status.PENDING
+    ] * 3
+    old = {(r.item.position, r.answer, r.confidence) for r in kept.responses.select_related("item")}
+    new = {(r.item.position, r.answer, r.confidence) for r in copy.responses.select_related("item")}
+    assert new == old and len(new) == 3
+    assert all(r.item.experiment_id == follow_up.pk for r in copy.responses.all())
+    assert [a.raw_body for a in copy.attempts.all()] == [a.raw_body for a in kept.attempts.all()]
+    # Starting the follow-up queues only the runs without answers.
+    from probe.services.experiments import experiment_start
+
+    experiment_start(experiment=follow_up, user=world.users["editor"], queue=False)
+    copy.refresh_from_db()
+    assert copy.status == Run.Status.COLLECTED
+    assert follow_up.runs.filter(status=Run.Status.QUEUED).count() == 3
+    # The origin is untouched.
+    assert kept.responses.count() == 3
+
+
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        ("prompt", "another prompt version"),
+        ("not_collected", "not collected"),
+        ("new_item", "was not asked"),
+    ],
+)
+def test_a_run_that_cannot_stand_as_it_is_is_refused_and_nothing_is_made(world, change, message):
+    origin = _collected(world)
+    run = world.runs[0]
+    kwargs = {"origin": origin, "user": world.users["editor"], "include_runs": [run]}
+    if change == "prompt":
+        kwargs["prompt_version"] = factories.PromptVersionFactory(team=world.team, name="Tuned")
+    elif change == "not_collected":
+        run.status = Run.Status.FAILED
+        run.save()
+    else:
+        factories.ItemFactory(block=world.blocks[0], question="Asked only now?", order=5)
+        kwargs["source"] = followups.CURRENT
+    before = Experiment.objects.count()
+    with pytest.raises(ValidationError) as error:
+        followups.experiment_follow_up(**kwargs)
+    assert message in str(error.value)
+    assert Experiment.objects.count() == before
+
+
+def test_another_experiments_run_cannot_be_included(world):
+    origin = _collected(world)
+    stranger = world.scored.runs.first()
+    with pytest.raises(ValidationError, match="Only runs of the earlier experiment"):
+        followups.experiment_follow_up(
+            origin=origin, user=world.users["editor"], include_runs=[stranger]
+        )
+
+
+def test_more_repeats_and_fewer_configurations(world):
+    origin = _collected(world)
+    other = factories.ModelConfigFactory(team=world.team, label="Only this one")
+    follow_up = followups.experiment_follow_up(
+        origin=origin, user=world.users["editor"], configs=[other], repeats=3, seed=7
+    )
+    assert sorted((r.model_config_id, r.repeat) for r in follow_up.runs.all()) == [
+        (other.pk, 1),
+        (other.pk, 2),
+        (other.pk, 3),
+    ]
+    assert follow_up.seed == 7 and follow_up.repeats == 3
+    assert sorted(r.order for r in follow_up.runs.all()) == [1, 2, 3]
+
+
+def test_a_deleted_bank_leaves_the_snapshot(world):
+    origin = _collected(world)
+    Item.objects.filter(block__bank=world.bank).delete()
+    world.bank.delete()
+    origin.refresh_from_db()
+    with pytest.raises(ValidationError, match="only its snapshot"):
+        followups.followup_plan(origin=origin, source=followups.CURRENT)
+    follow_up = followups.experiment_follow_up(origin=origin, user=world.users["editor"])
+    assert follow_up.items.count() == 3 and follow_up.bank is None
