@@ -140,7 +140,12 @@ def main() -> None:
                     loads.append((time.perf_counter() - t0) * 1000)
                 shot = os.environ.get("BENCH_SCREENSHOT", "")
                 if shot:
-                    page.screenshot(path=shot.replace("{page}", name.split()[0]), full_page=True)
+                    path = shot.replace("{page}", name.split()[0])
+                    page.screenshot(path=path)
+                    pager = page.locator("nav.pager").first
+                    if pager.count():
+                        pager.scroll_into_view_if_needed()
+                        page.screenshot(path=path.replace(".png", "-pager.png"))
                 print(
                     f"  {name:<20} server {median(timings):6.0f} ms   HTML {size / 1024:7.0f} KB"
                     f"   Chromium {median(loads):6.0f} ms (max {max(loads):.0f})"
@@ -148,6 +153,14 @@ def main() -> None:
                 )
             browser.close()
         server.terminate()
+        if connection.vendor == "postgresql":
+            # A request thread of the live server may still hold a session on the throwaway
+            # database; end those (this benchmark's own) so that the database can be dropped.
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                )
 
 
 if __name__ == "__main__":
