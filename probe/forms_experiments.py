@@ -80,12 +80,25 @@ class ExperimentForm(forms.Form):
         required=False,
         help_text=_("It is still used to derive the bucket."),
     )
+    confirm_wrong = forms.ChoiceField(
+        label=_("Ask before a HIGH-confidence answer is marked wrong"),
+        choices=Experiment.ConfirmWrong.choices,
+        required=False,
+        initial=Experiment.ConfirmWrong.ONCE,
+        widget=forms.RadioSelect,
+        help_text=_(
+            "A confident, specific disagreement is more often a correct model than a wrong key. Once per item: the first such answer on an item asks, the rest of that item does not."
+        ),
+    )
     noise_floor = forms.FloatField(
         label=_("Noise floor (items)"),
         required=False,
         min_value=0,
         help_text=_("Gaps in net usable below this are marked as noise. Empty: 3 items per 30."),
     )
+
+    def clean_confirm_wrong(self):
+        return self.cleaned_data.get("confirm_wrong") or Experiment.ConfirmWrong.ONCE
 
     def clean_scheme(self):
         return self.cleaned_data.get("scheme") or Experiment.Scheme.FOUR

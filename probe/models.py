@@ -29,6 +29,14 @@ class Team(models.Model):
         default=True,
         help_text=_("When off, the lead sees each scorer's bucket without their name."),
     )
+    recheck_carried = models.BooleanField(
+        _("send carried answers through the blind queue"),
+        default=False,
+        help_text=_(
+            "An answer identical to one already given a final bucket (same item, key, answer and "
+            "confidence) carries that bucket. When on, scorers still see it, for a fresh look."
+        ),
+    )
     created = models.DateTimeField(auto_now_add=True)
     members = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="Membership", related_name="teams"
@@ -383,6 +391,18 @@ class Experiment(models.Model):
     )
     hide_confidence = models.BooleanField(
         _("hide confidence while judging correctness"), default=False
+    )
+
+    class ConfirmWrong(models.TextChoices):
+        ALWAYS = "always", _("Every time")
+        ONCE = "once", _("Once per item")
+        NEVER = "never", _("Never")
+
+    confirm_wrong = models.CharField(
+        _("confirm a HIGH-confidence answer marked wrong"),
+        max_length=8,
+        choices=ConfirmWrong.choices,
+        default=ConfirmWrong.ONCE,
     )
     noise_floor = models.FloatField(
         _("noise floor (items)"),

@@ -169,9 +169,12 @@ SHEET_ISSUES = frozenset(
         UNNUMBERED_IGNORED,
         STRAY_CONFIDENCE,
         PARSER_ERROR,
+        MARKDOWN,
     }
 )
-ITEM_ISSUES = frozenset(set(ISSUE_LABELS) - SHEET_ISSUES) | {PARSER_ERROR}
+# Markdown is a sheet's note in a whole sheet (it does not change how any answer reads), and an
+# item's issue in a one-item reply, which is a sheet of its own.
+ITEM_ISSUES = frozenset(set(ISSUE_LABELS) - SHEET_ISSUES) | {PARSER_ERROR, MARKDOWN}
 
 
 def issue_label(code: str) -> str:
@@ -1182,6 +1185,12 @@ def _parse_sheet(text, n: int, sheet_issues: list[str]) -> ParsedSheet:
     if asm.stray_conf:
         sheet_issues.append(STRAY_CONFIDENCE)
     answers = [_finish(kept[i], i) if i in kept else _missing(i) for i in range(1, n + 1)]
+    # Markdown emphasis (around the labels, or the answer) changes how no answer reads: one note
+    # for the sheet, not an issue on every item of a reply written in markdown.
+    for a in answers:
+        if MARKDOWN in a.issues:
+            a.issues.remove(MARKDOWN)
+            sheet_issues.append(MARKDOWN)
     return ParsedSheet(answers=answers, sheet_issues=_dedupe(sheet_issues))
 
 

@@ -77,6 +77,7 @@ def experiment_create(request, team: Team):
                 seed=data["seed"],
                 scheme=data["scheme"],
                 hide_confidence=data["hide_confidence"],
+                confirm_wrong=data["confirm_wrong"],
                 noise_floor=data["noise_floor"],
             )
         except ValidationError as error:

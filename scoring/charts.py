@@ -39,10 +39,25 @@ def _r(value: float) -> float:
 
 
 def short_label(label: str, simulated: bool = False, room: int = 30) -> str:
-    """A label cut to fit the gutter (the full label is in the chart's title and the table).
-    A simulated configuration's label leaves room for the word "simulated" after it."""
-    room = room - 11 if simulated else room
-    return label if len(label) <= room else label[: room - 1].rstrip() + "…"
+    """The label as written on the chart: whole (the gutter widens to fit, see ``gutter_for``)."""
+    return label
+
+
+def sim_tag(label: str, simulated: bool) -> bool:
+    """Whether the chart writes "simulated" after the label (not when the label says it)."""
+    return simulated and "simulat" not in label.casefold()
+
+
+def gutter_for(report: Report) -> int:
+    """Room left of the plot for the longest whole label (about 7 px a character at 12 px)."""
+    widest = max(
+        (
+            16 + 7 * len(c.label) + (70 if sim_tag(c.label, c.simulated) else 0)
+            for c in report.configs
+        ),
+        default=GUTTER,
+    )
+    return max(GUTTER, widest)
 
 
 @dataclass
@@ -77,6 +92,10 @@ class BarRow:
     @property
     def text_y(self) -> float:
         return self.y + 15
+
+    @property
+    def sim_tag(self) -> bool:
+        return sim_tag(self.label, self.simulated)
 
 
 @dataclass
@@ -117,10 +136,11 @@ def bucket_chart(report: Report) -> BucketChart:
     """One stacked bar per run (N items wide), grouped by configuration."""
     rows: list[BarRow] = []
     y = TOP
+    gutter = gutter_for(report)
     scale = PLOT / report.n_items if report.n_items else 0
     for config in report.configs:
         for i, run in enumerate(config.runs):
-            x = GUTTER
+            x = gutter
             segments = []
             for bucket in report.bucket_names:
                 count = getattr(run.counts, bucket)
@@ -144,12 +164,14 @@ def bucket_chart(report: Report) -> BucketChart:
             y += ROW
         y += GROUP_GAP
     legend = []
-    x = GUTTER
+    x = gutter
     for bucket in report.bucket_names:
         legend.append(LegendEntry(bucket, x, BUCKET_COLOURS[bucket]))
         # about 7 px per character at the legend's 12 px: room for the translated label
         x += 16 + 7 * len(str(Bucket(bucket).label)) + 18
-    return BucketChart(WIDTH, int(y) + 14, GUTTER, PLOT, report.n_items, rows, legend)
+    return BucketChart(
+        gutter + PLOT + RIGHT, int(y) + 14, gutter, PLOT, report.n_items, rows, legend
+    )
 
 
 @dataclass
@@ -178,6 +200,10 @@ class CalibrationGroup:
     simulated: bool
     single_level: bool
     bars: list[CalibrationBar] = field(default_factory=list)
+
+    @property
+    def sim_tag(self) -> bool:
+        return sim_tag(self.label, self.simulated)
 
 
 @dataclass
@@ -279,6 +305,10 @@ class NetRow:
         x, y = self.x_mean, self.y
         return f"{x},{_r(y - 6)} {_r(x + 6)},{y} {x},{_r(y + 6)} {_r(x - 6)},{y}"
 
+    @property
+    def sim_tag(self) -> bool:
+        return sim_tag(self.label, self.simulated)
+
 
 @dataclass
 class NetChart:
@@ -338,8 +368,10 @@ def net_chart(report: Report) -> NetChart:
     if hi == lo:
         hi = lo + step
 
+    gutter = gutter_for(report)
+
     def x(v: float) -> float:
-        return _r(GUTTER + (v - lo) / (hi - lo) * PLOT)
+        return _r(gutter + (v - lo) / (hi - lo) * PLOT)
 
     rows = []
     y = TOP + 8
@@ -370,9 +402,9 @@ def net_chart(report: Report) -> NetChart:
     if best is not None and floor > 0:
         band = (x(max(lo, best - floor)), x(best))
     return NetChart(
-        WIDTH,
+        gutter + PLOT + RIGHT,
         int(y + 6),
-        GUTTER,
+        gutter,
         PLOT,
         rows,
         ticks,

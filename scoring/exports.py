@@ -22,7 +22,8 @@ from django.db.models.functions import Coalesce, Lower
 
 from probe.models import Response
 
-from . import metrics
+from . import metrics, selectors
+from .models import CarriedBucket
 from .report import BucketSource, ConfigReport, Report, RunReport
 
 RESPONSE_COLUMNS = [
@@ -34,6 +35,8 @@ RESPONSE_COLUMNS = [
     "question",
     "key",
     "key_flagged",
+    "key_snapshot",
+    "key_judged_against",
     "run_label",
     "provider",
     "model",
@@ -49,6 +52,7 @@ RESPONSE_COLUMNS = [
     "unblinded",
     "needs_recheck",
     "scorer",
+    "carried_from",
 ]
 
 FIGURE_COLUMNS = [
@@ -112,27 +116,34 @@ CHUNK_ROWS = 2000
 def response_rows(source: BucketSource) -> Iterator[dict]:
     """One row per response of the experiment, with this source's bucket (blank if none).
 
-    One query, streamed in chunks: the bucket (and the source's optional fields) come as
-    subqueries on the source's unique response key, the order is the database's.
+    One query, streamed in chunks: the bucket (and the source's optional fields) and the
+    experiment a bucket was carried from come as subqueries on a unique response key, the order
+    is the database's. Beside it, the experiment's keys in force (one per item).
     """
     experiment = source.experiment
-    optional = [f for f in ("verdict", "unblinded", "needs_recheck") if source.has_field(f)]
+    optional = [
+        f
+        for f in ("verdict", "unblinded", "needs_recheck", "key_decision_id")
+        if source.has_field(f.removesuffix("_id"))
+    ]
+    keys = selectors.keys_in_force(experiment)
+    judged_against = selectors.key_texts_judged_against(experiment)
     judged = source.rows.filter(response_id=OuterRef("pk")).order_by()
+    carried = CarriedBucket.objects.filter(response_id=OuterRef("pk")).order_by()
     excluded = (
         set(source.excluded_items.values_list("pk", flat=True))
         if source.excluded_items is not None
         else set()
     )
+    fields = ("bucket", *optional)
     responses = (
         Response.objects.filter(run__experiment=experiment)
         .annotate(
             label_order=Lower(
                 Coalesce(KeyTextTransform("label", "run__config_snapshot"), Value(""))
             ),
-            **{
-                f"judged_{name}": Subquery(judged.values(name)[:1])
-                for name in ("bucket", *optional)
-            },
+            carried_from=Subquery(carried.values("from_experiment_name")[:1]),
+            **{f"judged_{name}": Subquery(judged.values(name)[:1]) for name in fields},
         )
         .order_by("item__position", "label_order", "run__repeat", "pk")
         .values(
@@ -151,12 +162,18 @@ def response_rows(source: BucketSource) -> Iterator[dict]:
             "item__key_flagged",
             "run__repeat",
             "run__config_snapshot",
-            *(f"judged_{name}" for name in ("bucket", *optional)),
+            "carried_from",
+            *(f"judged_{name}" for name in fields),
         )
     )
     for r in responses.iterator(chunk_size=CHUNK_ROWS):
         snapshot = r["run__config_snapshot"] or {}
-        counts = r["item_id"] not in excluded
+        # An item left out of the figures (a dropped key) has no bucket in this source.
+        judgement = (
+            {name: r[f"judged_{name}"] for name in fields}
+            if r["item_id"] not in excluded and r["judged_bucket"] is not None
+            else {}
+        )
         yield {
             "experiment": experiment.name,
             "scheme": experiment.scheme,
@@ -164,8 +181,10 @@ def response_rows(source: BucketSource) -> Iterator[dict]:
             "block": r["item__block_code"],
             "block_title": r["item__block_title"],
             "question": r["item__question"],
-            "key": r["item__key_answer"],
-            "key_flagged": r["item__key_flagged"],
+            "key": keys[r["item_id"]].answer,
+            "key_flagged": keys[r["item_id"]].flagged,
+            "key_snapshot": r["item__key_answer"],
+            "key_judged_against": _judged_against(judgement, r["item__key_answer"], judged_against),
             "run_label": snapshot.get("label", ""),
             "provider": snapshot.get("provider", ""),
             "model": snapshot.get("model_name", ""),
@@ -176,12 +195,21 @@ def response_rows(source: BucketSource) -> Iterator[dict]:
             "abstained": r["abstained"],
             "hedged": r["hedged"],
             "issues": list(r["issues"] or []),
-            "bucket": r["judged_bucket"] if counts else None,
-            "verdict": r.get("judged_verdict") if counts else None,
-            "unblinded": r.get("judged_unblinded") if counts else None,
-            "needs_recheck": r.get("judged_needs_recheck") if counts else None,
+            "bucket": judgement.get("bucket"),
+            "verdict": judgement.get("verdict"),
+            "unblinded": judgement.get("unblinded"),
+            "needs_recheck": judgement.get("needs_recheck"),
             "scorer": source.scorer or None,
+            "carried_from": r["carried_from"],
         }
+
+
+def _judged_against(judged: dict, snapshot: str, texts: dict[int, str]) -> str | None:
+    """The key text a judgement was made against (the snapshot's before any decision)."""
+    if "key_decision_id" not in judged or judged.get("verdict") in (None, "preset"):
+        return None
+    decision = judged["key_decision_id"]
+    return snapshot if decision is None else texts.get(decision, snapshot)
 
 
 # ------------------------------------------------------------------------------------------------

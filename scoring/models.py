@@ -73,6 +73,7 @@ class Judgement(models.Model):
         WRONG = "wrong", _("wrong")
         DIRECT = "direct", _("bucket set directly")
         PRESET = "preset", _("preset: the answer was UNKNOWN")
+        CARRIED = "carried", _("carried from an earlier experiment")
 
     assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="judgements")
     response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="judgements")
@@ -80,6 +81,12 @@ class Judgement(models.Model):
     verdict = models.CharField(max_length=8, choices=Verdict.choices)
     unblinded = models.BooleanField(default=False)  # last changed after this scorer's reveal
     needs_recheck = models.BooleanField(default=False)  # the key changed under it
+    # The key decision in force when the scorer decided (null: the snapshot's key).
+    key_decision = models.ForeignKey(
+        "KeyDecision", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # The scorer's own note: the lead sees it at reconciliation, other scorers never before.
+    note = models.TextField(blank=True)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 
@@ -90,7 +97,9 @@ class Judgement(models.Model):
             )
         ]
         indexes = [
-            models.Index(fields=["assignment", "bucket"], name="judgement_assignment_bucket")
+            models.Index(fields=["assignment", "bucket"], name="judgement_assignment_bucket"),
+            # The scorer's progress (judged, re-checks) is one count over this index.
+            models.Index(fields=["assignment", "needs_recheck"], name="judgement_progress"),
         ]
 
     def __str__(self) -> str:
@@ -171,6 +180,7 @@ class KeyDecision(models.Model):
     created = models.DateTimeField(auto_now_add=True)
     rechecked = models.PositiveIntegerField(default=0)  # judgements sent back for a re-check
     carried_to_bank = models.BooleanField(default=False)
+    bank_flag_cleared = models.BooleanField(default=False)  # carried: the bank's (!) taken off
 
     class Meta:
         ordering = ["item__position", "-created", "-pk"]
@@ -210,3 +220,23 @@ class FinalBucket(models.Model):
 
     def __str__(self) -> str:
         return f"{self.response_id}: {self.bucket}"
+
+
+class CarriedBucket(models.Model):
+    """A bucket carried from an earlier experiment: the same item version, the same key in
+    force, and the same answer and confidence, already given a final bucket there."""
+
+    response = models.OneToOneField(Response, on_delete=models.CASCADE, related_name="carried")
+    bucket = models.CharField(max_length=16, choices=Bucket.choices)
+    from_response = models.ForeignKey(
+        Response, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    from_experiment = models.ForeignKey(
+        Experiment, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    from_experiment_name = models.CharField(max_length=200)
+    key_answer = models.TextField(blank=True)  # the key in force it was judged against
+    created = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.response_id}: {self.bucket} (carried from {self.from_experiment_name})"

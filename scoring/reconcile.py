@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import random
 from collections import defaultdict
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -24,11 +23,12 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count, Q, QuerySet
+from django.utils.crypto import salted_hmac
 from django.utils.translation import gettext as _
 
 from probe.models import ROLE_RANK, Experiment, ExperimentItem, Membership, Response, Role
 
-from . import agreement
+from . import agreement, selectors
 from .models import (
     SCHEME_BUCKETS,
     Assignment,
@@ -38,7 +38,8 @@ from .models import (
     KeyDecision,
     Reconciliation,
 )
-from .review import dropped_items, key_in_force, latest_decisions
+from .review import dropped_items, latest_decisions
+from .selectors import KeyInForce, group_key
 from .services import assignment_start, scoring_open
 
 SCORER_ROLES = [r for r in Role.values if ROLE_RANK[Role(r)] >= ROLE_RANK[Role.SCORER]]
@@ -174,6 +175,7 @@ class Standing:
     buckets: dict[int, str]  # assignment id -> bucket
     recheck: set[int]  # assignment ids whose judgement awaits a re-check
     final: FinalBucket | None = None
+    notes: dict[int, str] = field(default_factory=dict)  # assignment id -> the scorer's note
 
     def state(self, n_participants: int) -> str:
         if len(self.buckets) < n_participants or self.recheck:
@@ -199,12 +201,14 @@ def standings(
     }
     judgements = Judgement.objects.filter(
         assignment__in=[a.pk for a in assignments], response_id__in=list(result)
-    ).values_list("response_id", "assignment_id", "bucket", "needs_recheck")
-    for response_id, assignment_id, bucket, recheck in judgements.order_by():
+    ).values_list("response_id", "assignment_id", "bucket", "needs_recheck", "note")
+    for response_id, assignment_id, bucket, recheck, note in judgements.order_by():
         standing = result[response_id]
         standing.buckets[assignment_id] = bucket
         if recheck:
             standing.recheck.add(assignment_id)
+        if note:
+            standing.notes[assignment_id] = note
     for final in FinalBucket.objects.filter(response_id__in=list(result)).select_related(
         "decided_by"
     ):
@@ -301,37 +305,67 @@ class ScorerBucket:
     label: str
     bucket: str | None
     recheck: bool
+    notes: list[str] = field(default_factory=list)  # the scorer's own notes on these answers
 
 
 @dataclass
 class Disagreement:
-    token: str
-    response: Response
+    """Identical answers with identical scorers' buckets: one decision settles them all."""
+
+    tokens: list[str]
+    responses: list[Response]
     scorers: list[ScorerBucket]
-    standing: Standing
+    standings: list[Standing]
     state: str
     stale: bool = False  # decided before the item's key was last amended
 
     @property
-    def final(self) -> FinalBucket | None:
-        """The lead's final bucket (a unanimous row left over from before a change is not one)."""
-        return self.standing.final if self.standing.decided else None
+    def token(self) -> str:
+        return ",".join(self.tokens)
+
+    @property
+    def first_token(self) -> str:
+        return self.tokens[0]
+
+    @property
+    def response(self) -> Response:
+        return self.responses[0]
+
+    @property
+    def size(self) -> int:
+        return len(self.responses)
+
+    @property
+    def confidences(self) -> list[str]:
+        return [r.confidence or "–" for r in self.responses]
 
     @property
     def decided(self) -> bool:
-        return self.standing.decided
+        return all(s.decided for s in self.standings)
+
+    @property
+    def final(self) -> FinalBucket | None:
+        """The lead's final bucket (a unanimous row left over from before a change is not one)."""
+        finals = [s.final for s in self.standings if s.decided]
+        if len(finals) == len(self.standings) and len({f.bucket for f in finals}) == 1:
+            return finals[0]
+        return None
 
 
 @dataclass
 class ReconcileItem:
     item: ExperimentItem
-    key: str
+    key_info: KeyInForce
     dropped: bool
     rows: list[Disagreement]  # disagreements and waits, shuffled for this viewer
     unanimous: int
     n_items: int
     previous: int | None  # the previous item with something to settle
     next: int | None
+
+    @property
+    def key(self) -> str:
+        return self.key_info.answer
 
     @property
     def open(self) -> int:
@@ -362,33 +396,52 @@ def reconcile_item(experiment: Experiment, position: int, *, user) -> ReconcileI
             .first()
         )
         amended_at = last_amendment.created if last_amendment else None
-    rows, unanimous = [], 0
+    rows: dict[tuple, Disagreement] = {}
+    unanimous = 0
     for pk in sorted(item_standings):
         standing = item_standings[pk]
         state = standing.state(len(parts))
         if state == UNANIMOUS and not standing.decided:
             unanimous += 1
             continue
-        rows.append(
-            Disagreement(
-                token=response_token(user, pk),
-                response=responses[pk],
+        response = responses[pk]
+        buckets = tuple((standing.buckets.get(a.pk), a.pk in standing.recheck) for a in parts)
+        final = standing.final.bucket if standing.decided else None
+        group = (group_key(response), buckets, state, final)
+        row = rows.get(group)
+        if row is None:
+            row = rows[group] = Disagreement(
+                tokens=[],
+                responses=[],
                 scorers=[
-                    ScorerBucket(labels[a.pk], standing.buckets.get(a.pk), a.pk in standing.recheck)
-                    for a in parts
+                    ScorerBucket(labels[a.pk], bucket, recheck)
+                    for a, (bucket, recheck) in zip(parts, buckets, strict=True)
                 ],
-                standing=standing,
+                standings=[],
                 state=state,
-                stale=bool(standing.decided and amended_at and standing.final.updated < amended_at),
             )
-        )
-    random.Random(f"reconcile:{user.pk}:{experiment.pk}:{position}").shuffle(rows)
+        row.tokens.append(response_token(user, pk))
+        row.responses.append(response)
+        row.standings.append(standing)
+        for scorer, a in zip(row.scorers, parts, strict=True):
+            note = standing.notes.get(a.pk)
+            if note and note not in scorer.notes:
+                scorer.notes.append(note)
+        if standing.decided and amended_at and standing.final.updated < amended_at:
+            row.stale = True
+    rows = list(rows.values())
+    # Shuffled per viewer (under the server's secret), so no order points at a sheet.
+    rows.sort(
+        key=lambda r: salted_hmac(
+            "reconcile.order", f"{user.pk}:{experiment.pk}:{r.response.pk}"
+        ).hexdigest()
+    )
     # Disagreements first (open ones on top), then responses waiting for a re-check.
     rows.sort(key=lambda r: (r.state != DISAGREEMENT, r.decided))
     to_settle = list(_positions_to_settle(experiment, parts))
     return ReconcileItem(
         item=item,
-        key=key_in_force(item),
+        key_info=selectors.key_in_force(item),
         dropped=latest is not None and latest.outcome == KeyDecision.Outcome.AMBIGUOUS,
         rows=rows,
         unanimous=unanimous,
@@ -412,10 +465,21 @@ def _positions_to_settle(experiment: Experiment, parts: list[Assignment]) -> dic
 
 def resolve_response(experiment: Experiment, position: int, token: str, *, user) -> Response | None:
     """The response of an item named by this user's opaque token."""
+    found = resolve_responses(experiment, position, [token], user=user)
+    return found[0] if found else None
+
+
+def resolve_responses(
+    experiment: Experiment, position: int, tokens: list[str], *, user
+) -> list[Response]:
+    """The responses of an item named by this user's opaque tokens (unknown ones ignored)."""
+    wanted = [t for t in tokens if t]
+    found = []
     for response in Response.objects.filter(item__experiment=experiment, item__position=position):
-        if hmac.compare_digest(response_token(user, response.pk), token):
-            return response
-    return None
+        token = response_token(user, response.pk)
+        if any(hmac.compare_digest(token, t) for t in wanted):
+            found.append(response)
+    return found
 
 
 # --------------------------------------------------------------------------------------------
@@ -478,7 +542,9 @@ def agreement_report(experiment: Experiment) -> AgreementReport | None:
     for response_id, assignment_id, bucket, verdict, recheck, code, title in rows.order_by():
         triples[response_id].append((assignment_id, bucket))
         blocks[response_id] = (code, title)
-        if verdict != Judgement.Verdict.PRESET:
+        # Presets and carried buckets are the same for every scorer by construction: nobody
+        # judged them here, and counting them would inflate agreement.
+        if verdict not in (Judgement.Verdict.PRESET, Judgement.Verdict.CARRIED):
             judged.add(response_id)
         awaiting += bool(recheck)
     units = sorted(judged)

@@ -33,7 +33,10 @@ from probe.models import (
 from probe.services.banks import item_set_retired, key_entry_set
 from probe.sheetparser import normalise_answer
 
+from . import selectors
+from .carry import carry_reopen
 from .models import Assignment, Bucket, Judgement, KeyDecision, KeyDispute, Reconciliation
+from .selectors import KeyInForce
 from .services import scoring_open
 
 # A wrong answer given with HIGH confidence lands in one of these.
@@ -44,9 +47,12 @@ KEY_VERDICTS = (Judgement.Verdict.CORRECT, Judgement.Verdict.WRONG, Judgement.Ve
 REASONS = {
     "flagged": gettext_lazy("(!) entry: check against a primary source"),
     "disputed": gettext_lazy("disputed while scoring"),
-    "high_wrong": gettext_lazy("a HIGH-confidence answer was marked wrong"),
     "shared_wrong": gettext_lazy("two or more configurations gave the same answer, not the key's"),
+    "high_wrong": gettext_lazy(
+        "a HIGH-confidence answer was marked wrong and no answer was marked Correct"
+    ),
 }
+STATES = ("open", "decided", "all")
 
 
 # --------------------------------------------------------------------------------------------
@@ -54,16 +60,9 @@ REASONS = {
 # --------------------------------------------------------------------------------------------
 
 
-def _key_after(decision: KeyDecision) -> str:
-    if decision.outcome == KeyDecision.Outcome.AMENDED:
-        return decision.new_answer
-    return decision.previous_answer
-
-
 def key_in_force(item: ExperimentItem) -> str:
-    """The item's key as it stands: the newest decision's, or the snapshot's when none."""
-    newest = KeyDecision.objects.filter(item=item).order_by("-pk").first()
-    return item.key_answer if newest is None else _key_after(newest)
+    """The text of the item's key in force (``selectors.key_in_force`` has the whole record)."""
+    return selectors.key_in_force(item).answer
 
 
 def latest_decisions(experiment: Experiment) -> dict[int, KeyDecision]:
@@ -75,12 +74,8 @@ def latest_decisions(experiment: Experiment) -> dict[int, KeyDecision]:
 
 
 def keys_in_force(experiment: Experiment) -> dict[int, str]:
-    """Item id -> the key in force, for every item of the experiment (two queries)."""
-    latest = latest_decisions(experiment)
-    return {
-        item.pk: _key_after(latest[item.pk]) if item.pk in latest else item.key_answer
-        for item in ExperimentItem.objects.filter(experiment=experiment).only("pk", "key_answer")
-    }
+    """Item id -> the text of the key in force, for every item of the experiment (two queries)."""
+    return {pk: key.answer for pk, key in selectors.keys_in_force(experiment).items()}
 
 
 def dropped_items(experiment: Experiment) -> QuerySet[ExperimentItem]:
@@ -130,12 +125,22 @@ class ReviewAnswer:
     sheets: int = 0
     configs: set = field(default_factory=set)  # configuration ids: counted, never shown
     confidences: Counter = field(default_factory=Counter)
-    high_wrong: bool = False
+    high_wrong: bool = False  # given with HIGH confidence and put in a wrong bucket
+    marked_correct: int = 0  # sheets of this answer a scorer marked Correct
     labels: list[str] = field(default_factory=list)  # only for a viewer who is not blinded
 
     @property
     def n_configs(self) -> int:
         return len(self.configs)
+
+    @property
+    def suspect(self) -> bool:
+        """Evidence against the key: several configurations agree on it, nobody marked it Correct."""
+        return self.marked_correct == 0 and self.n_configs >= 2
+
+    @property
+    def n_high(self) -> int:
+        return self.confidences.get("HIGH", 0)
 
     @property
     def confidence_list(self) -> list[tuple[str, int]]:
@@ -148,13 +153,20 @@ class ReviewAnswer:
 @dataclass
 class ReviewEntry:
     item: ExperimentItem
-    key: str  # in force
+    key_info: KeyInForce
     reasons: list[str]
     disputes: list[KeyDispute]
     answers: list[ReviewAnswer]
     matching: int  # sheets whose answer matches the key in force
     abstained: int  # sheets that answered UNKNOWN or left the item out
     decisions: list[KeyDecision]  # newest first
+    sheets: int = 0  # every sheet that answered the item
+    marked_correct: int = 0  # sheets a scorer (one the viewer may see) marked Correct
+    judged: int = 0  # sheets with at least one such judgement
+
+    @property
+    def key(self) -> str:
+        return self.key_info.answer
 
     @property
     def latest(self) -> KeyDecision | None:
@@ -169,6 +181,10 @@ class ReviewEntry:
         return not self.decisions or bool(self.open_disputes)
 
     @property
+    def state(self) -> str:
+        return "open" if self.is_open else "decided"
+
+    @property
     def dropped(self) -> bool:
         return self.latest is not None and self.latest.outcome == KeyDecision.Outcome.AMBIGUOUS
 
@@ -180,11 +196,49 @@ class ReviewEntry:
     def reason_labels(self) -> list[tuple[str, str]]:
         return [(code, REASONS[code]) for code in self.reasons]
 
+    @property
+    def first_class(self) -> bool:
+        """A (!) entry or a dispute: looked at before any suspect."""
+        return "flagged" in self.reasons or "disputed" in self.reasons
+
+    @property
+    def evidence(self) -> tuple[int, int, int]:
+        """How strongly the answers speak against the key: configurations agreeing on one wrong
+        answer, then HIGH ratings of it, then whether nobody's answer was marked Correct."""
+        suspects = [a for a in self.answers if a.marked_correct == 0]
+        top = max(suspects, key=lambda a: (a.n_configs, a.n_high), default=None)
+        return (
+            top.n_configs if top else 0,
+            top.n_high if top else 0,
+            int(self.marked_correct == 0 and self.judged > 0),
+        )
+
+    @property
+    def sort_key(self) -> tuple:
+        configs, high, none_correct = self.evidence
+        return (
+            not self.is_open,
+            not self.first_class,
+            -configs,
+            -high,
+            -none_correct,
+            self.item.position,
+        )
+
 
 def review_queue(
-    experiment: Experiment, *, user, membership, positions: list[int] | None = None
+    experiment: Experiment,
+    *,
+    user,
+    membership,
+    positions: list[int] | None = None,
 ) -> list[ReviewEntry]:
     """Every item of the experiment that needs, or had, a check against a primary source.
+
+    Ordered as the reviewer should work through it: open entries first; among them the (!)
+    entries and the disputes, then the suspects ranked by evidence (``ReviewEntry.evidence``).
+    An answer a scorer marked Correct is no evidence against the key, and a HIGH-confidence
+    answer marked wrong makes a suspect only where no answer of the item was marked Correct.
 
     A fixed number of queries whatever the size of the experiment; the counting is grouped in
     the database and only the grouped rows are merged here by their normalised answer. Nothing
@@ -205,10 +259,7 @@ def review_queue(
         .order_by("item_id", "-pk")
     ):
         decisions[d.item_id].append(d)
-    keys = {
-        pk: _key_after(decisions[pk][0]) if decisions.get(pk) else item.key_answer
-        for pk, item in items.items()
-    }
+    keys = selectors.keys_in_force(experiment, item_ids=list(items))
 
     disputes_qs = KeyDispute.objects.filter(
         experiment=experiment, item__in=list(items)
@@ -219,34 +270,47 @@ def review_queue(
     for dispute in disputes_qs.order_by("created", "pk"):
         disputes[dispute.item_id].append(dispute)
 
-    # Suspect 1: a HIGH-confidence answer marked wrong (by this viewer only, before reconciliation).
+    # A HIGH-confidence answer put in a wrong bucket (by this viewer only, before reconciliation).
+    said = Q(judgements__verdict__in=KEY_VERDICTS)
     high_wrong_qs = Judgement.objects.filter(
         response__item__in=list(items), bucket__in=WRONG_BUCKETS, response__confidence="HIGH"
     )
     if own_only:
         high_wrong_qs = high_wrong_qs.filter(assignment__user=user)
+        said &= Q(judgements__assignment__user=user)
     high_wrong: dict[int, set[str]] = defaultdict(set)
     for item_id, answer in high_wrong_qs.values_list(
         "response__item_id", "response__answer"
     ).distinct():
         high_wrong[item_id].add(normalise_answer(answer or ""))
 
-    # Suspect 2: the same answer, not the key's, from two or more different configurations.
+    # The answers, grouped in the database: per item, answer, confidence and configuration, with
+    # how many of those sheets a scorer judged, and marked Correct.
     fields = ["item_id", "answer", "confidence", "abstained", "run__model_config_id"]
     if not blinded:
         fields.append("run__config_snapshot__label")
     grouped = (
         Response.objects.filter(item__in=list(items))
         .values(*fields)
-        .annotate(n=Count("pk"))
+        .annotate(
+            n=Count("pk", distinct=True),
+            judged=Count("pk", filter=said, distinct=True),
+            correct=Count("pk", filter=said & Q(judgements__bucket=Bucket.CORRECT), distinct=True),
+        )
         .order_by()
     )
     answers: dict[int, dict[str, ReviewAnswer]] = defaultdict(dict)
     matching: Counter = Counter()
     abstained: Counter = Counter()
-    key_norms = {pk: normalise_answer(k) for pk, k in keys.items()}
+    sheets: Counter = Counter()
+    marked_correct: Counter = Counter()
+    judged: Counter = Counter()
+    key_norms = {pk: normalise_answer(k.answer) for pk, k in keys.items()}
     for row in grouped:
         item_id, text, n = row["item_id"], row["answer"], row["n"]
+        sheets[item_id] += n
+        marked_correct[item_id] += row["correct"]
+        judged[item_id] += row["judged"]
         if row["abstained"] or text is None:
             abstained[item_id] += n
             continue
@@ -258,40 +322,58 @@ def review_queue(
         entry.sheets += n
         entry.configs.add(row["run__model_config_id"])
         entry.confidences[row["confidence"]] += n
+        entry.marked_correct += row["correct"]
         entry.high_wrong = entry.high_wrong or norm in high_wrong.get(item_id, ())
         label = row.get("run__config_snapshot__label")
         if label and label not in entry.labels:
             entry.labels.append(label)
 
     entries = []
-    for pk, item in sorted(items.items(), key=lambda p: p[1].position):
+    for pk, item in items.items():
+        key = keys[pk]
+        item_answers = sorted(
+            answers.get(pk, {}).values(),
+            key=lambda a: (a.marked_correct > 0, -a.n_configs, -a.n_high, -a.sheets, a.answer),
+        )
         reasons = []
-        if item.key_flagged:
+        if key.snapshot_flagged:
             reasons.append("flagged")
         if disputes.get(pk):
             reasons.append("disputed")
-        if high_wrong.get(pk):
-            reasons.append("high_wrong")
-        item_answers = sorted(
-            answers.get(pk, {}).values(), key=lambda a: (-a.n_configs, -a.sheets, a.answer)
-        )
-        if any(a.n_configs >= 2 for a in item_answers):
+        if any(a.suspect for a in item_answers):
             reasons.append("shared_wrong")
+        if marked_correct[pk] == 0 and any(
+            a.high_wrong and a.marked_correct == 0 for a in item_answers
+        ):
+            reasons.append("high_wrong")
         if not reasons and not decisions.get(pk) and positions is None:
             continue
         entries.append(
             ReviewEntry(
                 item=item,
-                key=keys[pk],
+                key_info=key,
                 reasons=reasons,
                 disputes=disputes.get(pk, []),
                 answers=item_answers,
                 matching=matching[pk],
                 abstained=abstained[pk],
                 decisions=decisions.get(pk, []),
+                sheets=sheets[pk],
+                marked_correct=marked_correct[pk],
+                judged=judged[pk],
             )
         )
+    entries.sort(key=lambda e: e.sort_key)
     return entries
+
+
+def review_filter(entries: list[ReviewEntry], *, reason: str = "", state: str = "open"):
+    """The entries with that reason (any when empty) in that state (open, decided or all)."""
+    return [
+        e
+        for e in entries
+        if (not reason or reason in e.reasons) and (state == "all" or e.state == state)
+    ]
 
 
 @dataclass
@@ -302,6 +384,8 @@ class BankReviewEntry:
         tuple[Experiment, ReviewEntry]
     ]  # open ones, from collected experiments
     revisions: list[KeyEntryRevision]
+    # Decisions already taken on this item in the experiments made from the bank, newest first.
+    experiment_decisions: list[KeyDecision] = field(default_factory=list)
 
     @property
     def flagged(self) -> bool:
@@ -330,12 +414,20 @@ def bank_review_queue(bank: Bank, *, user, membership) -> list[BankReviewEntry]:
     revisions: dict[int, list[KeyEntryRevision]] = defaultdict(list)
     for revision in KeyEntryRevision.objects.filter(item__in=items).select_related("changed_by"):
         revisions[revision.item_id].append(revision)
+    taken: dict[int, list[KeyDecision]] = defaultdict(list)
+    for decision in (
+        KeyDecision.objects.filter(item__source_item__in=items)
+        .select_related("experiment", "decided_by", "item")
+        .order_by("-created", "-pk")
+    ):
+        taken[decision.item.source_item_id].append(decision)
     return [
         BankReviewEntry(
             item=item,
             entry=item.key_entry_or_none,
             experiment_entries=by_item.get(item.pk, []),
             revisions=revisions.get(item.pk, [])[:5],
+            experiment_decisions=taken.get(item.pk, []),
         )
         for item in items
     ]
@@ -369,14 +461,17 @@ def key_decision_create(
     new_answer: str = "",
     note: str = "",
     carry_to_bank: bool = False,
+    clear_bank_flag: bool = False,
 ) -> KeyDecision:
     """Settle an experiment item's key against a primary source.
 
     Amended: every judgement of this item that compared an answer with the old key (verdict
     correct, wrong or a bucket set directly; not the presets of UNKNOWN answers) goes back to its
     scorer as "re-check", and the count is kept on the decision; with ``carry_to_bank`` the new
-    text also becomes the bank's key entry (which records its own revision). Ambiguous: the item
-    is dropped from the figures. Every outcome resolves the item's open disputes.
+    text also becomes the bank's key entry (which records its own revision). Confirmed with
+    ``carry_to_bank``: the source joins the bank entry's references. Either way carried, the
+    bank's (!) flag is taken off with ``clear_bank_flag`` and kept without it. Ambiguous: the
+    item is dropped from the figures. Every outcome resolves the item's open disputes.
     """
     experiment = item.experiment
     if not scoring_open(experiment):
@@ -392,7 +487,10 @@ def key_decision_create(
     amended = outcome == KeyDecision.Outcome.AMENDED
     if amended and new_answer and new_answer == previous:
         errors["new_answer"] = _("That is the key in force: choose 'Key confirmed' instead.")
-    carry = amended and carry_to_bank
+    carry = carry_to_bank and outcome in (
+        KeyDecision.Outcome.AMENDED,
+        KeyDecision.Outcome.CONFIRMED,
+    )
     if carry and item.source_item is None:
         errors["carry_to_bank"] = _(
             "The bank item this was taken from no longer exists: nothing to carry the amendment to."
@@ -413,11 +511,16 @@ def key_decision_create(
         decision.rechecked = Judgement.objects.filter(
             response__item=item, verdict__in=KEY_VERDICTS
         ).update(needs_recheck=True)
+        # Buckets carried from earlier experiments were given under the old key: open again.
+        Judgement.objects.filter(response__item=item, verdict=Judgement.Verdict.CARRIED).delete()
+        carry_reopen(item=item)
     if carry:
-        _carry_to_bank(decision, item.source_item, user)
+        decision.bank_flag_cleared = _carry_to_bank(
+            decision, item.source_item, user, clear_flag=clear_bank_flag
+        )
         decision.carried_to_bank = True
-    if amended:
-        decision.save(update_fields=["rechecked", "carried_to_bank"])
+    if amended or carry:
+        decision.save(update_fields=["rechecked", "carried_to_bank", "bank_flag_cleared"])
     KeyDispute.objects.filter(item=item, status=KeyDispute.Status.OPEN).update(
         status=KeyDispute.Status.RESOLVED
     )
@@ -429,8 +532,10 @@ def key_decision_create(
     return decision
 
 
-def _carry_to_bank(decision: KeyDecision, bank_item: Item, user) -> None:
+def _carry_to_bank(decision: KeyDecision, bank_item: Item, user, *, clear_flag: bool) -> bool:
+    """Write the decision into the bank's key entry; returns whether its (!) was taken off."""
     entry = bank_item.key_entry_or_none
+    flagged = bool(entry and entry.flagged)
     sources = list(entry.sources) if entry else []
     if decision.source not in sources:
         sources.append(decision.source)
@@ -440,16 +545,21 @@ def _carry_to_bank(decision: KeyDecision, bank_item: Item, user) -> None:
     }
     if decision.note:
         reason = f"{reason} {decision.note}"
+    amended = decision.outcome == KeyDecision.Outcome.AMENDED
+    keep_flag = flagged and not clear_flag
     key_entry_set(
         item=bank_item,
         user=user,
-        answer=decision.new_answer,
-        flagged=entry.flagged if entry else False,
-        flag_note=entry.flag_note if entry else "",
+        answer=decision.new_answer
+        if amended
+        else (entry.answer if entry else decision.previous_answer),
+        flagged=keep_flag,
+        flag_note=entry.flag_note if entry and keep_flag else "",
         sources=sources,
         reason=reason,
         source=decision.source,
     )
+    return flagged and not keep_flag
 
 
 @transaction.atomic

@@ -2,17 +2,179 @@
 
 import hashlib
 import hmac
-import random
 from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Count, Q
+from django.utils.crypto import salted_hmac
 
 from probe.models import Experiment, ExperimentItem, Response
 from probe.sheetparser import normalise_answer
 
-from .models import Assignment, Judgement, KeyDispute
+from .models import Assignment, Bucket, Judgement, KeyDecision, KeyDispute
+
+# A wrong answer given with confidence lands in one of these (four-bucket and second scheme).
+CONFIDENT_WRONG_BUCKETS = (Bucket.CONFIDENT_WRONG, Bucket.INCORRECT)
+
+
+# --------------------------------------------------------------------------------------------
+# The key in force
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KeyInForce:
+    """An item's key as it stands in one experiment: the snapshot, then its key decisions.
+
+    Every page and export that shows or uses a key reads it from here, so that an amendment in
+    key review is the key every later judgement is made against.
+    """
+
+    item_id: int
+    answer: str  # the text in force
+    snapshot: str  # the text copied from the bank when the experiment was created
+    snapshot_flagged: bool
+    flag_note: str
+    sources: tuple[str, ...]
+    decision: KeyDecision | None = None  # the newest decision, if any
+    amendment: KeyDecision | None = None  # the newest amendment, if any
+
+    @property
+    def amended(self) -> bool:
+        return self.amendment is not None and self.answer != self.snapshot
+
+    @property
+    def was(self) -> str:
+        """The text the newest amendment replaced."""
+        return self.amendment.previous_answer if self.amendment is not None else self.snapshot
+
+    @property
+    def checked(self) -> bool:
+        """A (!) entry settled against a primary source (confirmed or amended) in this experiment."""
+        return self.decision is not None and self.decision.outcome in (
+            KeyDecision.Outcome.CONFIRMED,
+            KeyDecision.Outcome.AMENDED,
+        )
+
+    @property
+    def flagged(self) -> bool:
+        """The (!) warning still stands: flagged in the snapshot and not checked since."""
+        return self.snapshot_flagged and not self.checked
+
+    @property
+    def confirmed(self) -> bool:
+        return self.snapshot_flagged and self.checked
+
+    @property
+    def dropped(self) -> bool:
+        return self.decision is not None and self.decision.outcome == KeyDecision.Outcome.AMBIGUOUS
+
+    @property
+    def decision_id(self) -> int | None:
+        return self.decision.pk if self.decision is not None else None
+
+    @property
+    def all_sources(self) -> list[str]:
+        """The snapshot's references, then the source the newest decision was checked against."""
+        found = list(self.sources)
+        if self.decision is not None and self.decision.source not in found:
+            found.append(self.decision.source)
+        return found
+
+
+def key_texts_judged_against(experiment: Experiment) -> dict[int, str]:
+    """Key decision id -> the key text in force once it was taken (for "judged against")."""
+    return {
+        d.pk: _key_text_after(d)
+        for d in KeyDecision.objects.filter(experiment=experiment).only(
+            "pk", "outcome", "new_answer", "previous_answer"
+        )
+    }
+
+
+def _key_text_after(decision: KeyDecision) -> str:
+    if decision.outcome == KeyDecision.Outcome.AMENDED:
+        return decision.new_answer
+    return decision.previous_answer
+
+
+def keys_in_force(
+    experiment: Experiment, *, item_ids: list[int] | None = None
+) -> dict[int, KeyInForce]:
+    """Item id -> the key in force, for the experiment's items (two queries)."""
+    items = ExperimentItem.objects.filter(experiment=experiment).only(
+        "pk", "key_answer", "key_flagged", "key_flag_note", "key_sources"
+    )
+    decisions = KeyDecision.objects.filter(experiment=experiment).select_related("decided_by")
+    if item_ids is not None:
+        items = items.filter(pk__in=item_ids)
+        decisions = decisions.filter(item_id__in=item_ids)
+    newest: dict[int, KeyDecision] = {}
+    amendment: dict[int, KeyDecision] = {}
+    for decision in decisions.order_by("item_id", "-pk"):
+        newest.setdefault(decision.item_id, decision)
+        if decision.outcome == KeyDecision.Outcome.AMENDED:
+            amendment.setdefault(decision.item_id, decision)
+    return {item.pk: _key_of(item, newest.get(item.pk), amendment.get(item.pk)) for item in items}
+
+
+def _key_of(item: ExperimentItem, newest, amendment) -> KeyInForce:
+    return KeyInForce(
+        item_id=item.pk,
+        answer=item.key_answer if newest is None else _key_text_after(newest),
+        snapshot=item.key_answer,
+        snapshot_flagged=item.key_flagged,
+        flag_note=item.key_flag_note,
+        sources=tuple(item.key_sources or ()),
+        decision=newest,
+        amendment=amendment,
+    )
+
+
+def key_in_force(item: ExperimentItem) -> KeyInForce:
+    """One item's key in force (one query for its decisions)."""
+    newest, amendment = None, None
+    for decision in (
+        KeyDecision.objects.filter(item=item).select_related("decided_by").order_by("-pk")
+    ):
+        newest = newest or decision
+        if decision.outcome == KeyDecision.Outcome.AMENDED:
+            amendment = decision
+            break
+    return _key_of(item, newest, amendment)
+
+
+@dataclass
+class KeyJudged:
+    """One item whose key changed in key review, and which key this scorer's judgements used."""
+
+    position: int
+    key: KeyInForce
+    against_current: int = 0  # judgements made against the key in force
+    against_earlier: int = 0  # made against an earlier key: back for a re-check
+
+
+def judgements_by_key(assignment: Assignment) -> list[KeyJudged]:
+    """For each amended item: how many of the scorer's judgements used which key (3 queries)."""
+    keys = {pk: k for pk, k in keys_in_force(assignment.experiment).items() if k.amended}
+    if not keys:
+        return []
+    positions = dict(ExperimentItem.objects.filter(pk__in=list(keys)).values_list("pk", "position"))
+    rows = {pk: KeyJudged(position=positions[pk], key=key) for pk, key in keys.items()}
+    judged = Judgement.objects.filter(
+        assignment=assignment,
+        response__item_id__in=list(keys),
+        verdict__in=(Judgement.Verdict.CORRECT, Judgement.Verdict.WRONG, Judgement.Verdict.DIRECT),
+    ).values_list("response__item_id", "key_decision_id", "needs_recheck")
+    for item_id, decision_id, recheck in judged:
+        amendment = keys[item_id].amendment
+        current = not recheck and decision_id is not None and decision_id >= amendment.pk
+        if current:
+            rows[item_id].against_current += 1
+        else:
+            rows[item_id].against_earlier += 1
+    return sorted(rows.values(), key=lambda r: r.position)
 
 
 def answer_token(assignment: Assignment, response_pk: int) -> str:
@@ -106,16 +268,25 @@ class AnswerGroup:
     def needs_recheck(self) -> bool:
         return any(m.judgement is not None and m.judgement.needs_recheck for m in self.members)
 
+    @property
+    def note(self) -> str:
+        """The scorer's own note on the group (the same on every member once saved)."""
+        return next(
+            (m.judgement.note for m in self.members if m.judgement and m.judgement.note), ""
+        )
+
 
 @dataclass
 class QueueItem:
     item: ExperimentItem
+    key: KeyInForce
     groups: list[AnswerGroup]
     n_items: int
     judged: int
     total: int
     disputes: list[KeyDispute]
     rechecks: int = 0
+    carried: int = 0  # answers of this item that carry a bucket: not shown, already decided
 
     @property
     def item_done(self) -> bool:
@@ -138,11 +309,40 @@ class QueueItem:
         return self.judged >= self.total
 
 
-def shuffled(assignment: Assignment, position: int, responses: list[Response]) -> list[Response]:
-    """Shuffle per item and per scorer, stable on reload (seeded by the scorer's token)."""
-    ordered = sorted(responses, key=lambda r: r.pk)
-    random.Random(f"{assignment.token}:{position}").shuffle(ordered)
-    return ordered
+def high_wrong_confirmed(assignment: Assignment, *, item_id: int) -> bool:
+    """Whether this scorer already put a HIGH-confidence answer of the item in a wrong bucket."""
+    return Judgement.objects.filter(
+        assignment=assignment,
+        response__item_id=item_id,
+        response__confidence="HIGH",
+        bucket__in=CONFIDENT_WRONG_BUCKETS,
+    ).exists()
+
+
+def shuffle_rank(assignment_pk: int, item_pk: int, response_pk: int) -> str:
+    """A response's place on one scorer's item: an HMAC under the server's secret.
+
+    Over identifiers the scorer never sees (the assignment's, the item's and the response's
+    primary keys, not the URL token), so nothing the scorer can fetch replays it; sorting by it
+    does not depend on the order responses were stored in, is stable on reload, and differs
+    between scorers and between items.
+    """
+    value = f"{assignment_pk}:{item_pk}:{response_pk}"
+    return salted_hmac("scoring.shuffle", value, algorithm="sha256").hexdigest()
+
+
+def shuffled(assignment: Assignment, responses: list[Response]) -> list[Response]:
+    """The responses of one item in this scorer's order (see ``shuffle_rank``)."""
+    return sorted(responses, key=lambda r: shuffle_rank(assignment.pk, r.item_id, r.pk))
+
+
+def group_key(response: Response) -> str:
+    """What the scoring page groups by: the normalised answer; every abstention is one group."""
+    if response.answer is None:
+        return "\x00missing"
+    if response.abstained:
+        return "\x00abstained"
+    return normalise_answer(response.answer) or "\x00empty"
 
 
 def group_responses(
@@ -150,10 +350,7 @@ def group_responses(
 ) -> list[AnswerGroup]:
     groups: dict[str, AnswerGroup] = {}
     for response in responses:
-        key = "\x00missing" if response.answer is None else normalise_answer(response.answer)
-        if key == "":
-            key = "\x00empty"
-        group = groups.setdefault(key, AnswerGroup(answer=response.answer))
+        group = groups.setdefault(group_key(response), AnswerGroup(answer=response.answer))
         group.members.append(
             Member(answer_token(assignment, response.pk), response, judgements.get(response.pk))
         )
@@ -174,23 +371,94 @@ def queue_item(assignment: Assignment, position: int) -> QueueItem | None:
     )
     judgements = {
         j.response_id: j
-        for j in Judgement.objects.filter(assignment=assignment, response__item=item)
+        for j in Judgement.objects.filter(
+            assignment=assignment, response_id__in=[r.pk for r in responses]
+        ).only("pk", "response_id", "bucket", "verdict", "needs_recheck", "note")
     }
     counts = Judgement.objects.filter(assignment=assignment).aggregate(
         judged=Count("pk", filter=Q(needs_recheck=False)),
         rechecks=Count("pk", filter=Q(needs_recheck=True)),
     )
+    # Carried buckets are decided already: their answers stay out of the queue.
+    carried = {pk for pk, j in judgements.items() if j.verdict == Judgement.Verdict.CARRIED}
+    responses = [r for r in responses if r.pk not in carried]
     n_items, total = experiment_size(experiment)
     disputes = list(KeyDispute.objects.filter(assignment=assignment, item=item))
     return QueueItem(
         item=item,
-        groups=group_responses(assignment, shuffled(assignment, position, responses), judgements),
+        key=key_in_force(item),
+        groups=group_responses(assignment, shuffled(assignment, responses), judgements),
         n_items=n_items,
         judged=counts["judged"],
         total=total,
         disputes=disputes,
         rechecks=counts["rechecks"],
+        carried=len(carried),
     )
+
+
+@dataclass
+class OverviewItem:
+    position: int
+    block_code: str
+    open: int  # responses not judged yet
+    rechecks: int
+    flagged: bool  # a (!) still in force, or disputed by this scorer
+    disputed: bool
+
+    @property
+    def state(self) -> str:
+        if self.rechecks:
+            return "recheck"
+        if self.open:
+            return "open"
+        return "done"
+
+
+def item_overview(assignment: Assignment) -> list[OverviewItem]:
+    """Every item with this scorer's state on it: open, done, re-check, flagged (5 queries)."""
+    experiment = assignment.experiment
+    items = list(
+        ExperimentItem.objects.filter(experiment=experiment)
+        .order_by("position")
+        .values("pk", "position", "block_code")
+        .annotate(n=Count("responses"))
+    )
+    judged = {
+        item_id: (done, recheck)
+        for item_id, done, recheck in Judgement.objects.filter(assignment=assignment)
+        .values("response__item_id")
+        .annotate(
+            done=Count("pk", filter=Q(needs_recheck=False)),
+            recheck=Count("pk", filter=Q(needs_recheck=True)),
+        )
+        .values_list("response__item_id", "done", "recheck")
+    }
+    keys = keys_in_force(experiment)
+    disputed = set(
+        KeyDispute.objects.filter(assignment=assignment).values_list("item_id", flat=True)
+    )
+    return [
+        OverviewItem(
+            position=row["position"],
+            block_code=row["block_code"],
+            open=row["n"] - sum(judged.get(row["pk"], (0, 0))),
+            rechecks=judged.get(row["pk"], (0, 0))[1],
+            flagged=keys[row["pk"]].flagged or row["pk"] in disputed,
+            disputed=row["pk"] in disputed,
+        )
+        for row in items
+    ]
+
+
+def next_open_position(assignment: Assignment, after: int) -> int | None:
+    """The next item after ``after`` (wrapping round) with a response to judge or re-check."""
+    positions = [o.position for o in item_overview(assignment) if o.state in ("open", "recheck")]
+    later = [p for p in positions if p > after]
+    if later:
+        return later[0]
+    earlier = [p for p in positions if p != after]
+    return earlier[0] if earlier else None
 
 
 def experiment_size(experiment: Experiment) -> tuple[int, int]:
@@ -213,7 +481,7 @@ def resolve_tokens(assignment: Assignment, position: int, tokens: list[str]) -> 
     wanted = set(tokens)
     responses = Response.objects.filter(
         item__experiment=assignment.experiment, item__position=position
-    )
+    ).only("pk", "item_id", "answer", "confidence", "abstained", "hedged")
     return [r for r in responses if answer_token(assignment, r.pk) in wanted]
 
 

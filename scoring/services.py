@@ -1,6 +1,7 @@
 """Scoring writes: joining an experiment as a scorer, decisions, undo, reveal, disputes."""
 
 import uuid
+from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -10,7 +11,16 @@ from django.utils.translation import gettext as _
 
 from probe.models import Experiment, ExperimentItem, Response
 
-from .models import SCHEME_BUCKETS, Assignment, Bucket, Judgement, JudgementChange, KeyDispute
+from .carry import carried_of, carry_sync
+from .models import (
+    SCHEME_BUCKETS,
+    Assignment,
+    Bucket,
+    Judgement,
+    JudgementChange,
+    KeyDecision,
+    KeyDispute,
+)
 
 WRONG_CONFIDENT = {"HIGH", "MEDIUM"}
 
@@ -68,7 +78,36 @@ def assignment_start(*, experiment: Experiment, user, invited_by=None) -> Assign
                 for r in responses
             ]
         )
+        carry_sync(experiment=experiment)
+        if not experiment.team.recheck_carried:
+            # Carried buckets are decided: out of this scorer's queue, in their figures.
+            Judgement.objects.bulk_create(
+                [
+                    Judgement(
+                        assignment=assignment,
+                        response_id=c.response_id,
+                        bucket=c.bucket,
+                        verdict=Judgement.Verdict.CARRIED,
+                    )
+                    for c in carried_of(experiment).only("response_id", "bucket")
+                ],
+                ignore_conflicts=True,
+            )
     return assignment
+
+
+@dataclass
+class Decision:
+    """What one decision did: the batch id (for undo), and how many judgements it touched."""
+
+    batch: str
+    created: int = 0
+    changed: int = 0
+    unchanged: int = 0  # already so: a second tab, a double keypress, a retry
+
+    @property
+    def no_op(self) -> bool:
+        return self.created == 0 and self.changed == 0
 
 
 @transaction.atomic
@@ -78,8 +117,14 @@ def judgement_decide(
     responses: list[Response],
     verdict: str = "",
     bucket: str = "",
-) -> str:
-    """Set the bucket of every response in a group; returns the batch id (for undo)."""
+) -> Decision:
+    """Set the bucket of every response in a group.
+
+    Idempotent: deciding a group again (two tabs, a double keypress, a retry) changes what
+    differs and leaves the rest; the result says which. Decisions of one scorer are serialised on
+    their assignment row, so two concurrent requests never both insert the same judgement. Each
+    judgement records the key decision in force when it was made.
+    """
     scheme = assignment.experiment.scheme
     allowed = SCHEME_BUCKETS[scheme]
     if bucket:
@@ -99,18 +144,25 @@ def judgement_decide(
             targets[r.pk] = (derived, verdict)
     else:
         raise ValidationError(_("Say correct or wrong, or choose a bucket."))
+    Assignment.objects.select_for_update().filter(pk=assignment.pk).values_list("pk").first()
     existing = {
         j.response_id: j
         for j in Judgement.objects.select_for_update().filter(
             assignment=assignment, response__in=[r.pk for r in responses]
         )
     }
-    batch = uuid.uuid4().hex
+    key_decisions: dict[int, int] = {}  # item id -> the newest key decision's id
+    for item_id, decision_id in KeyDecision.objects.filter(
+        item_id__in={r.item_id for r in responses}
+    ).values_list("item_id", "pk"):
+        key_decisions[item_id] = max(decision_id, key_decisions.get(item_id, 0))
+    result = Decision(batch=uuid.uuid4().hex)
     after_reveal = assignment.revealed
     changes = []
     created: list[Judgement] = []
     for r in responses:
         new_bucket, new_verdict = targets[r.pk]
+        key_decision = key_decisions.get(r.item_id)
         judgement = existing.get(r.pk)
         old_bucket, old_verdict = (
             ("", "") if judgement is None else (judgement.bucket, judgement.verdict)
@@ -122,27 +174,41 @@ def judgement_decide(
                 bucket=new_bucket,
                 verdict=new_verdict,
                 unblinded=after_reveal,
+                key_decision_id=key_decision,
             )
             created.append(judgement)
+            result.created += 1
         elif (old_bucket, old_verdict) != (new_bucket, new_verdict):
             judgement.bucket, judgement.verdict = new_bucket, new_verdict
             judgement.unblinded = judgement.unblinded or after_reveal
             judgement.needs_recheck = False
+            judgement.key_decision_id = key_decision
             judgement.save(
-                update_fields=["bucket", "verdict", "unblinded", "needs_recheck", "updated"]
+                update_fields=[
+                    "bucket",
+                    "verdict",
+                    "unblinded",
+                    "needs_recheck",
+                    "key_decision",
+                    "updated",
+                ]
             )
+            result.changed += 1
         elif judgement.needs_recheck:
             # Re-checked and kept: the decision stands against the amended key.
             judgement.needs_recheck = False
-            judgement.save(update_fields=["needs_recheck", "updated"])
+            judgement.key_decision_id = key_decision
+            judgement.save(update_fields=["needs_recheck", "key_decision", "updated"])
+            result.changed += 1
             continue
         else:
+            result.unchanged += 1
             continue
         changes.append(
             JudgementChange(
                 assignment=assignment,
                 judgement=judgement,
-                batch=batch,
+                batch=result.batch,
                 old_bucket=old_bucket,
                 old_verdict=old_verdict,
                 new_bucket=new_bucket,
@@ -152,8 +218,23 @@ def judgement_decide(
         )
     Judgement.objects.bulk_create(created)  # sets their primary keys (PostgreSQL and SQLite)
     JudgementChange.objects.bulk_create(changes)
-    _sync_final_buckets(assignment.experiment)
-    return batch
+    if not result.no_op:
+        _sync_final_buckets(assignment.experiment)
+    return result
+
+
+@transaction.atomic
+def judgement_note_set(*, assignment: Assignment, responses: list[Response], note: str) -> int:
+    """The scorer's note on the judgements of a group (empty clears it); returns how many."""
+    note = note.strip()
+    if len(note) > 2000:
+        raise ValidationError({"note": _("A note is at most 2,000 characters.")})
+    updated = Judgement.objects.filter(
+        assignment=assignment, response__in=[r.pk for r in responses]
+    ).update(note=note)
+    if not updated:
+        raise ValidationError({"note": _("Decide the answer first, then add a note to it.")})
+    return updated
 
 
 @transaction.atomic

@@ -11,7 +11,10 @@ from probe.access import team_view
 from probe.models import Experiment, Role
 
 from . import selectors, services
+from .carry import carried_by_run, carry_counts
 from .models import SCHEME_BUCKETS, Assignment, Bucket, Judgement
+
+URL_NAMES = ("decide", "dispute", "item", "note")
 
 # Keys 1-4 choose these, in this order, per scheme.
 BUCKET_KEYS = {
@@ -34,6 +37,11 @@ def scoring_start(request, experiment: Experiment):
         return redirect("scoring:item", assignment_token=assignment.token, position=position)
     n_items = experiment.items.count()
     n_sheets = experiment.runs.count()
+    is_open = services.scoring_open(experiment)
+    counts = None
+    if is_open:
+        # Before anyone scores: how many answers carry a bucket, how many go to the scorers.
+        counts = carry_counts(experiment)
     return render(
         request,
         "scoring/start.html",
@@ -41,9 +49,10 @@ def scoring_start(request, experiment: Experiment):
             "experiment": experiment,
             "team": experiment.team,
             "assignment": assignment,
-            "open": services.scoring_open(experiment),
+            "open": is_open,
             "n_items": n_items,
             "n_sheets": n_sheets,
+            "carry": counts,
         },
     )
 
@@ -53,7 +62,11 @@ def _item_context(request, assignment: Assignment, position: int, **extra) -> di
     if queue is None:
         raise Http404
     experiment = assignment.experiment
+    # Reversed once here, not once per answer group in the template.
+    kwargs = {"assignment_token": assignment.token, "position": position}
+    urls = {name: reverse(f"scoring:{name}", kwargs=kwargs) for name in URL_NAMES}
     return {
+        "urls": urls,
         "assignment": assignment,
         "experiment": experiment,
         "team": experiment.team,
@@ -61,6 +74,7 @@ def _item_context(request, assignment: Assignment, position: int, **extra) -> di
         "bucket_keys": BUCKET_KEYS[experiment.scheme],
         "bucket_labels": dict(Bucket.choices),
         "hide_confidence": experiment.hide_confidence,
+        "note_tokens": "",
         "scheme": experiment.scheme,
         **extra,
     }
@@ -92,6 +106,33 @@ def scoring_item(request, assignment: Assignment, position: int):
     return _render_item(request, assignment, position)
 
 
+def _asks_first(experiment, assignment, responses, verdict: str, bucket: str) -> bool:
+    """Whether marking these responses wrong asks for a confirmation first.
+
+    A confident, specific disagreement is more often a correct model than a wrong key. The same
+    rule holds for W and for a wrong bucket chosen directly; the experiment says how often: every
+    time, once per item (the first HIGH answer marked wrong on an item asks, the rest do not), or
+    never.
+    """
+    wrong = verdict == Judgement.Verdict.WRONG or bucket in selectors.CONFIDENT_WRONG_BUCKETS
+    if not wrong or not any(r.confidence == "HIGH" and not r.abstained for r in responses):
+        return False
+    mode = experiment.confirm_wrong
+    if mode == Experiment.ConfirmWrong.NEVER:
+        return False
+    if mode == Experiment.ConfirmWrong.ONCE:
+        return not selectors.high_wrong_confirmed(assignment, item_id=responses[0].item_id)
+    return True
+
+
+def _decision_notice(decision: services.Decision) -> str:
+    if decision.no_op:
+        return _("Already decided so (another tab, or a second keypress): nothing changed.")
+    if decision.changed and not decision.created:
+        return _("Decision changed.")
+    return ""
+
+
 @team_view(scope="assignment_token", get=None, post=Role.SCORER)
 def scoring_decide(request, assignment: Assignment, position: int):
     tokens = [t for t in request.POST.get("tokens", "").split(",") if t]
@@ -107,15 +148,13 @@ def scoring_decide(request, assignment: Assignment, position: int):
     verdict = request.POST.get("verdict", "")
     bucket = request.POST.get("bucket", "")
     confirmed = request.POST.get("confirmed") == "1"
-    if (
-        verdict == Judgement.Verdict.WRONG
-        and not confirmed
-        and any(r.confidence == "HIGH" and not r.abstained for r in responses)
-    ):
-        # A confident, specific disagreement is more often a correct model than a wrong key.
-        return _render_item(request, assignment, position, confirm_tokens=",".join(tokens))
+    experiment = assignment.experiment
+    if not confirmed and _asks_first(experiment, assignment, responses, verdict, bucket):
+        return _render_item(
+            request, assignment, position, confirm_tokens=",".join(tokens), confirm_bucket=bucket
+        )
     try:
-        services.judgement_decide(
+        decision = services.judgement_decide(
             assignment=assignment, responses=responses, verdict=verdict, bucket=bucket
         )
     except services.BucketNeeded as error:
@@ -131,9 +170,102 @@ def scoring_decide(request, assignment: Assignment, position: int):
         return _render_item(
             request, assignment, position, status=400, error=" ".join(error.messages)
         )
+    notice = _decision_notice(decision)
     if not request.htmx:
+        if notice:
+            messages.info(request, notice)
         return redirect("scoring:item", assignment_token=assignment.token, position=position)
-    return _render_item(request, assignment, position, focus_after=",".join(tokens))
+    return _render_item(request, assignment, position, focus_after=",".join(tokens), notice=notice)
+
+
+@team_view(scope="assignment_token", get=None, post=Role.SCORER)
+def scoring_note(request, assignment: Assignment, position: int):
+    """The scorer's note on a decided answer: for the lead at reconciliation only."""
+    tokens = [t for t in request.POST.get("tokens", "").split(",") if t]
+    responses = selectors.resolve_tokens(assignment, position, tokens)
+    note = request.POST.get("note", "")
+    if not responses:
+        return _render_item(
+            request,
+            assignment,
+            position,
+            status=400,
+            error=_("That answer is not on this item any more: nothing was saved."),
+        )
+    try:
+        services.judgement_note_set(assignment=assignment, responses=responses, note=note)
+    except ValidationError as error:
+        return _render_item(
+            request,
+            assignment,
+            position,
+            status=400,
+            note_tokens=",".join(tokens),
+            error=" ".join(error.messages),
+            note_text=note,
+        )
+    notice = _("Note saved for the lead.") if note.strip() else _("Note removed.")
+    if not request.htmx:
+        messages.success(request, notice)
+        return redirect("scoring:item", assignment_token=assignment.token, position=position)
+    return _render_item(request, assignment, position, focus_after=",".join(tokens), notice=notice)
+
+
+@team_view(scope="assignment_token", get=Role.SCORER)
+def scoring_overview(request, assignment: Assignment):
+    """Every item at a glance (open, done, re-check, flagged); jump to any by its number."""
+    if not services.scoring_open(assignment.experiment):
+        raise Http404
+    overview = selectors.item_overview(assignment)
+    error = ""
+    wanted = request.GET.get("go", "").strip()
+    if wanted:
+        if wanted.isdigit() and 1 <= int(wanted) <= len(overview):
+            return redirect("scoring:item", assignment_token=assignment.token, position=wanted)
+        error = _("There is no item %(n)s: the items are numbered 1 to %(total)s.") % {
+            "n": wanted,
+            "total": len(overview),
+        }
+    judged, total = services.assignment_progress(assignment)
+    counts = {state: sum(1 for o in overview if o.state == state) for state in ("open", "done")}
+    counts["recheck"] = sum(1 for o in overview if o.state == "recheck")
+    counts["flagged"] = sum(1 for o in overview if o.flagged)
+    return render(
+        request,
+        "scoring/overview.html",
+        {
+            "assignment": assignment,
+            "experiment": assignment.experiment,
+            "team": assignment.experiment.team,
+            "overview": overview,
+            "counts": counts,
+            "judged": judged,
+            "total": total,
+            "current": assignment.last_position,
+            "error": error,
+            "wanted": wanted,
+        },
+        status=400 if error else 200,
+    )
+
+
+@team_view(scope="assignment_token", get=Role.SCORER)
+def scoring_next_open(request, assignment: Assignment):
+    """The next item with something to judge or re-check, across items (wrapping round)."""
+    current = request.GET.get("from", "")
+    after = int(current) if current.isdigit() else assignment.last_position
+    position = selectors.next_open_position(assignment, after)
+    if position is None:
+        if request.htmx:
+            return _render_item(
+                request, assignment, after, notice=_("Nothing left open: every answer is judged.")
+            )
+        messages.info(request, _("Nothing left open: every answer is judged."))
+        return redirect("scoring:reveal", assignment_token=assignment.token)
+    if request.htmx:
+        Assignment.objects.filter(pk=assignment.pk).update(last_position=position)
+        return _render_item(request, assignment, position)
+    return redirect("scoring:item", assignment_token=assignment.token, position=position)
 
 
 @team_view(scope="assignment_token", get=None, post=Role.SCORER)
@@ -193,8 +325,18 @@ def scoring_reveal(request, assignment: Assignment):
         return redirect("scoring:reveal", assignment_token=assignment.token)
     sheets = []
     if assignment.revealed:
-        runs = assignment.experiment.runs.order_by("order", "pk")
-        sheets = [{"token": selectors.sheet_token(assignment, run.pk), "run": run} for run in runs]
+        runs = assignment.experiment.runs.order_by("order", "pk").select_related(
+            "included_from__experiment"
+        )
+        carried = carried_by_run(assignment.experiment)
+        sheets = [
+            {
+                "token": selectors.sheet_token(assignment, run.pk),
+                "run": run,
+                "carried": carried.get(run.pk, []),
+            }
+            for run in runs
+        ]
     return render(
         request,
         "scoring/reveal.html",

@@ -9,6 +9,7 @@ begun, and never to someone still scoring the experiment.
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -47,7 +48,16 @@ class KeyDecisionForm(forms.Form):
         label=gettext_lazy("Note"), required=False, widget=forms.Textarea(attrs={"rows": 2})
     )
     carry_to_bank = forms.BooleanField(
-        label=gettext_lazy("Carry the amendment back to the bank's key entry"), required=False
+        label=gettext_lazy("Carry the decision back to the bank's key entry"),
+        required=False,
+        help_text=gettext_lazy(
+            "An amendment becomes the bank's key; the source joins its references either way."
+        ),
+    )
+    clear_bank_flag = forms.BooleanField(
+        label=gettext_lazy("and take the (!) off the bank's entry"),
+        required=False,
+        initial=True,
     )
 
 
@@ -85,14 +95,33 @@ def key_review(request, experiment: Experiment):
     }
     if not context["sealed"]:
         entries = review.review_queue(experiment, user=request.user, membership=request.membership)
-        show_all = request.GET.get("show") == "all"
+        state = request.GET.get("state") or ("all" if request.GET.get("show") == "all" else "open")
+        if state not in review.STATES:
+            state = "open"
+        reason = request.GET.get("reason", "")
+        if reason not in review.REASONS:
+            reason = ""
+        shown = review.review_filter(entries, reason=reason, state=state)
+        in_state = review.review_filter(entries, state=state)
         context.update(
-            show_all=show_all,
+            show_all=state == "all",
+            state=state,
+            reason=reason,
+            states=[
+                (code, label, len(review.review_filter(entries, reason=reason, state=code)))
+                for code, label in (
+                    ("open", _("Open")),
+                    ("decided", _("Decided")),
+                    ("all", _("All")),
+                )
+            ],
+            reasons=[
+                (code, label, sum(1 for e in in_state if code in e.reasons))
+                for code, label in review.REASONS.items()
+            ],
             n_open=sum(1 for e in entries if e.is_open),
             n_all=len(entries),
-            entries=[
-                _entry_context(request, experiment, e) for e in entries if show_all or e.is_open
-            ],
+            entries=[_entry_context(request, experiment, e) for e in shown],
             blinded=is_blinded(experiment, request.user, request.membership),
             own_only=review.sees_only_own_judgements(experiment, request.user),
         )
@@ -117,6 +146,7 @@ def key_review_decide(request, experiment: Experiment, position: int):
                 new_answer=data["new_answer"],
                 note=data["note"],
                 carry_to_bank=data["carry_to_bank"],
+                clear_bank_flag=data["clear_bank_flag"],
             )
         except ValidationError as error:
             _errors_into(form, error)
@@ -158,10 +188,17 @@ def _decision_notice(decision: KeyDecision) -> str:
         }
         if decision.carried_to_bank:
             text += " " + _("The bank's key entry was changed too.")
+        if decision.bank_flag_cleared:
+            text += " " + _("The bank's (!) flag was taken off.")
         return text
     if decision.outcome == KeyDecision.Outcome.AMBIGUOUS:
         return _("Item marked ambiguous: it is dropped from the figures.")
-    return _("Key confirmed.")
+    text = _("Key confirmed.")
+    if decision.carried_to_bank:
+        text += " " + _("The source was added to the bank's key entry.")
+    if decision.bank_flag_cleared:
+        text += " " + _("The bank's (!) flag was taken off.")
+    return text
 
 
 # --------------------------------------------------------------------------------------------
@@ -379,24 +416,28 @@ def reconcile_item(request, experiment: Experiment, position: int):
         # unanimous rows (a whole-experiment pass, too slow for every step from item to item).
         return _reconcile_item_response(request, experiment, position)
     token = request.POST.get("token", "")
-    response = reconcile.resolve_response(experiment, position, token, user=request.user)
-    if response is None:
+    responses = reconcile.resolve_responses(
+        experiment, position, token.split(","), user=request.user
+    )
+    if not responses:
         return _reconcile_item_response(
             request,
             experiment,
             position,
-            status=400 if not request.htmx else 200,
+            status=400,
             error=_("That answer is not on this item: nothing was saved."),
         )
     bucket = request.POST.get("set") or request.POST.get("bucket", "")
     try:
-        reconcile.final_bucket_set(
-            experiment=experiment,
-            response=response,
-            user=request.user,
-            bucket=bucket,
-            note=request.POST.get("note", ""),
-        )
+        with transaction.atomic():
+            for response in responses:
+                reconcile.final_bucket_set(
+                    experiment=experiment,
+                    response=response,
+                    user=request.user,
+                    bucket=bucket,
+                    note=request.POST.get("note", ""),
+                )
     except ValidationError as error:
         return _reconcile_item_response(
             request,
@@ -408,9 +449,12 @@ def reconcile_item(request, experiment: Experiment, position: int):
         )
     if not request.htmx:
         return redirect("scoring:reconcile_item", experiment_pk=experiment.pk, position=position)
-    return _reconcile_item_response(
-        request, experiment, position, focus_after=token, notice=_("Final bucket saved.")
+    notice = (
+        _("Final bucket saved.")
+        if len(responses) == 1
+        else _("Final bucket saved for %(n)s identical answers.") % {"n": len(responses)}
     )
+    return _reconcile_item_response(request, experiment, position, focus_after=token, notice=notice)
 
 
 @team_view(scope="experiment_pk", get=Role.EDITOR)

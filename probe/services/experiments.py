@@ -59,6 +59,7 @@ def experiment_create(
     seed: int | None = None,
     scheme: str = Experiment.Scheme.FOUR,
     hide_confidence: bool = False,
+    confirm_wrong: str = Experiment.ConfirmWrong.ONCE,
     noise_floor: float | None = None,
 ) -> Experiment:
     """Snapshot the bank's active items and create the runs (configurations x repeats).
@@ -91,6 +92,8 @@ def experiment_create(
         }
     if scheme not in Experiment.Scheme.values:
         errors["scheme"] = _("Choose a scoring scheme.")
+    if confirm_wrong not in Experiment.ConfirmWrong.values:
+        errors["confirm_wrong"] = _("Choose when a HIGH-confidence answer marked wrong asks first.")
     if noise_floor is not None and not (0 <= noise_floor <= 1000):
         errors["noise_floor"] = _("The noise floor is a number of items, 0 or more.")
     if errors:
@@ -126,6 +129,7 @@ def experiment_create(
         created_by=user,
         scheme=scheme,
         hide_confidence=hide_confidence,
+        confirm_wrong=confirm_wrong,
         noise_floor=noise_floor,
     )
     snapshot = []

@@ -34,12 +34,59 @@
     if (next) next.focus(); else if (list.length) focusAnswer(list[0]);
   }
 
-  // After settling, not on load: while htmx settles a swap it lends the new element the old one's
-  // attributes (same id), so data-focus-after and the item state would be read stale.
-  document.addEventListener("htmx:afterSettle", function () {
+  // As soon as the swap is done: htmx settles only class, style, width and height, and the
+  // fragment's root keeps the same class, so the data attributes read here are the new ones.
+  document.addEventListener("htmx:afterSwap", function () {
     if (document.getElementById("scoring-item")) placeFocus();
   });
   document.addEventListener("DOMContentLoaded", placeFocus);
+
+  // A request that failed without a message of ours (a server error, the network): say so in
+  // the page instead of doing nothing. Fragments with a message (400, 409) are swapped in.
+  document.addEventListener("htmx:responseError", showRequestError);
+  document.addEventListener("htmx:sendError", showRequestError);
+  function showRequestError(event) {
+    const root = item();
+    const template = document.getElementById("request-error");
+    if (!root || !template) return;
+    let box = root.querySelector("[data-request-error]");
+    if (!box) {
+      box = document.createElement("p");
+      box.className = "message error";
+      box.setAttribute("role", "alert");
+      box.setAttribute("data-request-error", "");
+      root.querySelector(".question-card").before(box);
+    }
+    box.textContent = template.content.textContent.trim();
+  }
+
+  // The item overview: a number and Enter jumps (the form), arrows move, O and Esc leave.
+  function overviewKey(overview, event) {
+    const links = Array.from(overview.querySelectorAll(".overview-grid a"));
+    const index = links.indexOf(document.activeElement);
+    const inField = event.target.matches("input");
+    if (event.key === "Escape") { event.preventDefault(); overview.querySelector("[data-back]").click(); return; }
+    if (inField && event.key === "ArrowDown") { event.preventDefault(); (overview.querySelector(".current a") || links[0]).focus(); return; }
+    if (inField) return;
+    const step = { ArrowRight: 1, ArrowLeft: -1, l: 1, h: -1 }[event.key];
+    if (step && links.length) { event.preventDefault(); links[Math.max(0, Math.min(links.length - 1, index + step))].focus(); return; }
+    if (event.key === "o" || event.key === "O") { event.preventDefault(); overview.querySelector("[data-next-open]").click(); return; }
+    if (/^[0-9]$/.test(event.key)) {
+      const field = overview.querySelector("[data-jump]");
+      field.value = ""; field.focus();  // the digit then lands in the field
+    }
+  }
+
+  function openNote(li) {
+    if (!li) return false;
+    const form = li.querySelector("form.note-form");
+    if (!form) return false;
+    form.hidden = false;
+    const field = form.querySelector("[data-note]");
+    field.focus();
+    field.setSelectionRange(field.value.length, field.value.length);
+    return true;
+  }
 
   function press(li, key) {
     if (!li) return false;
@@ -70,10 +117,19 @@
       if (event.key === "Escape" || event.key === "?") { event.preventDefault(); toggleHelp(false); }
       return;
     }
+    const overview = document.getElementById("scoring-overview");
+    if (overview) { overviewKey(overview, event); return; }
     const root = item();
     if (!root) return;
     const typing = event.target.matches("textarea, input, select");
     if (event.key === "Escape") {
+      const note = event.target.closest && event.target.closest("form.note-form");
+      if (note) {
+        event.preventDefault();
+        if (!note.querySelector("[data-note]").defaultValue) note.hidden = true;
+        focusAnswer(note.closest("li.answer"));
+        return;
+      }
       const cancel = root.querySelector(".confirm-panel [data-cancel]");
       if (cancel) { event.preventDefault(); cancel.click(); }
       return;
@@ -92,6 +148,9 @@
     else if (["1", "2", "3", "4"].includes(key)) handled = press(current, key);
     else if (key === "u" || key === "U") htmx.trigger("#undo-form", "submit");
     else if (key === "n" || key === "ArrowRight") go(root.dataset.nextUrl);
+    else if (key === "o" || key === "O") { const link = root.querySelector("[data-next-open]"); go(link && link.getAttribute("hx-get")); }
+    else if (key === "g" || key === "G") { const link = root.querySelector("[data-overview]"); if (link) window.location.href = link.href; }
+    else if (key === "m" || key === "M") handled = openNote(current);
     else if (key === "p" || key === "ArrowLeft") go(root.dataset.prevUrl);
     else if (key === "Enter" && root.dataset.itemDone && !event.target.matches("button, a")) {
       const reveal = root.querySelector("[data-reveal]");

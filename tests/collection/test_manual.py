@@ -45,7 +45,8 @@ def test_paste_is_recorded_and_parsed(world, manual):
     assert rows[1].answer == "429" and rows[1].confidence == "HIGH"
     assert rows[2].answer == "Retry-After" and "label_case" in rows[2].issues
     assert rows[3].abstained and "abstain_dont_know" in rows[3].issues
-    assert run.compliance == 0.0  # every item bent the format a little
+    # Items 2 and 3 bent the format; item 1 only wrote markdown, a note for the sheet.
+    assert run.compliance == pytest.approx(1 / 3)
     assert (
         Experiment.objects.get(pk=manual.pk).status == Experiment.Status.COLLECTING
     )  # run 2 waits

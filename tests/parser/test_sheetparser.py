@@ -215,9 +215,11 @@ def test_deviation_is_recovered_and_named(text, answer, confidence, issues):
     check_invariants(sheet, 1)
     a = sheet.answers[0]
     assert (a.answer, a.confidence) == (answer, confidence), a
-    assert set(a.issues) == issues, a.issues
+    # Markdown is the sheet's note, never an item's issue: it changes how no answer reads.
+    assert set(a.issues) == issues - {sp.MARKDOWN}, a.issues
+    assert (sp.MARKDOWN in sheet.sheet_issues) == (sp.MARKDOWN in issues)
     assert not a.abstained
-    assert sheet.compliance == (0.0 if issues else 1.0)
+    assert sheet.compliance == (0.0 if issues - {sp.MARKDOWN} else 1.0)
 
 
 ABSTENTIONS = [
@@ -249,7 +251,8 @@ ABSTENTIONS = [
 
 @pytest.mark.parametrize(("written", "issues"), ABSTENTIONS)
 def test_abstention_synonyms(written, issues):
-    a = one(f"1. ANSWER: {written}\nCONFIDENCE: LOW")
+    sheet = parse_sheet(f"1. ANSWER: {written}\nCONFIDENCE: LOW", 1)
+    a = sheet.answers[0]
     check_answer(a)
     if written == "I can't answer that":
         assert not a.abstained and a.answer == "I can't answer that"
@@ -257,7 +260,7 @@ def test_abstention_synonyms(written, issues):
     assert a.abstained
     assert a.answer == "UNKNOWN"
     assert a.confidence == LOW
-    assert set(a.issues) == issues
+    assert set(a.issues) | (set(sheet.sheet_issues) & {sp.MARKDOWN}) == issues
 
 
 def test_abstention_on_the_line_after_the_label():
@@ -383,11 +386,11 @@ def test_markdown_question_headers_with_answer_and_confidence_labels():
     for a in sheet.answers:
         assert set(a.issues) == {
             sp.NUMBER_FORMAT,
-            sp.MARKDOWN,
             sp.EXTRA_TEXT,
             sp.LABEL_CASE,
             sp.CONFIDENCE_CASE,
         }
+    assert sp.MARKDOWN in sheet.sheet_issues
 
 
 def test_restated_question_as_header():
@@ -558,12 +561,12 @@ def test_chatty_reply_with_preamble_and_summary_table():
         ("UNKNOWN", LOW, True),
         ("Probably RFC 9110", LOW, False),
     ]
-    assert sheet.sheet_issues == [sp.TEXT_BEFORE, sp.TEXT_AFTER]
-    assert sheet.answers[0].issues == [sp.MARKDOWN]
-    assert set(sheet.answers[2].issues) == {sp.MARKDOWN, sp.LABEL_CASE, sp.CONFIDENCE_CASE}
+    assert sheet.sheet_issues == [sp.TEXT_BEFORE, sp.TEXT_AFTER, sp.MARKDOWN]
+    assert sheet.answers[0].issues == []
+    assert set(sheet.answers[2].issues) == {sp.LABEL_CASE, sp.CONFIDENCE_CASE}
     assert sp.ABSTAIN_NOT_SURE in sheet.answers[3].issues
     assert sheet.answers[4].hedged
-    assert sheet.compliance == 0.0
+    assert sheet.compliance == 0.4  # items 1 and 2 read exactly as asked, bar the markdown
 
 
 TABLE_ONLY = """Here are my answers in a table:
@@ -582,9 +585,9 @@ def test_reply_as_markdown_table_is_recovered():
     got = [(a.answer, a.confidence) for a in sheet.answers]
     assert got == [("404", HIGH), ("Retry-After", MEDIUM), ("UNKNOWN", LOW), (None, None)]
     assert sheet.answers[0].issues == [sp.TABLE_FORMAT]
-    assert set(sheet.answers[1].issues) == {sp.TABLE_FORMAT, sp.MARKDOWN, sp.CONFIDENCE_CASE}
+    assert set(sheet.answers[1].issues) == {sp.TABLE_FORMAT, sp.CONFIDENCE_CASE}
     assert sheet.answers[2].abstained
-    assert sheet.sheet_issues == [sp.TEXT_BEFORE]
+    assert sheet.sheet_issues == [sp.TEXT_BEFORE, sp.MARKDOWN]
 
 
 def test_table_without_header_and_with_a_question_column():
@@ -1099,13 +1102,17 @@ def test_recoverable_perturbations_recover_exactly(items, preamble, postamble):
     sheet = parse_sheet("\n".join(lines), len(items))
     check_invariants(sheet, len(items))
     assert [(a.answer, a.confidence) for a in sheet.answers] == [(a, c) for a, c, _p in items]
+    markdown = False
     for parsed, (_a, _c, p) in zip(sheet.answers, items, strict=True):
-        perturbed = p["number"] != "none" or p["label"] != "none" or p["conf"] != "none"
-        perturbed = perturbed or p["bullet"] or p["header"]
+        # Markdown (bold, italics, bullets, a heading) is the sheet's note, not the item's issue.
+        emphasis = p["number"] == "bold" or p["label"] == "bold" or p["conf"] in ("bold", "italic")
+        markdown = markdown or emphasis or p["bullet"] or p["header"]
+        perturbed = p["number"] not in ("none", "bold") or p["label"] not in ("none", "bold")
+        perturbed = perturbed or p["conf"] not in ("none", "bold", "italic") or p["header"]
         assert bool(parsed.issues) == perturbed, (p, parsed.issues)
         assert sp.MISSING not in parsed.issues
     expected_sheet = ([sp.TEXT_BEFORE] if preamble else []) + ([sp.TEXT_AFTER] if postamble else [])
-    assert sheet.sheet_issues == expected_sheet
+    assert sheet.sheet_issues == expected_sheet + ([sp.MARKDOWN] if markdown else [])
 
 
 @st.composite
@@ -1146,3 +1153,13 @@ def test_damaged_sheets_never_raise(case):
     sheet = parse_sheet(text, n)
     check_invariants(sheet, n)
     check_answer(parse_single(text, 1))
+
+
+def test_a_markdown_chat_reply_that_parses_perfectly_is_fully_compliant():
+    text = "\n\n".join(f"**{i}. ANSWER:** answer {i}\n**CONFIDENCE:** HIGH" for i in range(1, 31))
+    sheet = parse_sheet(text, 30)
+    check_invariants(sheet, 30)
+    assert [a.answer for a in sheet.answers] == [f"answer {i}" for i in range(1, 31)]
+    assert all(a.issues == [] for a in sheet.answers)
+    assert sheet.compliance == 1.0
+    assert sheet.sheet_issues == [sp.MARKDOWN]  # one note for the sheet

@@ -174,6 +174,16 @@ def test_two_scorers_disagree_and_an_editor_reconciles(live_server, page, world)
     expect(page.locator("#agreement-table")).to_contain_text("0.386")
     page.screenshot(path=str(ARTIFACTS / "final_report.png"), full_page=True)
 
+    # A scorer marked "429" Correct, so no answer of item 1 is a suspect; the other scorer
+    # disputes the key, which puts the item at the top of the key review.
+    from scoring import services
+    from scoring.models import Assignment
+
+    services.dispute_raise(
+        assignment=Assignment.objects.get(experiment=experiment, user__username="acme-owner"),
+        item=experiment.items.get(position=1),
+        note="RFC 6585 says 429",
+    )
     # The key review, by keyboard too: the first open entry has the focus; S, the source, Esc,
     # 2 (amended: the cursor goes to the new text), Ctrl+Enter.
     page.goto(f"{live_server.url}/experiments/{experiment.pk}/key-review/")

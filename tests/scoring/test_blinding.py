@@ -97,3 +97,70 @@ def test_nothing_reachable_names_a_model_before_reveal(client, world, role):
             if len(raw) > 40:
                 assert raw not in body, f"a raw provider body in {where}"
         assert not re.search(r"/runs/\d+/", body), f"a link to a run in {where}"
+
+
+# Everything in an answer row that is the answer itself (its text, its confidence, its group size)
+# or an opaque per-scorer token: what is left is the row's markup, which must not tell sheets apart.
+CONTENT = [
+    (re.compile(r'(data-tokens|name="tokens" value)="[^"]*"'), r'\1="TOKEN"'),
+    (re.compile(r"-[0-9a-f]{20}\b"), "-TOKEN"),
+    (re.compile(r'name="csrfmiddlewaretoken" value="[^"]*"'), "CSRF"),
+    (re.compile(r"/\d+/(decide|note|dispute)/"), r"/N/\1/"),
+    (re.compile(r'<span class="answer-value">.*?</span>', re.S), "<ANSWER>"),
+    (re.compile(r'<span class="conf conf-[^"]*">[^<]*</span>'), ""),
+    (re.compile(r'<span class="group-size"[^>]*>[^<]*</span>'), ""),
+    (re.compile(r"\s+"), " "),
+]
+ROW = re.compile(r'<li class="answer[^"]*" tabindex="0" data-tokens="([^"]+)".*?</li>', re.S)
+
+
+def skeleton(row: str) -> str:
+    for pattern, replacement in CONTENT:
+        row = pattern.sub(replacement, row)
+    return row
+
+
+def test_no_marker_sets_one_sheet_apart_before_the_reveal(client, world):
+    """Parser issues, markdown and raw text are the habits of a model: none shows while scoring.
+
+    One sheet of the experiment is given a parser issue on every item (as a model that writes its
+    labels in lower case and its reply in markdown would have); the rows of every item page, with
+    the answer, its confidence and the tokens taken out, must then be the same markup for every
+    sheet.
+    """
+    from probe.models import Response
+    from scoring import selectors, services
+
+    runs = list(Run.objects.filter(experiment=world.scored).order_by("pk"))
+    Response.objects.filter(run=runs[1]).update(issues=["label_case", "markdown", "text_after"])
+    user = world.users["scorer"]
+    client.force_login(user)
+    assignment = services.assignment_start(experiment=world.scored, user=user)
+    run_of = {
+        selectors.answer_token(assignment, r.pk): r.run_id
+        for r in Response.objects.filter(run__experiment=world.scored)
+    }
+    shapes: dict[str, set[int]] = {}
+    n_items = world.scored.items.count()
+    for position in range(1, n_items + 1):
+        url = reverse(
+            "scoring:item", kwargs={"assignment_token": assignment.token, "position": position}
+        )
+        for headers in ({}, {"HTTP_HX_REQUEST": "true"}):
+            body = client.get(url, **headers).content.decode()
+            assert "Label not written exactly" not in body and "Markdown" not in body
+            for match in ROW.finditer(body):
+                row = match.group(0)
+                if " decided" in row.split(">", 1)[0]:
+                    continue  # an UNKNOWN arrives decided, whichever sheet gave it
+                sheets = {run_of[t] for t in match.group(1).split(",")}
+                shapes.setdefault(skeleton(row), set()).update(sheets)
+    assert shapes, "no undecided answer row found"
+    assert len(shapes) == 1, "answer rows differ in markup:\n" + "\n\n".join(shapes)
+    # A blind editor's raw-reply page names no model, not even in its <title>.
+    client.force_login(world.users["editor"])
+    services.assignment_start(experiment=world.scored, user=world.users["editor"])
+    body = client.get(reverse("probe:run_raw", kwargs={"run_pk": runs[1].pk})).content.decode()
+    title = re.search(r"<title>(.*?)</title>", body, re.S).group(1)
+    for secret in secrets_of(world.scored):
+        assert secret not in title and secret not in body

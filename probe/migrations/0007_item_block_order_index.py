@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('probe', '0004_follow_ups'),
+        ('probe', '0006_team_recheck_carried'),
     ]
 
     operations = [

@@ -1,0 +1,289 @@
+"""Buckets carried from earlier experiments: identical answers under the same key and item
+version carry their final bucket; a changed answer, confidence, key or question does not."""
+
+import pytest
+
+from probe.models import Attempt, Experiment, Response, Run
+from scoring import carry, followups, reconcile, services
+from scoring.models import Bucket, CarriedBucket
+from tests.api.test_follow_ups import _collected
+from tests.review.conftest import judge_everything
+
+pytestmark = pytest.mark.django_db
+
+
+def _reconciled(world, experiment, bucket=Bucket.CORRECT):
+    for kind in ("scorer", "owner"):
+        assignment = services.assignment_start(experiment=experiment, user=world.users[kind])
+        judge_everything(assignment, bucket)
+    reconcile.reconciliation_start(experiment=experiment, user=world.users["editor"])
+
+
+def _answer(experiment, answers: dict):
+    """Collect the follow-up: answers[(repeat, position)] = (answer, confidence)."""
+    for run in experiment.runs.filter(status=Run.Status.PENDING):
+        attempt = Attempt.objects.create(run=run, outcome="complete", text="sheet", raw_body="{}")
+        for item in experiment.items.all():
+            answer, confidence = answers[(run.repeat, item.position)]
+            Response.objects.create(
+                run=run,
+                item=item,
+                attempt=attempt,
+                answer=answer,
+                confidence=confidence,
+                abstained=answer == "UNKNOWN",
+            )
+        run.status = Run.Status.COLLECTED
+        run.save()
+    experiment.status = Experiment.Status.COLLECTED
+    experiment.save()
+
+
+def _follow_up(world):
+    origin = _collected(world)
+    _reconciled(world, origin)
+    return origin, followups.experiment_follow_up(origin=origin, user=world.users["editor"])
+
+
+def test_identical_answers_carry_and_changed_ones_do_not(world):
+    origin, again = _follow_up(world)
+    _answer(
+        again,
+        {
+            (1, 1): ("answer 1 of repeat 1", "HIGH"),  # identical: carried
+            (1, 2): ("  ANSWER 2   of repeat 1 ", "HIGH"),  # same after normalising: carried
+            (1, 3): ("answer 3 of repeat 1", "LOW"),  # another confidence
+            (2, 1): ("answer 1 of repeat 2", "HIGH"),  # identical to the other repeat: carried
+            (2, 2): ("a new answer", "HIGH"),
+            (2, 3): ("UNKNOWN", ""),  # abstentions are preset, never carried
+        },
+    )
+    assert carry.carry_sync(experiment=again) == 3
+    assert carry.carry_sync(experiment=again) == 0, "idempotent"
+    carried = {
+        (c.response.run.repeat, c.response.item.position): c
+        for c in CarriedBucket.objects.select_related("response__run", "response__item")
+    }
+    assert set(carried) == {(1, 1), (1, 2), (2, 1)}
+    first = carried[(1, 1)]
+    assert first.bucket == Bucket.CORRECT
+    assert first.from_experiment == origin and first.from_experiment_name == origin.name
+    assert first.key_answer == origin.items.get(position=1).key_answer
+    counts = carry.carry_counts(again)
+    assert (counts.carried, counts.to_judge, counts.through_queue) == (3, 3, False)
+    world.team.recheck_carried = True
+    world.team.save()
+    again.team.refresh_from_db()
+    assert carry.carry_counts(again).to_judge == 6
+
+
+def test_an_amended_key_on_either_side_stops_the_carry(world):
+    from scoring.review import key_decision_create
+
+    origin, again = _follow_up(world)
+    _answer(
+        again,
+        {(r, p): (f"answer {p} of repeat {r}", "HIGH") for r in (1, 2) for p in (1, 2, 3)},
+    )
+    # Amended in the follow-up: the keys differ, nothing carries on item 1.
+    key_decision_create(
+        item=again.items.get(position=1),
+        user=world.users["editor"],
+        outcome="amended",
+        source="RFC 6585",
+        new_answer="429",
+    )
+    carry.carry_sync(experiment=again)
+    positions = sorted(CarriedBucket.objects.values_list("response__item__position", flat=True))
+    assert positions == [2, 2, 3, 3]
+
+
+def test_reopening_an_item_removes_its_carried_buckets(world):
+    origin, again = _follow_up(world)
+    _answer(
+        again,
+        {(r, p): (f"answer {p} of repeat {r}", "HIGH") for r in (1, 2) for p in (1, 2, 3)},
+    )
+    assert carry.carry_sync(experiment=again) == 6
+    assert carry.carry_reopen(item=again.items.get(position=2)) == 2
+    assert sorted(CarriedBucket.objects.values_list("response__item__position", flat=True)) == [
+        1,
+        1,
+        3,
+        3,
+    ]
+
+
+def test_only_final_buckets_carry(world):
+    origin = _collected(world)
+    # Scored by one scorer, never reconciled: nothing final to carry.
+    assignment = services.assignment_start(experiment=origin, user=world.users["scorer"])
+    judge_everything(assignment, Bucket.CORRECT)
+    again = followups.experiment_follow_up(origin=origin, user=world.users["editor"])
+    _answer(
+        again,
+        {(r, p): (f"answer {p} of repeat {r}", "HIGH") for r in (1, 2) for p in (1, 2, 3)},
+    )
+    assert carry.carry_sync(experiment=again) == 0
+
+
+def test_nothing_carries_before_collection_is_complete(world):
+    origin, again = _follow_up(world)
+    assert carry.carry_sync(experiment=again) == 0
+
+
+# --- in the blind queue -----------------------------------------------------------------------
+
+
+def _carried_follow_up(world, changed=((2, 2),)):
+    """A follow-up where every answer repeats the earlier one except at `changed` (repeat, pos)."""
+    origin, again = _follow_up(world)
+    _answer(
+        again,
+        {
+            (r, p): (
+                "a changed answer" if (r, p) in changed else f"answer {p} of repeat {r}",
+                "HIGH",
+            )
+            for r in (1, 2)
+            for p in (1, 2, 3)
+        },
+    )
+    return origin, again
+
+
+def test_carried_answers_stay_out_of_the_queue_and_count_as_decided(client, world):
+    from scoring.models import Judgement
+    from scoring.selectors import queue_item
+
+    _origin, again = _carried_follow_up(world)
+    assignment = services.assignment_start(experiment=again, user=world.users["scorer"])
+    carried = Judgement.objects.filter(assignment=assignment, verdict=Judgement.Verdict.CARRIED)
+    assert carried.count() == 5
+    item = queue_item(assignment, 2)
+    assert item.carried == 1 and [g.answer for g in item.groups] == ["a changed answer"]
+    assert queue_item(assignment, 1).groups == [] and queue_item(assignment, 1).carried == 2
+    assert (item.judged, item.total) == (5, 6)
+    # The page says so in words, and only the changed answer is there to judge.
+    client.force_login(world.users["scorer"])
+    page = client.get(f"/score/{assignment.token}/2/").content.decode()
+    assert "a changed answer" in page and "answer 2 of repeat 1" not in page
+    assert "carries that bucket" in page
+    # Judging that one answer is all the scorer has to do before the reveal.
+    from tests.review.conftest import judge_everything
+
+    judge_everything(assignment, Bucket.HEDGED_WRONG)
+    services.assignment_reveal(assignment=assignment)
+
+
+def test_a_team_can_send_carried_answers_through_the_queue(world):
+    from scoring.models import Judgement
+    from scoring.selectors import queue_item
+
+    world.team.recheck_carried = True
+    world.team.save()
+    _origin, again = _carried_follow_up(world)
+    assignment = services.assignment_start(experiment=again, user=world.users["scorer"])
+    assert not Judgement.objects.filter(
+        assignment=assignment, verdict=Judgement.Verdict.CARRIED
+    ).exists()
+    assert len(queue_item(assignment, 1).groups) == 2
+    # The carried buckets are still recorded, for the record and the counts.
+    assert CarriedBucket.objects.filter(response__run__experiment=again).count() == 5
+
+
+def test_an_amended_key_reopens_the_carried_answers_of_its_item(world):
+    from scoring.models import Judgement
+    from scoring.review import key_decision_create
+    from scoring.selectors import queue_item
+
+    _origin, again = _carried_follow_up(world)
+    assignment = services.assignment_start(experiment=again, user=world.users["scorer"])
+    assert queue_item(assignment, 1).groups == []
+    key_decision_create(
+        item=again.items.get(position=1),
+        user=world.users["editor"],
+        outcome="amended",
+        source="RFC 6585",
+        new_answer="429",
+    )
+    reopened = queue_item(assignment, 1)
+    assert reopened.carried == 0 and len(reopened.groups) == 2
+    assert (
+        not CarriedBucket.objects.filter(response__item__position=1)
+        .filter(response__run__experiment=again)
+        .exists()
+    )
+    assert Judgement.objects.filter(assignment=assignment, verdict="carried").count() == 3
+
+
+def test_carried_buckets_do_not_inflate_agreement(world):
+    from tests.review.conftest import judge_everything
+
+    _origin, again = _carried_follow_up(world, changed=((1, 1), (2, 2)))
+    for kind, bucket in (("scorer", Bucket.CORRECT), ("owner", Bucket.HEDGED_WRONG)):
+        assignment = services.assignment_start(experiment=again, user=world.users[kind])
+        judge_everything(assignment, bucket)
+    report = reconcile.agreement_report(again)
+    assert report.overall.units == 2  # the two answers judged here, not the four carried
+    assert report.overall.percent == 0
+
+
+def test_nothing_carried_names_a_model_before_the_reveal(client, world):
+    from tests.scoring.test_blinding import crawl, secrets_of
+
+    _origin, again = _carried_follow_up(world)
+    user = world.users["scorer"]
+    client.force_login(user)
+    assignment = services.assignment_start(experiment=again, user=user)
+    starts = [
+        f"/experiments/{again.pk}/",
+        f"/experiments/{again.pk}/score/",
+        f"/score/{assignment.token}/1/",
+        f"/score/{assignment.token}/2/",
+    ]
+    pages = crawl(client, starts)
+    forbidden = secrets_of(again)
+    assert len(pages) >= 8
+    for url, _headers, response in pages:
+        body = response.content.decode("utf-8", "replace")
+        for secret in forbidden:
+            assert secret not in body, f"{secret!r} in {url}"
+
+
+def test_the_counts_are_shown_before_scoring_starts(client, world):
+    _origin, again = _carried_follow_up(world)
+    client.force_login(world.users["scorer"])
+    page = client.get(f"/experiments/{again.pk}/score/").content.decode()
+    assert "5 answers carry their buckets from an earlier experiment" in page
+    assert "you judge the other 1" in page
+    assert not CarriedBucket.objects.exists(), "a page view writes nothing"
+
+
+def test_the_reveal_says_what_was_carried_and_from_where(client, world):
+    from tests.review.conftest import judge_everything
+
+    origin, again = _carried_follow_up(world)
+    assignment = services.assignment_start(experiment=again, user=world.users["scorer"])
+    judge_everything(assignment, Bucket.CORRECT)
+    services.assignment_reveal(assignment=assignment)
+    client.force_login(world.users["scorer"])
+    page = client.get(f"/score/{assignment.token}/reveal/").content.decode()
+    assert f"3 answers carried from {origin.name}" in page
+    assert f"2 answers carried from {origin.name}" in page
+
+
+def test_exports_name_where_a_bucket_was_carried_from(world):
+    from scoring import exports
+    from scoring.report import judgement_source
+    from tests.review.conftest import judge_everything
+
+    origin, again = _carried_follow_up(world)
+    assignment = services.assignment_start(experiment=again, user=world.users["scorer"])
+    judge_everything(assignment, Bucket.HEDGED_WRONG)
+    rows = list(exports.response_rows(judgement_source(assignment)))
+    carried = [r for r in rows if r["carried_from"]]
+    assert len(carried) == 5 and {r["carried_from"] for r in carried} == {origin.name}
+    assert all(r["verdict"] == "carried" and r["bucket"] == "correct" for r in carried)
+    (judged,) = [r for r in rows if not r["carried_from"]]
+    assert judged["answer"] == "a changed answer" and judged["bucket"] == "hedged_wrong"
