@@ -60,6 +60,10 @@ class CompletionRequest:
     thinking_budget: int | None = None
     seed: int | None = None
     timeout: float = DEFAULT_TIMEOUT
+    # The experiment's own key, (question, answer) pairs, for the local simulator only: it is
+    # what lets a simulated model know a share of the bank it is asked about. Every other
+    # adapter ignores it; the simulator adapter sends it only to a local server.
+    simulation_key: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
     def __repr__(self) -> str:
         # The key must never reach a log line or a traceback, so it is masked, not printed.
@@ -68,6 +72,8 @@ class CompletionRequest:
             value = getattr(self, f.name)
             if f.name == "api_key":
                 shown.append(f"api_key={'***' if value else None!r}")
+            elif f.name == "simulation_key":
+                shown.append(f"simulation_key=<{len(value)} entries>")
             elif f.name == "prompt":
                 shown.append(f"prompt=<{len(value)} chars>")
             else:

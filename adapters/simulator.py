@@ -2,8 +2,9 @@
 
 The simulator (served by `adapters.simulator_server`) answers a probe prompt as a model of a
 given character would: it knows some share of the items (it can only "know" them because it is
-handed the items and answers in a knowledge file), rates its confidence well or badly, abstains
-or guesses when it does not know, and formats its sheet tidily or sloppily. Nothing here is a
+handed the questions and answers: with the request, as the experiment's own key, or else in a
+knowledge file), rates its confidence well or badly, abstains or guesses when it does not know,
+and formats its sheet tidily or sloppily. Nothing here is a
 real model; every reply is labelled as simulated.
 
 Everything is deterministic for a (model, prompt, seed) request, except injected errors, which
@@ -15,13 +16,16 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import random
 import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
+from urllib.parse import urlsplit
 
+from adapters.base import CompletionRequest
 from adapters.openai_chat import OpenAIChatAdapter
 
 DEFAULT_PORT = 8765
@@ -40,14 +44,45 @@ SHARED_DIFFICULTY = 0.6
 WRONG_ANSWER_WEIGHTS = (0.6, 0.25, 0.15)
 
 
+# The request's extension field that carries the experiment's key to the simulator:
+# {"simulation": {"key": [{"question": ..., "answer": ...}, ...]}}.
+SIMULATION_FIELD = "simulation"
+# Hosts besides the loopback ones that may receive the key (a simulator in another container).
+KEY_HOSTS_ENV = "SIMULATOR_KEY_HOSTS"
+_LOOPBACK_HOSTS = {"127.0.0.1", "::1", "localhost"}
+
+
+def may_receive_key(base_url: str) -> bool:
+    """Only a simulator on this machine (or on a host named in SIMULATOR_KEY_HOSTS) is sent the
+    key: a configuration of provider "simulator" pointed at some other server must not leak it."""
+    host = (urlsplit(base_url).hostname or "").lower()
+    allowed = {h.strip().lower() for h in os.environ.get(KEY_HOSTS_ENV, "").split(",") if h.strip()}
+    return host in _LOOPBACK_HOSTS or host.startswith("127.") or host in allowed
+
+
 class SimulatorAdapter(OpenAIChatAdapter):
-    """The OpenAI chat adapter pointed at the local simulator; no key, nothing leaves the machine."""
+    """The OpenAI chat adapter pointed at the local simulator; no key, nothing leaves the machine.
+
+    With the request it sends the experiment's own key (question and answer of each keyed item)
+    in the extension field ``simulation``, so that each simulated model knows a share of the bank
+    it is asked about; only to a local simulator (see ``may_receive_key``)."""
 
     name = "simulator"
     label = "Simulated models (local simulator, not a real model)"
     needs_api_key = False
     default_base_url = SIMULATOR_DEFAULT_BASE_URL
     api_key_env_hint = None
+
+    def payload(self, request: CompletionRequest) -> dict[str, Any]:
+        body = super().payload(request)
+        if request.simulation_key and may_receive_key(self.base_url(request)):
+            body[SIMULATION_FIELD] = {
+                "key": [
+                    {"question": question, "answer": answer}
+                    for question, answer in request.simulation_key
+                ]
+            }
+        return body
 
 
 # --- profiles ---------------------------------------------------------------------------------
@@ -701,12 +736,15 @@ class Simulator:
         if injected is not None:
             return injected
 
+        knowledge = self._knowledge_for(payload)
+        if isinstance(knowledge, SimulatedReply):
+            return knowledge
         prompt = "\n\n".join(
             _message_text(m) for m in messages if isinstance(m, dict) and m.get("role") == "user"
         )
-        items = parse_prompt_items(prompt, self.knowledge)
+        items = parse_prompt_items(prompt, knowledge)
         if items:
-            answers = [answer_item(profile, model, seed, item, self.knowledge) for item in items]
+            answers = [answer_item(profile, model, seed, item, knowledge) for item in items]
             content = render_sheet(answers, profile, model, seed, prompt)
         else:
             content = "OK."  # no items: a connection check ("Reply with OK.")
@@ -746,6 +784,22 @@ class Simulator:
         jitter = random.Random(digest).random() * profile.latency_jitter_ms
         delay = (profile.latency_ms + jitter) / 1000.0 * self.latency_scale
         return SimulatedReply(200, body, {"openai-processing-ms": str(int(delay * 1000))}, delay)
+
+    def _knowledge_for(self, payload: dict) -> Knowledge | SimulatedReply:
+        """The key sent with the request (the experiment's own bank), else the knowledge file."""
+        extension = payload.get(SIMULATION_FIELD)
+        if extension is None:
+            return self.knowledge
+        key = extension.get("key") if isinstance(extension, dict) else None
+        try:
+            return Knowledge.from_dict({"items": key})
+        except ValueError as error:
+            return openai_error(
+                400,
+                f"{SIMULATION_FIELD}.key: {error}",
+                type_="invalid_request_error",
+                param=SIMULATION_FIELD,
+            )
 
     def _injected_error(self, profile: Profile) -> SimulatedReply | None:
         if profile.error_rate <= 0:

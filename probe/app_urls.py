@@ -2,14 +2,15 @@
 
 from django.urls import path
 
-from . import urls_experiments, urls_prompts, views
+from . import urls_experiments, urls_prompts, views, views_import, views_items
 
 app_name = "probe"
 
 urlpatterns = [
     path("t/<slug:team_slug>/", views.team_home, name="team_home"),
     path("t/<slug:team_slug>/banks/new/", views.bank_create, name="bank_create"),
-    path("t/<slug:team_slug>/banks/import/", views.bank_import, name="bank_import"),
+    path("t/<slug:team_slug>/banks/import/", views_import.bank_import, name="bank_import"),
+    path("t/<slug:team_slug>/items/recheck/", views_items.items_recheck, name="items_recheck"),
     path("t/<slug:team_slug>/members/", views.member_list, name="member_list"),
     path("t/<slug:team_slug>/audit/", views.audit_log, name="audit_log"),
     path("members/<int:member_pk>/role/", views.member_update, name="member_update"),

@@ -44,7 +44,7 @@ class BlockForm(forms.ModelForm):
 class ItemForm(forms.ModelForm):
     class Meta:
         model = Item
-        fields = ["question", "answer_format"]
+        fields = ["question", "answer_format", "answer_kind", "topic"]
         widgets = {"question": forms.Textarea(attrs={"rows": 3})}
 
     def clean_question(self):
@@ -74,6 +74,12 @@ class KeyEntryForm(forms.Form):
         widget=forms.Textarea(attrs=TEXTAREA_SMALL),
         help_text=_("One per line: a citation or a URL."),
     )
+    sources_checked = forms.DateField(
+        label=_("Sources checked on"),
+        required=False,
+        widget=forms.DateInput(attrs={"type": "date"}),
+        help_text=_("The day the answer was last checked against its sources."),
+    )
 
     def clean(self):
         data = super().clean()
@@ -99,6 +105,7 @@ class KeyEntryForm(forms.Form):
             "flagged": entry.flagged,
             "flag_note": entry.flag_note,
             "sources": "\n".join(entry.sources),
+            "sources_checked": entry.sources_checked,
         }
 
 
@@ -133,7 +140,7 @@ class ImportForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["file"].help_text = _(
-            "JSON exported from this app, or plain text as probes are published (up to %(limit)s)."
+            "Plain text as probes are published, JSON exported from this app, or CSV / JSON Lines with one item per row (up to %(limit)s)."
         ) % {"limit": _human_size(bankformat.MAX_BYTES)}
 
     def clean(self):
@@ -154,6 +161,43 @@ class ImportForm(forms.Form):
         else:
             data["raw"] = text.encode("utf-8")
             data["filename"] = ""
+        return data
+
+
+class _ReadingsField(forms.Field):
+    """Reading codes (``drop:12-15``, ``key:40``, ``item:88``), from ticked boxes or a comma list."""
+
+    widget = forms.MultipleHiddenInput
+
+    def to_python(self, value):
+        if isinstance(value, str):
+            value = value.split(",")
+        try:
+            return bankformat.Readings.from_codes(value or [])
+        except bankformat.ReadingError as error:
+            raise forms.ValidationError(
+                _("%(code)s is not a reading of this file.") % {"code": str(error)[:40]}
+            ) from None
+
+
+class ImportPreviewForm(forms.Form):
+    """The preview posted back: the document's text (read again here), never its parsed form."""
+
+    source_text = forms.CharField(strip=False, max_length=bankformat.MAX_BYTES)
+    filename = forms.CharField(required=False, max_length=255)
+    name = forms.CharField(required=False, max_length=200)
+    reading = _ReadingsField(required=False)
+    shown = _ReadingsField(required=False, widget=forms.HiddenInput)
+    action = forms.ChoiceField(
+        choices=[("preview", "preview"), ("accept", "accept"), ("import", "import")],
+        required=False,
+    )
+
+    def clean(self):
+        data = super().clean()
+        data["readings"] = data.get("reading") or bankformat.NO_READINGS
+        data["shown"] = data.get("shown") or bankformat.NO_READINGS
+        data["action"] = data.get("action") or "preview"
         return data
 
 

@@ -37,6 +37,13 @@ class Team(models.Model):
             "confidence) carries that bucket. When on, scorers still see it, for a fresh look."
         ),
     )
+    recheck_after_days = models.PositiveIntegerField(
+        _("re-check key sources after (days)"),
+        default=365,
+        help_text=_(
+            "A key entry whose sources were last checked longer ago than this is due for a re-check."
+        ),
+    )
     created = models.DateTimeField(auto_now_add=True)
     members = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="Membership", related_name="teams"
@@ -78,6 +85,14 @@ class Bank(models.Model):
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="banks")
     name = models.CharField(_("name"), max_length=200)
     description = models.TextField(_("description"), blank=True)
+    # The language of the headings the bank's text file was written with (Block / ブロック,
+    # Answer key / 解答鍵), so that a text export writes them back the same way.
+    text_language = models.CharField(
+        _("language of the text headings"),
+        max_length=8,
+        choices=[("en", _("English")), ("ja", _("Japanese"))],
+        default="en",
+    )
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
     created_by = models.ForeignKey(
@@ -117,6 +132,15 @@ class Block(models.Model):
         return f"{self.code}. {self.title}"
 
 
+class AnswerKind(models.TextChoices):
+    DATE = "date", _("date")
+    NAME = "name", _("name")
+    NUMBER = "number", _("number")
+    IDENTIFIER = "identifier", _("identifier")
+    SHORT_PHRASE = "short_phrase", _("short phrase")
+    FREE_TEXT = "free_text", _("free text")
+
+
 class Item(models.Model):
     block = models.ForeignKey(Block, on_delete=models.CASCADE, related_name="items")
     question = models.TextField(_("question"))
@@ -127,6 +151,31 @@ class Item(models.Model):
         help_text=_("Optional, for example 'a status code' or 'one word'."),
     )
     retired = models.BooleanField(_("retired"), default=False)
+    topic = models.CharField(
+        _("topic"),
+        max_length=200,
+        blank=True,
+        help_text=_("Optional: a finer subject than the block's, for the report's slices."),
+    )
+    ref = models.CharField(
+        _("id in the source file"),
+        max_length=100,
+        blank=True,
+        help_text=_("The item's id in the CSV or JSON Lines file it came from; kept on export."),
+    )
+    answer_kind = models.CharField(
+        _("kind of answer"),
+        max_length=20,
+        choices=AnswerKind.choices,
+        blank=True,
+        help_text=_(
+            "Date, name, number, identifier, short phrase or free text: for the report's slices."
+        ),
+    )
+    # Changes when the question or the key answer changes; the old ones are kept as ItemVersion
+    # rows, and an experiment's snapshot records the version it took.
+    version = models.PositiveIntegerField(_("version"), default=1)
+    retired_reason = models.TextField(_("why retired"), blank=True)
     order = models.PositiveIntegerField(_("order"), default=0)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
@@ -159,6 +208,12 @@ class KeyEntry(models.Model):
     )
     flag_note = models.TextField(_("flag note"), blank=True)
     sources = models.JSONField(_("source references"), default=list, blank=True)
+    sources_checked = models.DateField(
+        _("sources checked on"),
+        null=True,
+        blank=True,
+        help_text=_("The day someone last checked the answer against its sources."),
+    )
     updated = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -167,6 +222,29 @@ class KeyEntry(models.Model):
 
     def __str__(self) -> str:
         return self.answer[:80]
+
+
+class ItemVersion(models.Model):
+    """An item as it was before its question or key answer changed (its version then)."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="versions")
+    version = models.PositiveIntegerField()
+    question = models.TextField()
+    answer_format = models.CharField(max_length=200, blank=True)
+    key_answer = models.TextField(blank=True)  # "" when the item had no key entry
+    created = models.DateTimeField(auto_now_add=True)  # when it stopped being the current one
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["item", "-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "version"], name="itemversion_unique_version")
+        ]
+
+    def __str__(self) -> str:
+        return f"v{self.version}: {self.question[:60]}"
 
 
 class KeyEntryRevision(models.Model):
@@ -452,6 +530,9 @@ class ExperimentItem(models.Model):
     key_flagged = models.BooleanField(default=False)
     key_flag_note = models.TextField(blank=True)
     key_sources = models.JSONField(default=list, blank=True)
+    topic = models.CharField(max_length=200, blank=True)
+    answer_kind = models.CharField(max_length=20, blank=True)
+    item_version = models.PositiveIntegerField(null=True, blank=True)  # the item's, when taken
     source_item = models.ForeignKey(
         Item, null=True, blank=True, on_delete=models.SET_NULL, related_name="snapshots"
     )

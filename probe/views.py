@@ -22,13 +22,12 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET
 from django_htmx.http import HttpResponseClientRedirect, reswap, retarget, trigger_client_event
 
-from . import bankformat, selectors
+from . import selectors
 from .access import can, can_see_bank_key, team_view
 from .downloads import attachment, file_stem, no_store
 from .forms import (
     BankForm,
     BlockForm,
-    ImportForm,
     ItemForm,
     KeyEntryForm,
     MemberAddForm,
@@ -180,46 +179,6 @@ def bank_create(request, team: Team):
     return render(request, "probe/bank_form.html", {"team": team, "form": form})
 
 
-@team_view(scope="team_slug", get=Role.EDITOR, post=Role.EDITOR)
-def bank_import(request, team: Team):
-    form = ImportForm(request.POST or None, request.FILES or None)
-    problems: list = []
-    if request.method == "POST" and form.is_valid():
-        try:
-            data = bankformat.load(form.cleaned_data["raw"], form.cleaned_data["filename"])
-        except bankformat.BankFormatError as error:
-            problems = error.problems
-        else:
-            bank = bank_services.bank_import(
-                team=team,
-                user=request.user,
-                data=data,
-                name=form.cleaned_data["name"],
-                source=form.cleaned_data["filename"] or _("pasted text"),
-                file_format=bankformat.detect_format(
-                    form.cleaned_data["raw"].decode("utf-8", "replace"),
-                    form.cleaned_data["filename"],
-                ),
-            )
-            messages.success(
-                request,
-                _("Imported %(items)s items in %(blocks)s blocks; %(missing)s without a key.")
-                % {
-                    "items": data.item_count,
-                    "blocks": len(data.blocks),
-                    "missing": data.missing_key_count,
-                },
-            )
-            return redirect(bank)
-    status = 400 if problems else 200
-    return render(
-        request,
-        "probe/bank_import.html",
-        {"team": team, "form": form, "problems": problems, "max_bytes": bankformat.MAX_BYTES},
-        status=status,
-    )
-
-
 KEY_VIEW_LOG_INTERVAL = timedelta(minutes=10)
 
 
@@ -366,17 +325,22 @@ def bank_delete(request, bank: Bank):
     )
 
 
+EXPORT_TYPES = {
+    "json": ("json", "application/json"),
+    "text": ("txt", "text/plain"),
+    "csv": ("csv", "text/csv"),
+    "jsonl": ("jsonl", "application/jsonl"),
+}
+
+
 @team_view(scope="bank_pk", get=Role.EDITOR)
 def bank_export(request, bank: Bank):
     file_format = request.GET.get("format", "json")
-    if file_format not in {"json", "text"}:
+    if file_format not in EXPORT_TYPES:
         file_format = "json"
     text = bank_services.bank_export(bank=bank, user=request.user, file_format=file_format)
-    return attachment(
-        text,
-        filename=file_stem(bank.name, "bank"),
-        extension="json" if file_format == "json" else "txt",
-    )
+    extension, _content_type = EXPORT_TYPES[file_format]
+    return attachment(text, filename=file_stem(bank.name, "bank"), extension=extension)
 
 
 # Blocks ------------------------------------------------------------------------------------
@@ -532,6 +496,9 @@ def item_detail(request, item: Item):
     if request.htmx:
         return _render_bank(request, "probe/partials/_item_row.html", context)
     context["team"] = item.block.bank.team
+    context["versions"] = (
+        list(item.versions.select_related("changed_by")) if context["show_key"] else []
+    )
     return _render_bank(request, "probe/item_detail.html", context)
 
 
@@ -541,7 +508,12 @@ def item_edit(request, item: Item):
     show_key = _wants_key(request)
     form = ItemForm(
         request.POST or None,
-        instance=Item(question=item.question, answer_format=item.answer_format),
+        instance=Item(
+            question=item.question,
+            answer_format=item.answer_format,
+            answer_kind=item.answer_kind,
+            topic=item.topic,
+        ),
     )
     key_form = (
         KeyEntryForm(request.POST or None, initial=KeyEntryForm.initial_for(item), prefix="key")
@@ -554,6 +526,8 @@ def item_edit(request, item: Item):
             user=request.user,
             question=form.cleaned_data["question"],
             answer_format=form.cleaned_data["answer_format"],
+            answer_kind=form.cleaned_data["answer_kind"],
+            topic=form.cleaned_data["topic"],
         )
         if key_form is not None:
             bank_services.key_entry_set(
@@ -563,6 +537,7 @@ def item_edit(request, item: Item):
                 flagged=key_form.cleaned_data["flagged"],
                 flag_note=key_form.cleaned_data["flag_note"],
                 sources=key_form.cleaned_data["source_list"],
+                sources_checked=key_form.cleaned_data["sources_checked"],
             )
             item = Item.objects.select_related("block__bank__team", "key_entry").get(pk=item.pk)
         if request.htmx:
@@ -667,7 +642,8 @@ def items_move(request, bank: Bank):
 @team_view(scope="item_pk", get=None, post=Role.EDITOR)
 def item_retire(request, item: Item):
     retired = request.POST.get("retired") == "1"
-    bank_services.item_set_retired(item=item, user=request.user, retired=retired)
+    reason = request.POST.get("reason", "")[:2000]
+    bank_services.item_set_retired(item=item, user=request.user, retired=retired, reason=reason)
     return _respond_bank_changed(request, item.block.bank, f"#item-{item.pk}")
 
 

@@ -205,6 +205,9 @@ def _run_context(request, run: Run, paste_form: PasteForm | None = None) -> dict
         "n_items": experiment.items.count(),
         "is_simulated": run.config_snapshot.get("provider") == "simulator",
     }
+    # A simulated model answers from the experiment's key, so its answers show the key: they
+    # are shown with the key only (sealed until collection ends, for editors, recorded).
+    context["answers_sealed"] = context["is_simulated"] and not show_key
     if blinded:
         return context
     # A run of 1,000 items (one request each) shows its answers, attempts and paste forms a page
@@ -263,6 +266,11 @@ def run_detail(request, run: Run):
 def run_raw(request, run: Run):
     """The raw text of the run's attempts, exactly as stored (one attempt with ?attempt=ID)."""
     blinded = is_blinded(run.experiment, request.user, request.membership)
+    # A simulated model's replies are the key in part (see _run_context): sealed with it.
+    sealed = (
+        run.config_snapshot.get("provider") == "simulator"
+        and not run.experiment.collection_complete
+    )
     attempts = run.attempts.select_related("item").order_by("pk")
     wanted = request.GET.get("attempt") or ""
     if wanted.isdigit():
@@ -275,7 +283,8 @@ def run_raw(request, run: Run):
             "experiment": run.experiment,
             "run": run,
             "blinded": blinded,
-            "attempts": [] if blinded else list(attempts),
+            "sealed": sealed,
+            "attempts": [] if blinded or sealed else list(attempts),
         },
     )
 

@@ -22,7 +22,7 @@ from django.db.models import Count, Q, QuerySet
 from probe.models import Experiment, ExperimentItem, Response, Run
 from probe.sheetparser import issue_label
 
-from . import metrics
+from . import metrics, report_slices
 from .metrics import (
     AACounts,
     AAFigures,
@@ -239,6 +239,7 @@ class Report:
     scored: int  # bucket rows counted
     responses: int  # responses in the experiment (those of excluded items left out)
     dropped: int = 0  # items left out of every figure (the source's excluded items)
+    facets: list = field(default_factory=list)  # slices by topic and answer format (report_slices)
 
     @property
     def is_aa(self) -> bool:
@@ -351,7 +352,8 @@ def _calibration(cells: dict[tuple[str | None, str], int], scheme: str) -> Calib
 
 
 def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
-    """The whole report, in five queries whatever the size of the experiment."""
+    """The whole report, in five queries whatever the size of the experiment (one more for each
+    facet, topic or answer format, that the items have: report_slices)."""
     experiment = source.experiment
     scheme = experiment.scheme
     w = float(w)
@@ -369,10 +371,11 @@ def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
         block_counts = {"n": Count("pk", filter=~Q(pk__in=excluded)), "n_all": Count("pk")}
     blocks = list(
         ExperimentItem.objects.filter(experiment=experiment)
-        .values("block_code", "block_title")
+        .values("block_code", "block_title", *report_slices.FACETS)
         .annotate(**block_counts)
         .order_by("block_code", "block_title")
     )
+    facet_items = [dict(b) for b in blocks]  # the same counts, by topic and answer format too
     dropped = sum(b.get("n_all", b["n"]) - b["n"] for b in blocks)
     blocks = [b for b in blocks if b["n"]]  # a block whose every item is left out has no figures
     n_items = sum(b["n"] for b in blocks)
@@ -507,4 +510,16 @@ def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
             report.noise_floor if report.is_aa else (floor_items * n / n_items if n_items else 0.0)
         )
         report.blocks.append(BlockRow(code, block_titles[code], n, cells, floor))
+    for facet in report_slices.FACETS:
+        built = report_slices.facet_build(
+            source,
+            report,
+            facet,
+            facet_items,
+            figures=_figures,
+            summaries=_summaries,
+            cell=BlockCell,
+        )
+        if built is not None:
+            report.facets.append(built)
     return report

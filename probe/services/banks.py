@@ -1,15 +1,28 @@
 """Bank, block, item and key-entry writes, each recorded in the audit log."""
 
+import datetime
+
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max, Q
 from django.utils.translation import gettext as _
 
 from .. import bankformat
-from ..models import AuditEvent, Bank, Block, Item, KeyEntry, KeyEntryRevision, Team
+from ..models import (
+    AnswerKind,
+    AuditEvent,
+    Bank,
+    Block,
+    Item,
+    ItemVersion,
+    KeyEntry,
+    KeyEntryRevision,
+    Team,
+)
 from .audit import audit_record
 
 A = AuditEvent.Action
+UNCHANGED = object()  # a keyword left out: the value stays as it is
 
 
 def _changed(instance, data: dict) -> dict:
@@ -17,9 +30,14 @@ def _changed(instance, data: dict) -> dict:
     for field, value in data.items():
         old = getattr(instance, field)
         if old != value:
-            changes[field] = [old, value]
+            changes[field] = [_storable(old), _storable(value)]
             setattr(instance, field, value)
     return changes
+
+
+def _storable(value):
+    """A value as the audit log's JSON can hold it (a date as YYYY-MM-DD)."""
+    return value.isoformat() if isinstance(value, datetime.date) else value
 
 
 # Banks ------------------------------------------------------------------------------------
@@ -213,11 +231,56 @@ def item_create(
     return item
 
 
-@transaction.atomic
-def item_update(*, item: Item, user, question: str, answer_format: str) -> Item:
-    changes = _changed(
-        item, {"question": _check_question(question), "answer_format": answer_format.strip()}
+def _new_version(item: Item, user, *, question: str, answer_format: str, key_answer: str) -> None:
+    """Keep the item as it was (question, format, key answer) and move it to its next version.
+
+    Experiments are untouched: each keeps the snapshot it took, with the version it took."""
+    ItemVersion.objects.create(
+        item=item,
+        version=item.version,
+        question=question,
+        answer_format=answer_format,
+        key_answer=key_answer,
+        changed_by=user if user is not None and user.is_authenticated else None,
     )
+    item.version += 1
+    Item.objects.filter(pk=item.pk).update(version=item.version)
+
+
+def _key_answer(item: Item) -> str:
+    entry = KeyEntry.objects.filter(item=item).only("answer").first()
+    return entry.answer if entry else ""
+
+
+def _check_kind(answer_kind: str) -> str:
+    answer_kind = (answer_kind or "").strip()
+    if answer_kind and answer_kind not in AnswerKind.values:
+        raise ValidationError({"answer_kind": _("Choose one of the answer formats.")})
+    return answer_kind
+
+
+@transaction.atomic
+def item_update(
+    *,
+    item: Item,
+    user,
+    question: str,
+    answer_format: str,
+    topic: str | None = None,
+    answer_kind: str | None = None,
+) -> Item:
+    """Change an item; a new question makes a new version (the old one is kept).
+
+    ``topic`` and ``answer_kind`` None: left as they are."""
+    before = {"question": item.question, "answer_format": item.answer_format}
+    data = {"question": _check_question(question), "answer_format": answer_format.strip()}
+    if topic is not None:
+        data["topic"] = topic.strip()[:200]
+    if answer_kind is not None:
+        data["answer_kind"] = _check_kind(answer_kind)
+    changes = _changed(item, data)
+    if "question" in changes:
+        _new_version(item, user, **before, key_answer=_key_answer(item))
     if changes:
         item.save()
         bank = item.block.bank
@@ -320,10 +383,13 @@ def items_move_to_block(*, items: list[Item], user, block: Block) -> list[Item]:
 
 
 @transaction.atomic
-def item_set_retired(*, item: Item, user, retired: bool) -> Item:
-    if item.retired != retired:
+def item_set_retired(*, item: Item, user, retired: bool, reason: str = "") -> Item:
+    """Retire an item (with the reason, kept on the item and in the audit log) or restore it."""
+    reason = reason.strip() if retired else ""
+    if item.retired != retired or (retired and reason and reason != item.retired_reason):
         item.retired = retired
-        item.save(update_fields=["retired", "updated"])
+        item.retired_reason = reason
+        item.save(update_fields=["retired", "retired_reason", "updated"])
         bank = item.block.bank
         audit_record(
             team=bank.team,
@@ -332,6 +398,7 @@ def item_set_retired(*, item: Item, user, retired: bool) -> Item:
             action=A.RETIRE if retired else A.RESTORE,
             subject="item",
             summary=item.question[:200],
+            details={"reason": reason} if reason else None,
         )
     return item
 
@@ -347,16 +414,27 @@ def key_entry_set(
     sources: list[str],
     reason: str = "",
     source: str = "",
+    sources_checked=UNCHANGED,
 ) -> KeyEntry | None:
     """Create, change or (with an empty answer and nothing else) remove an item's key entry.
 
-    Every change keeps the entry as it was in a KeyEntryRevision: who, when, why, which source.
+    Every change keeps the entry as it was in a KeyEntryRevision: who, when, why, which source;
+    a change of the answer also makes a new version of the item. ``sources_checked`` (a date or
+    None) is left as it is unless given.
     """
     answer = answer.strip()
     flag_note = flag_note.strip()
     sources = [s.strip() for s in sources if s.strip()]
     bank = item.block.bank
     entry = KeyEntry.objects.filter(item=item).first()
+    if (entry.answer if entry else "") != answer:
+        _new_version(
+            item,
+            user,
+            question=item.question,
+            answer_format=item.answer_format,
+            key_answer=entry.answer if entry else "",
+        )
     if not answer:
         if flagged or flag_note or sources:
             raise ValidationError(
@@ -376,6 +454,8 @@ def key_entry_set(
             entry.delete()
         return None
     data = {"answer": answer, "flagged": flagged, "flag_note": flag_note, "sources": sources}
+    if sources_checked is not UNCHANGED:
+        data["sources_checked"] = sources_checked
     if entry is None:
         _revision(item, None, user, new_answer=answer, reason=reason, source=source)
         entry = KeyEntry.objects.create(item=item, **data)
@@ -436,11 +516,18 @@ def bank_import(
     name: str = "",
     source: str = "",
     file_format: str = "",
+    readings: list[str] | None = None,
 ) -> Bank:
-    """Create a bank from parsed file data; all or nothing (the caller parsed and validated)."""
+    """Create a bank from parsed file data; all or nothing (the caller parsed and validated).
+
+    ``readings`` are the reading codes the file was read with (kept in the audit log)."""
     bank_name = (name or data.name or _("Imported bank")).strip()[:200]
     bank = Bank.objects.create(
-        team=team, name=bank_name, description=data.description, created_by=user
+        team=team,
+        name=bank_name,
+        description=data.description,
+        text_language=data.language,
+        created_by=user,
     )
     for block_order, block_data in enumerate(data.blocks, start=1):
         block = Block.objects.create(
@@ -457,6 +544,9 @@ def bank_import(
                     question=item.question,
                     answer_format=item.answer_format,
                     retired=item.retired,
+                    topic=item.topic,
+                    ref=item.ref,
+                    answer_kind=item.answer_kind,
                     order=order,
                 )
                 for order, item in enumerate(block_data.items, start=1)
@@ -470,6 +560,7 @@ def bank_import(
                     flagged=item_data.key.flagged,
                     flag_note=item_data.key.flag_note,
                     sources=list(item_data.key.sources),
+                    sources_checked=_date_or_none(item_data.key.sources_checked),
                 )
                 for item, item_data in zip(items, block_data.items, strict=True)
                 if item_data.key is not None
@@ -489,9 +580,14 @@ def bank_import(
             "items": data.item_count,
             "missing_key": data.missing_key_count,
             "flagged": data.flagged_count,
+            "readings": list(readings or []),
         },
     )
     return bank
+
+
+def _date_or_none(text: str):
+    return datetime.date.fromisoformat(text) if text else None
 
 
 def bank_to_data(bank: Bank) -> bankformat.BankData:
@@ -511,6 +607,9 @@ def bank_to_data(bank: Bank) -> bankformat.BankData:
                     flagged=entry.flagged,
                     flag_note=entry.flag_note,
                     sources=list(entry.sources),
+                    sources_checked=entry.sources_checked.isoformat()
+                    if entry.sources_checked
+                    else "",
                 )
                 if entry is not None
                 else None
@@ -521,6 +620,9 @@ def bank_to_data(bank: Bank) -> bankformat.BankData:
                     answer_format=item.answer_format,
                     retired=item.retired,
                     key=key,
+                    topic=item.topic,
+                    ref=item.ref,
+                    answer_kind=item.answer_kind,
                 )
             )
         blocks.append(
@@ -528,12 +630,14 @@ def bank_to_data(bank: Bank) -> bankformat.BankData:
                 code=block.code, title=block.title, description=block.description, items=items
             )
         )
-    return bankformat.BankData(name=bank.name, description=bank.description, blocks=blocks)
+    return bankformat.BankData(
+        name=bank.name, description=bank.description, blocks=blocks, language=bank.text_language
+    )
 
 
 def bank_export(*, bank: Bank, user, file_format: str) -> str:
     data = bank_to_data(bank)
-    text = bankformat.dump_json(data) if file_format == "json" else bankformat.dump_text(data)
+    text = bankformat.DUMPERS[file_format](data)
     audit_record(
         team=bank.team,
         user=user,

@@ -193,7 +193,22 @@ def _request_for(
         reasoning_effort=snap.get("reasoning_effort") or None,
         thinking_budget=snap.get("thinking_budget"),
         seed=_seed_for(run, snap),
+        simulation_key=_simulation_key(run, snap),
     )
+
+
+def _simulation_key(run: Run, snap: dict) -> tuple[tuple[str, str], ...]:
+    """For a simulated configuration, the experiment's whole key (its snapshot, in order): what
+    its models may know. Whole, in per-item mode too: wrong answers are drawn from it."""
+    if snap.get("provider") != "simulator":
+        return ()
+    rows = (
+        ExperimentItem.objects.filter(experiment_id=run.experiment_id)
+        .exclude(key_answer="")
+        .order_by("position")
+        .values_list("question", "key_answer")
+    )
+    return tuple((question, answer) for question, answer in rows if answer.strip())
 
 
 def _seed_for(run: Run, snap: dict) -> int | None:

@@ -148,6 +148,9 @@ def experiment_create(
                 key_flagged=bool(entry and entry.flagged),
                 key_flag_note=entry.flag_note if entry else "",
                 key_sources=list(entry.sources) if entry else [],
+                topic=item.topic,
+                answer_kind=item.answer_kind,
+                item_version=item.version,
             )
         )
     ExperimentItem.objects.bulk_create(snapshot)

@@ -83,3 +83,23 @@ def member_remove(*, membership: Membership, by) -> None:
         summary=_("%(name)s removed") % {"name": membership.user.username},
     )
     membership.delete()
+
+
+@transaction.atomic
+def team_set_recheck_after(*, team: Team, user, days: int) -> Team:
+    """How many days after their last check a key entry's sources are due for a re-check."""
+    if days < 1:
+        raise ValidationError({"recheck_after_days": _("At least one day.")})
+    if team.recheck_after_days != days:
+        old = team.recheck_after_days
+        team.recheck_after_days = days
+        team.save(update_fields=["recheck_after_days"])
+        audit_record(
+            team=team,
+            user=user,
+            action=AuditEvent.Action.UPDATE,
+            subject="team",
+            summary=team.name,
+            details={"changes": {"recheck_after_days": [old, days]}},
+        )
+    return team

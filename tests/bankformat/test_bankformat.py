@@ -23,6 +23,7 @@ from probe.bankformat import (
     ItemData,
     KeyData,
 )
+from probe.bankformat.lexicon import _tidy
 
 
 def text_of(*lines: str) -> str:
@@ -186,7 +187,7 @@ def test_the_examples_in_the_documentation_read_as_described():
 
 
 def test_the_demo_bank_of_the_project_reads():
-    demo = Path(bf.__file__).parent / "demo" / "demo_bank.txt"
+    demo = Path(bf.__file__).parents[1] / "demo" / "demo_bank.txt"
     assert demo.exists(), "the demo bank ships with the project"
     bank = bf.load(demo.read_bytes(), demo.name)
     assert len(bank.blocks) == 5
@@ -887,12 +888,22 @@ def test_json_dump_is_lossless_and_ordered():
     )
     text = bf.dump_json(bank)
     assert json.loads(text)["blocks"][0]["items"][1] == {
+        "id": "",
+        "topic": "",
         "question": "second",
         "answer_format": "",
+        "answer_kind": "",
         "retired": False,
         "key": None,
     }
-    assert list(json.loads(text)) == ["schema", "version", "name", "description", "blocks"]
+    assert list(json.loads(text)) == [
+        "schema",
+        "version",
+        "name",
+        "description",
+        "language",
+        "blocks",
+    ]
     assert bf.parse_json(text) == bank
     assert bf.dump_json(bf.parse_json(text)) == text
 
@@ -972,7 +983,10 @@ def test_json_validation_names_path_and_line_and_collects_everything():
 
     expected = [
         (1, "the required field 'version' is missing."),
-        (1, "unknown field 'colour' (the fields are schema, version, blocks, name, description)."),
+        (
+            1,
+            "unknown field 'colour' (the fields are schema, version, blocks, name, description, language).",
+        ),
         (line_of('"name"'), "name: must be one line of text (no line breaks)."),
         (line_of('"question": "  "'), "blocks[0].items[1].question: must be a non-empty string."),
         (line_of('"retired": "yes"'), "blocks[0].items[1].retired: must be true or false."),
@@ -984,7 +998,7 @@ def test_json_validation_names_path_and_line_and_collects_everything():
         (
             line_of('"question": 3') - 1,
             "blocks[0].items[2]: unknown field 'answer_fromat' (the fields are question, "
-            "answer_format, retired, key).",
+            "id, topic, answer_format, answer_kind, retired, key).",
         ),
         (line_of('"question": 3'), "blocks[0].items[2].question: must be a non-empty string."),
         (line_of('"key": "a"'), "blocks[0].items[2].key: must be an object (a key entry) or null."),
@@ -1099,7 +1113,7 @@ text_line = st.one_of(st.sampled_from(AWKWARD_LINES), plain_line)
 
 
 def _normal(lines: list[str]) -> str:
-    return bf._tidy(lines)
+    return _tidy(lines)
 
 
 multi_line = st.lists(st.one_of(text_line, st.just("")), min_size=1, max_size=4).map(_normal)

@@ -415,3 +415,44 @@ def test_the_task_keeps_coming_back_as_long_as_the_collector_asks(world, monkeyp
     result = collect_unit.apply(kwargs={"run_pk": world.runs[0].pk})
     assert result.successful(), result.traceback
     assert len(calls) == 13
+
+
+def test_simulated_models_answer_from_the_bank_of_the_experiment(world):
+    """A bank imported today, a simulator that knows nothing of it: the simulated models still
+    know a share of its key, because the experiment's key travels with the request."""
+    from pathlib import Path
+
+    from adapters.simulator_server import start_simulator_in_thread
+    from probe import bankformat
+    from probe.services.banks import bank_import
+
+    demo = Path(bankformat.__file__).parents[1] / "demo" / "demo_bank.txt"
+    bank = bank_import(team=world.team, user=None, data=bankformat.load(demo.read_bytes()))
+    server, base_url = start_simulator_in_thread({"items": []}, latency_scale=0)
+    try:
+        configs = [
+            make_config(world, label="Expert", model_name="sim-expert", base_url=base_url),
+            make_config(world, label="Cautious", model_name="sim-cautious", base_url=base_url),
+        ]
+        experiment = experiments.experiment_create(
+            team=world.team,
+            user=world.users["editor"],
+            bank=bank,
+            prompt_version=world.prompt,
+            configs=configs,
+            repeats=1,
+            mode="sheet",
+            seed=11,
+        )
+        experiment = experiments.experiment_start(
+            experiment=experiment, user=world.users["editor"], queue=False
+        )
+        collect_all(experiment)
+    finally:
+        server.stop()
+    right = {}
+    for run in experiment.runs.select_related("model_config"):
+        responses = Response.objects.filter(run=run).select_related("item")
+        right[run.model_config.label] = sum(1 for r in responses if r.answer == r.item.key_answer)
+        assert responses.count() == 30
+    assert right["Expert"] >= 20 and 5 <= right["Cautious"] < right["Expert"]

@@ -275,3 +275,21 @@ def test_the_progress_fragment_costs_the_same_queries_for_more_runs(client, worl
         return len(captured)
 
     assert queries_for(1) == queries_for(5)
+
+
+def test_a_simulated_run_shows_its_answers_only_beside_the_key(client, world, simulator):
+    """Its model answers from the experiment's key: its answers are the key, sealed as the key."""
+    config = make_config(world, label="Sim expert", base_url=simulator.base_url)
+    experiment = make_experiment(world, [config])
+    collect_all(experiment)
+    run = experiment.runs.get()
+    url = reverse("probe:run_detail", kwargs={"run_pk": run.pk})
+    for role in ("viewer", "scorer", "editor"):
+        client.force_login(world.users[role])
+        body = client.get(url).content.decode()
+        if role != "scorer":  # a scorer scoring blind does not see the run page's answers at all
+            assert 'id="answers-sealed"' in body, role
+        assert KEY_ANSWERS[0] not in body and KEY_ANSWERS[1] not in body, role
+    body = client.get(url + "?key=1").content.decode()  # the editor opens the key: recorded
+    assert body.count(KEY_ANSWERS[0]) >= 2  # the key, and the simulated model's answer beside it
+    assert 'id="answers-sealed"' not in body

@@ -171,12 +171,13 @@ def test_all_problems_are_listed_with_lines(client, world):
 
 def test_items_without_a_key_are_imported_and_listed_as_missing(client, world):
     client.force_login(world.users["editor"])
+    url = reverse("probe:bank_import", kwargs={"team_slug": world.team.slug})
+    text = "Block A. T\n1. Keyed?\n2. Unkeyed?\n\nAnswer key\nBlock A. T\n1. yes\n"
+    preview = client.post(url, {"text": text, "name": "Half keyed"})
+    assert preview.status_code == 200 and not Bank.objects.filter(name="Half keyed").exists()
     response = client.post(
-        reverse("probe:bank_import", kwargs={"team_slug": world.team.slug}),
-        {
-            "text": "Block A. T\n1. Keyed?\n2. Unkeyed?\n\nAnswer key\nBlock A. T\n1. yes\n",
-            "name": "Half keyed",
-        },
+        url,
+        {"source_text": text, "name": "Half keyed", "action": "import", "shown": ""},
         follow=True,
     )
     bank = Bank.objects.get(name="Half keyed", team=world.team)
@@ -218,3 +219,65 @@ def test_import_command_names_an_unknown_team(tmp_path, db):
     path.write_text(PUBLISHED)
     with pytest.raises(CommandError, match="no team"):
         call_command("import_bank", str(path), team="nope")
+
+
+JAPANESE = Path(__file__).resolve().parents[1] / "bankformat" / "documents" / "japanese.txt"
+
+
+def test_a_japanese_bank_imports_and_its_text_export_keeps_japanese_headings(world):
+    bank = bank_import(team=world.team, user=None, data=bankformat.load(JAPANESE.read_bytes()))
+    assert bank.text_language == "ja"
+    text = bank_export(bank=bank, user=None, file_format="text")
+    assert "ブロックA. レンダリング" in text and "解答鍵" in text and "Block" not in text
+    again = bank_import(team=world.team, user=None, data=bankformat.load(text.encode()))
+    assert snapshot(again) == snapshot(bank) and again.text_language == "ja"
+    data = bankformat.load(bank_export(bank=bank, user=None, file_format="json").encode())
+    assert data.language == "ja" and data == bank_to_data(bank)
+
+
+BENCHMARK = Path(__file__).resolve().parents[1] / "bankformat" / "documents"
+
+
+@pytest.mark.parametrize(
+    "name,file_format", [("benchmark.csv", "csv"), ("benchmark.jsonl", "jsonl")]
+)
+def test_benchmark_files_import_and_export_losslessly(client, world, name, file_format):
+    raw = (BENCHMARK / name).read_bytes()
+    bank = bank_import(team=world.team, user=None, data=bankformat.load(raw, name), name="Bench")
+    assert bank_to_data(bank).blocks == bankformat.load(raw, name).blocks  # a CSV has no name
+    item = Item.objects.filter(block__bank=bank).order_by("block__order", "order").first()
+    assert item.ref and item.topic
+    client.force_login(world.users["editor"])
+    url = reverse("probe:bank_export", kwargs={"bank_pk": bank.pk})
+    response = client.get(url + f"?format={file_format}")
+    assert response["Content-Disposition"].endswith(f'.{file_format}"')
+    again = bankformat.load(response.content, f"x.{file_format}")
+    assert again.blocks == bank_to_data(bank).blocks
+    copy = bank_import(team=world.team, user=None, data=again, name="Copy")
+    assert snapshot(copy) == snapshot(bank)
+
+
+def test_a_bad_csv_is_refused_in_the_browser_with_its_lines_and_nothing_saved(client, world):
+    client.force_login(world.users["editor"])
+    before = counts()
+    raw = b"id,question,target\nq1,First?,yes\nq1,,no\n"
+    response = client.post(
+        reverse("probe:bank_import", kwargs={"team_slug": world.team.slug}),
+        {"file": SimpleUploadedFile("items.csv", raw)},
+    )
+    body = response.content.decode()
+    assert response.status_code == 400 and "Nothing was saved" in body
+    assert "Line 3: question: must not be empty." in body
+    assert "Line 3: the id q1 appears twice (first on line 2)." in body
+    assert counts() == before
+
+
+def test_the_command_line_exports_csv_and_jsonl(tmp_path, world, capsys):
+    path = tmp_path / "bench.csv"
+    path.write_bytes((BENCHMARK / "benchmark.csv").read_bytes())
+    call_command("import_bank", str(path), team=world.team.slug, name="Bench CSV")
+    bank = Bank.objects.get(name="Bench CSV")
+    for file_format in ("csv", "jsonl"):
+        out = tmp_path / f"out.{file_format}"
+        call_command("export_bank", str(bank.pk), format=file_format, output=str(out))
+        assert bankformat.load(out.read_bytes(), out.name).blocks == bank_to_data(bank).blocks

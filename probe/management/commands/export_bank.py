@@ -1,4 +1,4 @@
-"""python manage.py export_bank BANK --format json|text [--output PATH]."""
+"""python manage.py export_bank BANK --format json|text|csv|jsonl [--output PATH]."""
 
 from pathlib import Path
 
@@ -9,11 +9,11 @@ from probe.services.banks import bank_export
 
 
 class Command(BaseCommand):
-    help = "Export an item bank, with its key, as JSON (lossless) or plain text."
+    help = "Export an item bank, with its key, as JSON (lossless), plain text, CSV or JSON Lines."
 
     def add_arguments(self, parser):
         parser.add_argument("bank", help="The bank's id, or its exact name.")
-        parser.add_argument("--format", choices=["json", "text"], default="json")
+        parser.add_argument("--format", choices=["json", "text", "csv", "jsonl"], default="json")
         parser.add_argument("--team", default="", help="The team's slug, when names repeat.")
         parser.add_argument("--output", "-o", default="", help="Write to this file, not stdout.")
 

@@ -1,4 +1,10 @@
-"""python manage.py import_bank PATH --team SLUG [--name NAME]: all or nothing, like the page."""
+"""python manage.py import_bank PATH --team SLUG [--name NAME] [--dry-run] [--accept CODE ...]
+
+All or nothing, like the page. ``--dry-run`` prints what the page's preview shows (the parsed
+bank, counts, problems, warnings with the reading each offers) and saves nothing. ``--accept``
+takes a reading by its code (``drop:12-15``, ``key:40``, ``item:88``), ``--accept-suggested``
+every reading the warnings offer.
+"""
 
 from pathlib import Path
 
@@ -9,15 +15,100 @@ from probe.models import Team
 from probe.services.banks import bank_import
 
 
+def _indented(text: str, pad: str) -> str:
+    return "\n".join(pad + line if line else "" for line in text.split("\n"))
+
+
+def preview_lines(result: bankformat.Preview) -> list[str]:
+    """The preview as lines of text: the same facts as the page, in the same order."""
+    out: list[str] = []
+    if result.problems:
+        count = len(result.problems)
+        out.append(f"Refused as read now ({count} problem{'s' * (count != 1)}); nothing was saved:")
+        out += [f"  {problem}" for problem in result.problems]
+    if result.warnings:
+        count = len(result.warnings)
+        out.append(f"{count} warning{'s' * (count != 1)}:")
+        for warning in result.warnings:
+            out.append(f"  {warning}")
+            reading = f"  [--accept {warning.reading}]" if warning.reading else ""
+            out.append(f"    -> {warning.suggestion}{reading}")
+    if result.readings:
+        out.append("Readings taken:")
+        out += [f"  {code}: {bankformat.describe_reading(code)}" for code in result.readings.codes]
+    if result.ok:
+        out += _bank_lines(result.bank, result.name)
+    return out
+
+
+def _bank_lines(bank: bankformat.BankData, name: str) -> list[str]:
+    out = [
+        f"Bank “{name or 'Imported bank'}”: {len(bank.blocks)} blocks, {bank.item_count} items, "
+        f"{bank.key_count} key entries, {bank.flagged_count} flagged (!), "
+        f"{bank.missing_key_count} without a key, {bank.retired_count} retired."
+    ]
+    if bank.description:
+        out.append("Description:")
+        out.append(_indented(bank.description, "  "))
+    for block in bank.blocks:
+        title = f". {block.title}" if block.title else ""
+        where = f" (line {block.line})" if block.line else ""
+        out.append(f"Block {block.code}{title}{where}")
+        for position, item in enumerate(block.items, start=1):
+            out += _item_lines(item, position)
+    return out
+
+
+def _item_lines(item: bankformat.ItemData, position: int) -> list[str]:
+    number = item.number or position
+    where = f" (line {item.line})" if item.line else ""
+    retired = " [retired]" if item.retired else ""
+    out = [f"  {number}.{retired}{where} " + _indented(item.question, "      ").lstrip()]
+    if item.answer_format:
+        out.append(f"      Format: {item.answer_format}")
+    key = item.key
+    if key is None:
+        out.append("      Key: (none)")
+        return out
+    out.append("      Key: " + _indented(key.answer, "           ").lstrip())
+    if key.flagged:
+        out.append("      (!) " + _indented(key.flag_note, "          ").lstrip())
+    elif key.flag_note:
+        out.append("      Note: " + _indented(key.flag_note, "            ").lstrip())
+    out += [f"      Source: {source}" for source in key.sources]
+    return out
+
+
 class Command(BaseCommand):
-    help = "Import an item bank from a JSON or plain-text file into a team."
+    help = "Import an item bank from a plain-text, JSON, CSV or JSON Lines file into a team."
 
     def add_arguments(self, parser):
-        parser.add_argument("path", help="The bank file (JSON or plain text).")
+        parser.add_argument("path", help="The bank file.")
         parser.add_argument(
             "--team", required=True, help="The slug of the team that owns the bank."
         )
-        parser.add_argument("--name", default="", help="The bank's name (default: from the file).")
+        parser.add_argument(
+            "--name",
+            default="",
+            help="The bank's name (default: the document's title or the file name).",
+        )
+        parser.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="Print the preview (the parsed bank, problems, warnings) and save nothing.",
+        )
+        parser.add_argument(
+            "--accept",
+            action="append",
+            default=[],
+            metavar="CODE",
+            help="Take a reading a warning offers, by its code (drop:12-15, key:40, item:88).",
+        )
+        parser.add_argument(
+            "--accept-suggested",
+            action="store_true",
+            help="Take every reading the warnings offer.",
+        )
 
     def handle(self, *args, path: str, team: str, name: str, **options):
         team_obj = Team.objects.filter(slug=team).first()
@@ -32,18 +123,34 @@ class Command(BaseCommand):
                 f"{path}: the file is {size} bytes; the limit is {bankformat.MAX_BYTES} bytes. Nothing was saved."
             )
         try:
-            data = bankformat.load(file.read_bytes(), file.name)
-        except bankformat.BankFormatError as error:
-            lines = "\n".join(f"  {problem}" for problem in error.problems)
-            raise CommandError(f"{path} was refused; nothing was saved:\n{lines}") from error
+            readings = bankformat.Readings.from_codes(options["accept"])
+        except bankformat.ReadingError as error:
+            raise CommandError(
+                f"--accept {error}: not a reading (drop:FIRST-LAST, key:LINE or item:LINE)."
+            ) from None
+        read = bankformat.preview_suggested if options["accept_suggested"] else bankformat.preview
+        result = read(file.read_bytes(), file.name, readings)
+        if options["dry_run"]:
+            lines = [f"Dry run of {path}: nothing is saved."] + preview_lines(result)
+            self.stdout.write("\n".join(lines))
+            if not result.ok:
+                raise CommandError(f"{path} is refused as read now; nothing was saved.")
+            return
+        if not result.ok:
+            lines = "\n".join(f"  {problem}" for problem in result.problems)
+            raise CommandError(f"{path} was refused; nothing was saved:\n{lines}")
+        for warning in result.warnings:
+            self.stderr.write(f"Warning: {warning} ({warning.suggestion})")
         bank = bank_import(
             team=team_obj,
             user=None,
-            data=data,
-            name=name,
+            data=result.bank,
+            name=name or result.name,
             source=f"command line: {file.name}",
-            file_format=bankformat.detect_format(file.read_text("utf-8", "replace"), file.name),
+            file_format=result.file_format,
+            readings=list(result.readings.codes),
         )
+        data = result.bank
         self.stdout.write(
             self.style.SUCCESS(
                 f"Imported bank {bank.pk} “{bank.name}” into {team_obj.slug}: "

@@ -1,0 +1,86 @@
+"""Bank files: reading and writing a bank as JSON (lossless) or as plain text (as probes are published).
+
+Pure Python: no database, no models. The import service calls :func:`load` (or :func:`preview`,
+which also returns the warnings and suggested readings of a plain-text file) and turns the
+returned :class:`BankData` into rows; the export service builds a :class:`BankData` and calls
+:func:`dump_json` or :func:`dump_text`. The grammar of every format is documented in
+``docs/bank-format.md``; keep that file and this package in step.
+
+The stages live in small modules: ``decode`` (bytes to text), ``lexicon`` (the kinds of line),
+``textparse`` / ``textdump`` (plain text), ``jsonformat`` (JSON), ``readings`` and ``warnings``
+(what a person would read otherwise in a pasted document), ``preview`` (all of it, for a page).
+
+Every problem found in a file is collected and raised together as one :class:`BankFormatError`
+whose ``problems`` each name the line and say in plain words what is wrong. The messages are
+translatable (named placeholders, so translators can reorder them).
+"""
+
+from __future__ import annotations
+
+from .data import (
+    ANSWER_KINDS,
+    MAX_BYTES,
+    MAX_FORMAT_CHARS,
+    MAX_TITLE_CHARS,
+    SCHEMA,
+    SCHEMA_VERSION,
+    BankData,
+    BankFormatError,
+    BlockData,
+    FormatProblem,
+    ItemData,
+    KeyData,
+)
+from .decode import decode, detect_format
+from .jsonformat import dump_json, parse_json
+from .preview import Preview, preview, preview_suggested, suggested_name
+from .readings import NO_READINGS, FormatWarning, ReadingError, Readings
+from .readings import describe as describe_reading
+from .tabular import dump_csv, dump_jsonl, parse_csv, parse_jsonl
+from .textdump import dump_text
+from .textparse import parse_text
+
+__all__ = [
+    "ANSWER_KINDS",
+    "MAX_BYTES",
+    "MAX_FORMAT_CHARS",
+    "MAX_TITLE_CHARS",
+    "SCHEMA",
+    "SCHEMA_VERSION",
+    "BankData",
+    "BankFormatError",
+    "BlockData",
+    "FormatProblem",
+    "FormatWarning",
+    "NO_READINGS",
+    "Preview",
+    "ReadingError",
+    "Readings",
+    "ItemData",
+    "KeyData",
+    "decode",
+    "describe_reading",
+    "detect_format",
+    "dump_csv",
+    "dump_json",
+    "dump_jsonl",
+    "dump_text",
+    "load",
+    "parse_csv",
+    "parse_json",
+    "parse_jsonl",
+    "parse_text",
+    "preview",
+    "preview_suggested",
+    "suggested_name",
+]
+
+
+PARSERS = {"json": parse_json, "jsonl": parse_jsonl, "csv": parse_csv, "text": parse_text}
+DUMPERS = {"json": dump_json, "jsonl": dump_jsonl, "csv": dump_csv, "text": dump_text}
+
+
+def load(data: bytes, filename: str = "") -> BankData:
+    """decode + detect_format + parse: the one call the import service needs."""
+    text = decode(data)
+    return PARSERS[detect_format(text, filename)](text)

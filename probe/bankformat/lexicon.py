@@ -1,0 +1,154 @@
+"""The kinds of line of the plain-text form, and small helpers shared by its reader and writer."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Separators after a block code: . : - en dash, em dash, and the full-width period and colon.
+_SEPARATORS = ".:\\-\u2013\u2014\uff0e\uff1a"
+# CJK ideographs, hiragana, katakana (a bare "A. title" heading needs a Japanese title).
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f"
+_HEADING_RE = re.compile(
+    r"^(?:#{1,6}\s*)?(?P<word>block\s+|ブロック\s*)(?P<code>[^\W_]{1,2})\s*"
+    r"(?:[" + _SEPARATORS + r"]\s*(?P<title>.*))?$",
+    re.IGNORECASE,
+)
+# "A. レンダリング": a single capital letter (ASCII or full-width), a period or colon, and a
+# Japanese title (an English "A. ..." line stays text: it is too often a choice of an answer).
+_BARE_HEADING_RE = re.compile(
+    r"^(?:#{1,6}\s*)?(?P<code>[A-Z\uff21-\uff3a])\s*[.:\uff0e\uff1a]\s*(?P<title>.+)$"
+)
+_KEY_HEADING_RE = re.compile(
+    r"^(?:#{1,6}\s*)?(?P<word>answer\s+key|answers?|key|解答鍵|解答|答え|正解)\s*[:\uff1a]?$",
+    re.IGNORECASE,
+)
+_DIGITS = "0-9\uff10-\uff19"
+# A number, then "." or ")" not followed by a digit ("1.5 seconds" is not an item), or a
+# full-width "．" or "）", which may be ("２．2011").
+_NUMBER_RE = re.compile(
+    r"^(?P<num>[1-9\uff11-\uff19][" + _DIGITS + r"]{0,4})\s*"
+    r"(?:[.)](?![" + _DIGITS + r"])|[\uff0e\uff09])\s*(?P<rest>.*)$"
+)
+# Up to 999 a number at the start of a line is an item number anywhere; from 1000 on (a block of
+# a large bank, up to 99,999 items) only where it continues its block: the item after the one
+# before, or a key entry of an item the block has (see textparse). So "2023. A year..." stays text.
+_FREE_NUMBER_MAX = 999
+# What a person may read as an item though the grammar does not: "1000. ...", "Q7. ...", "問7．".
+_LOOSE_NUMBER_RE = re.compile(
+    r"^(?:(?:q|question|item|問題?)\s*)?(?P<num>[" + _DIGITS + r"]{1,7})\s*[.):\uff0e\uff09\uff1a]"
+    r"(?![" + _DIGITS + r"])\s*(?P<rest>\S.*)$",
+    re.IGNORECASE,
+)
+_RETIRED_RE = re.compile(r"^[\[\uff3b](?:retired|廃止)[\]\uff3d]\s*(.*)$", re.IGNORECASE)
+_FORMAT_RE = re.compile(r"^(?:format|形式)\s*[:\uff1a]\s*(.*)$", re.IGNORECASE)
+_TOPIC_RE = re.compile(r"^(?:topic|トピック|話題)\s*[:\uff1a]\s*(.*)$", re.IGNORECASE)
+_SOURCE_RE = re.compile(r"^(?:sources?|出典)\s*[:\uff1a]\s*(.*)$", re.IGNORECASE)
+_NOTE_RE = re.compile(r"^(?:note|注記|注)\s*[:\uff1a]\s*(.*)$", re.IGNORECASE)
+_FLAG_RE = re.compile(r"(?<!\\)[(\uff08][!\uff01][)\uff09]")
+_ESCAPED_FLAG_RE = re.compile(r"\\([(\uff08][!\uff01][)\uff09])")
+_NAME_HASHES_RE = re.compile(r"^#{1,6}(?:\s+|$)")
+_CODE_RE = re.compile(r"^[^\W_]{1,2}$")
+_CJK_RE = re.compile("[" + _CJK + "]")
+_DEEPER = 2  # columns deeper than an item's first line that make a line a continuation
+
+
+def _bare_heading(stripped: str) -> re.Match | None:
+    match = _BARE_HEADING_RE.match(stripped)
+    if match and _CJK_RE.search(match["title"]):
+        return match
+    return None
+
+
+def _classify(stripped: str) -> tuple[str, re.Match | None]:
+    """blank | key (answer key heading) | heading (block) | number | plain."""
+    if not stripped:
+        return "blank", None
+    if stripped.startswith("\\"):
+        return "plain", None
+    if match := _KEY_HEADING_RE.match(stripped):
+        return "key", match
+    if match := _HEADING_RE.match(stripped) or _bare_heading(stripped):
+        return "heading", match
+    if match := _NUMBER_RE.match(stripped):
+        return "number", match
+    return "plain", None
+
+
+def _normal_code(code: str) -> str:
+    """Full-width letters and digits of a block code read as their ASCII forms."""
+    return unicodedata.normalize("NFKC", code)
+
+
+def _language_of(match: re.Match) -> str:
+    """The language of a heading line: "ja" for ブロック, 解答鍵 and bare "A. ..." headings."""
+    word = match.groupdict().get("word")
+    if word is None or _CJK_RE.search(word):
+        return "ja"
+    return "en"
+
+
+def _unescape_flag(text: str) -> str:
+    """A flag written with a backslash before it is literal text."""
+    return _ESCAPED_FLAG_RE.sub(r"\1", text)
+
+
+def _indent(raw: str) -> int:
+    expanded = raw.expandtabs(4)
+    return len(expanded) - len(expanded.lstrip())
+
+
+def _unescape(stripped: str) -> str:
+    """A single leading backslash makes a line literal text; it is removed."""
+    return stripped[1:].strip() if stripped.startswith("\\") else stripped
+
+
+def _trim(lines: list[str]) -> list[str]:
+    lines = [line.strip() for line in lines]
+    start, end = 0, len(lines)
+    while start < end and not lines[start]:
+        start += 1
+    while end > start and not lines[end - 1]:
+        end -= 1
+    return lines[start:end]
+
+
+def _tidy(lines: list[str]) -> str:
+    return "\n".join(_trim(lines))
+
+
+def _lines(text: str) -> list[str]:
+    """A stored multi-line text as the lines the text format writes."""
+    return _trim(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+
+
+def _one_line(text: str) -> str:
+    return " ".join(_lines(text))
+
+
+def _split_sources(text: str) -> list[str]:
+    """Split on a semicolon with a space before or after it (not on 'a;b').
+
+    Done by hand: the obvious regex (\\s+;\\s*|;\\s+) is quadratic on a long run of spaces."""
+    pieces = text.split(";")
+    parts = [pieces[0]]
+    for piece in pieces[1:]:
+        if parts[-1][-1:].isspace() or piece[:1].isspace():
+            parts.append(piece)
+        else:
+            parts[-1] += ";" + piece
+    return [part.strip() for part in parts if part.strip()]
+
+
+def _ranges(numbers) -> str:
+    numbers = sorted(set(numbers))
+    parts: list[str] = []
+    start = prev = None
+    for n in numbers + [None]:
+        if start is not None and (n is None or n != prev + 1):
+            parts.append(str(start) if start == prev else f"{start}\u2013{prev}")
+            start = None
+        if n is not None and start is None:
+            start = n
+        prev = n
+    return ", ".join(parts)

@@ -1,0 +1,101 @@
+"""The import preview: a file read with the chosen readings, its problems and its warnings.
+
+Nothing here saves anything. The page and ``import_bank --dry-run`` show a :class:`Preview`;
+the import itself reads the file again from its text with the accepted readings, so what is
+saved is what the reader makes of the text, never something a client sent back as parsed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePath
+
+from .data import BankData, BankFormatError, FormatProblem
+from .decode import decode, detect_format
+from .jsonformat import parse_json
+from .readings import NO_READINGS, FormatWarning, Readings
+from .tabular import parse_csv, parse_jsonl
+from .textparse import read_text
+from .warnings import collect
+
+_PARSERS = {"json": parse_json, "jsonl": parse_jsonl, "csv": parse_csv}
+MAX_SUGGESTION_ROUNDS = 50  # accepting a reading can reveal the next one (item 1001 after 1000)
+
+
+@dataclass
+class Preview:
+    text: str
+    file_format: str
+    filename: str = ""
+    readings: Readings = NO_READINGS
+    bank: BankData | None = None
+    problems: list[FormatProblem] = field(default_factory=list)
+    warnings: list[FormatWarning] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.bank is not None
+
+    @property
+    def suggestions(self) -> list[str]:
+        """The codes of the readings the warnings offer that are not taken yet."""
+        taken = set(self.readings.codes)
+        return [w.reading for w in self.warnings if w.reading and w.reading not in taken]
+
+    @property
+    def name(self) -> str:
+        return suggested_name(self.bank, self.filename)
+
+
+def suggested_name(bank: BankData | None, filename: str = "") -> str:
+    """The bank's name when the user gives none: the document's title, else the file's name."""
+    if bank is not None and bank.name.strip():
+        return bank.name.strip()
+    stem = PurePath(filename or "").stem
+    return re.sub(r"[_\s]+", " ", stem).strip()
+
+
+def _read(text: str, readings: Readings) -> tuple[BankData | None, list, list]:
+    try:
+        parser, lines = read_text(text, readings)
+    except BankFormatError as error:
+        return None, error.problems, []
+    warnings = collect(parser, lines)
+    try:
+        bank = parser.finish()
+    except BankFormatError as error:
+        return None, error.problems, warnings
+    return bank, [], warnings
+
+
+def preview(data: bytes | str, filename: str = "", readings: Readings = NO_READINGS) -> Preview:
+    """Read a file (bytes of an upload, or text) with the readings; never raises on a bad file."""
+    try:
+        text = decode(data)
+    except BankFormatError as error:
+        return Preview(text="", file_format="text", filename=filename, problems=error.problems)
+    file_format = detect_format(text, filename)
+    result = Preview(text=text, file_format=file_format, filename=filename, readings=readings)
+    if file_format != "text":
+        try:
+            result.bank = _PARSERS[file_format](text)
+        except BankFormatError as error:
+            result.problems = error.problems
+        return result
+    result.bank, result.problems, result.warnings = _read(text, readings)
+    return result
+
+
+def preview_suggested(
+    data: bytes | str, filename: str = "", readings: Readings = NO_READINGS
+) -> Preview:
+    """Take every suggested reading, read again, and repeat until no warning offers a new one."""
+    result = preview(data, filename, readings)
+    for _round in range(MAX_SUGGESTION_ROUNDS):
+        new = result.suggestions
+        if not new:
+            break
+        readings = Readings.from_codes(readings.codes + tuple(new))
+        result = preview(result.text, filename, readings)
+    return result

@@ -1,0 +1,146 @@
+"""Readings: the choices a person makes about a pasted document, and the warnings that offer them.
+
+A plain-text file copied from a web page or a document carries prose around the probe. The
+reader reads the file exactly as the grammar says; the warnings (see ``warnings.py``) point at
+lines where a person would probably read it otherwise, and each offers a *reading*: leave some
+lines out, start the answer key at a line, read a line as an item. A reading is a short code
+(``drop:12-15``, ``key:40``, ``item:88``) so that a page or a command line can hand the chosen
+readings back; the file is then read again, from its own text, with those readings applied.
+Nothing parsed is ever taken back from a client.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+_CODE_RE = re.compile(r"^(drop|key|item):([1-9][0-9]{0,6})(?:-([1-9][0-9]{0,6}))?$")
+_RANGE = r"[1-9][0-9]{0,6}(?:-[1-9][0-9]{0,6})?"
+_DROP_RE = re.compile(r"^drop:(" + _RANGE + r"(?:," + _RANGE + r")*)$")
+MAX_DROP_SPAN = 1_000_000  # lines: a file of 1 MB has fewer
+
+
+class ReadingError(ValueError):
+    """A reading code that is not one the warnings offer."""
+
+
+@dataclass(frozen=True)
+class Readings:
+    """Lines left out, the line where the answer key starts, lines read as items."""
+
+    drop: frozenset[int] = frozenset()
+    key_at: int | None = None
+    items: frozenset[int] = frozenset()
+    codes: tuple[str, ...] = field(default=(), compare=False)
+
+    @classmethod
+    def from_codes(cls, codes: Iterable[str]) -> Readings:
+        drop: set[int] = set()
+        items: set[int] = set()
+        key_at: int | None = None
+        kept: list[str] = []
+        for code in codes:
+            code = (code or "").strip()
+            if not code:
+                continue
+            if (several := _DROP_RE.match(code)) and "," in code:
+                drop.update(_lines_of(several[1], code))
+                if code not in kept:
+                    kept.append(code)
+                continue
+            match = _CODE_RE.match(code)
+            if match is None:
+                raise ReadingError(code)
+            kind, first = match[1], int(match[2])
+            last = int(match[3]) if match[3] else first
+            if last < first or (kind != "drop" and match[3]):
+                raise ReadingError(code)
+            if kind == "drop":
+                drop.update(range(first, last + 1))
+            elif kind == "item":
+                items.add(first)
+            elif key_at is None or first < key_at:
+                key_at = first
+            if code not in kept:
+                kept.append(code)
+        return cls(frozenset(drop), key_at, frozenset(items), tuple(kept))
+
+    def plus(self, code: str) -> Readings:
+        return Readings.from_codes(self.codes + (code,))
+
+    def __bool__(self) -> bool:
+        return bool(self.codes)
+
+
+NO_READINGS = Readings()
+
+
+def _lines_of(ranges: str, code: str) -> set[int]:
+    lines: set[int] = set()
+    for part in ranges.split(","):
+        first, _, last = part.partition("-")
+        first_n, last_n = int(first), int(last or first)
+        if last_n < first_n:
+            raise ReadingError(code)
+        lines.update(range(first_n, last_n + 1))
+    return lines
+
+
+def _span(first: int, last: int) -> str:
+    return str(first) if first == last else f"{first}-{last}"
+
+
+def drop_code(first: int, last: int) -> str:
+    return "drop:" + _span(first, last)
+
+
+def drop_lines_code(lines: list[int]) -> str:
+    """Lines (in order) as a drop code of contiguous ranges: drop:2-3,5-9."""
+    spans: list[list[int]] = []
+    for line in lines:
+        if spans and line == spans[-1][1] + 1:
+            spans[-1][1] = line
+        else:
+            spans.append([line, line])
+    return "drop:" + ",".join(_span(first, last) for first, last in spans)
+
+
+@dataclass(frozen=True)
+class FormatWarning:
+    """Something a person would probably read differently, and the reading offered.
+
+    ``reading`` is the code of the suggested reading, or "" when the text is best kept as read
+    (the warning then only asks the person to look)."""
+
+    kind: str
+    line: int
+    message: str
+    suggestion: str
+    reading: str = ""
+    lines: tuple[int, int] | None = None  # the lines concerned, first and last
+
+    def __str__(self) -> str:
+        from django.utils.translation import gettext as _
+
+        return _("Line %(line)s: %(message)s") % {"line": self.line, "message": self.message}
+
+
+def describe(code: str) -> str:
+    """A reading in words, for the list of readings taken."""
+    from django.utils.translation import gettext as _
+
+    if (several := _DROP_RE.match(code)) and "," in code:
+        shown = ", ".join(part.replace("-", "–") for part in several[1].split(","))
+        return _("Leave out lines %(lines)s.") % {"lines": shown}
+    match = _CODE_RE.match(code)
+    if match is None:
+        return code
+    kind, first, last = match[1], int(match[2]), int(match[3] or match[2])
+    if kind == "key":
+        return _("Read the answer key from line %(line)s.") % {"line": first}
+    if kind == "item":
+        return _("Read line %(line)s as an item or a key entry.") % {"line": first}
+    if first == last:
+        return _("Leave out line %(line)s.") % {"line": first}
+    return _("Leave out lines %(first)s–%(last)s.") % {"first": first, "last": last}
