@@ -9,6 +9,7 @@ from adapters.base import (
     Completion,
     CompletionRequest,
     check_connection,
+    new_async_client,
     new_client,
 )
 from adapters.errors import (
@@ -47,6 +48,7 @@ __all__ = [
     "api_key_from_env",
     "check_connection",
     "get_adapter",
+    "new_async_client",
     "new_client",
     "provider_choices",
     "retry_delay",

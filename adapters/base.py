@@ -167,12 +167,39 @@ class Adapter(abc.ABC):
     def complete(self, request: CompletionRequest, *, client: httpx.Client) -> Completion:
         """Send `request` once. Returns the answer or raises an `AdapterError` (never retries)."""
         try:
-            return self._complete(request, client)
+            url, headers, payload, timeout = self._prepare(request)
+            started = time.monotonic()
+            try:
+                response = client.post(url, headers=headers, json=payload, timeout=timeout)
+            except httpx.TransportError as exc:
+                raise self._transport_error(exc, request, url, started) from exc
+            return self._finish(request, response, started)
         except AdapterError as error:
             _scrub_secret(error, request.api_key)
             raise
 
-    def _complete(self, request: CompletionRequest, client: httpx.Client) -> Completion:
+    async def acomplete(
+        self, request: CompletionRequest, *, client: httpx.AsyncClient
+    ) -> Completion:
+        """`complete` over an async client: the same request, the same reading of the answer.
+
+        Only the one `post` differs; building the request and classifying what comes back are
+        the same methods, so the synchronous and the asynchronous paths cannot drift apart.
+        """
+        try:
+            url, headers, payload, timeout = self._prepare(request)
+            started = time.monotonic()
+            try:
+                response = await client.post(url, headers=headers, json=payload, timeout=timeout)
+            except httpx.TransportError as exc:
+                raise self._transport_error(exc, request, url, started) from exc
+            return self._finish(request, response, started)
+        except AdapterError as error:
+            _scrub_secret(error, request.api_key)
+            raise
+
+    def _prepare(self, request: CompletionRequest):
+        """(url, headers, payload, timeout) of the one request; raises before anything is sent."""
         if self.requires_api_key(request) and not (request.api_key or "").strip():
             hint = f" (usually {self.api_key_env_hint})" if self.api_key_env_hint else ""
             raise MissingAPIKeyError(
@@ -185,11 +212,14 @@ class Adapter(abc.ABC):
         headers.update(self.headers(request))
         payload = self.payload(request)
         timeout = httpx.Timeout(request.timeout, connect=min(CONNECT_TIMEOUT, request.timeout))
-        started = time.monotonic()
-        try:
-            response = client.post(url, headers=headers, json=payload, timeout=timeout)
-        except httpx.TimeoutException as exc:
-            latency_ms = _elapsed_ms(started)
+        return url, headers, payload, timeout
+
+    def _transport_error(
+        self, exc: httpx.TransportError, request: CompletionRequest, url: str, started: float
+    ) -> TransportError:
+        """No HTTP response came (refused, reset, timed out): a retryable TransportError."""
+        latency_ms = _elapsed_ms(started)
+        if isinstance(exc, httpx.TimeoutException):
             logger.warning(
                 "provider=%s model=%s timeout after %s ms", self.name, request.model, latency_ms
             )
@@ -200,30 +230,35 @@ class Adapter(abc.ABC):
                 latency_ms=latency_ms,
             )
             error.kind = "timeout"
-            raise error from exc
-        except httpx.TransportError as exc:
-            logger.warning(
-                "provider=%s model=%s transport error %s",
-                self.name,
-                request.model,
-                type(exc).__name__,
-            )
-            raise TransportError(
-                f"{self.name}: could not reach {urlsplit(url).netloc}: {exc or type(exc).__name__}",
-                provider=self.name,
-                latency_ms=_elapsed_ms(started),
-            ) from exc
+            return error
+        logger.warning(
+            "provider=%s model=%s transport error %s",
+            self.name,
+            request.model,
+            type(exc).__name__,
+        )
+        return TransportError(
+            f"{self.name}: could not reach {urlsplit(url).netloc}: {exc or type(exc).__name__}",
+            provider=self.name,
+            latency_ms=latency_ms,
+        )
+
+    def _finish(
+        self, request: CompletionRequest, response: httpx.Response, started: float
+    ) -> Completion:
+        """Classify the HTTP response: a `Completion`, or an `AdapterError` for the retry table."""
         latency_ms = _elapsed_ms(started)
         body = response.text
         request_id = _header_request_id(response.headers)
-        logger.info(
-            "provider=%s model=%s status=%s request_id=%s latency_ms=%s",
-            self.name,
-            request.model,
-            response.status_code,
-            request_id,
-            latency_ms,
-        )
+        if logger.isEnabledFor(logging.INFO):
+            logger.info(
+                "provider=%s model=%s status=%s request_id=%s latency_ms=%s",
+                self.name,
+                request.model,
+                response.status_code,
+                request_id,
+                latency_ms,
+            )
 
         if not 200 <= response.status_code < 300:
             error = classify_http_error(
@@ -348,6 +383,33 @@ def new_client(**kwargs: Any) -> httpx.Client:
     kwargs.setdefault("timeout", httpx.Timeout(DEFAULT_TIMEOUT, connect=CONNECT_TIMEOUT))
     kwargs.setdefault("follow_redirects", False)
     return httpx.Client(**kwargs)
+
+
+_ssl_context = None
+
+
+def shared_ssl_context():
+    """One TLS context per process: building one reads the CA bundle (tens of ms of CPU)."""
+    global _ssl_context
+    if _ssl_context is None:
+        import ssl
+
+        import certifi
+
+        _ssl_context = ssl.create_default_context(cafile=certifi.where())
+    return _ssl_context
+
+
+def new_async_client(*, connections: int = 100, **kwargs: Any) -> httpx.AsyncClient:
+    """An async httpx client with the same defaults, holding up to `connections` at once."""
+    kwargs.setdefault("verify", shared_ssl_context())
+    kwargs.setdefault("timeout", httpx.Timeout(DEFAULT_TIMEOUT, connect=CONNECT_TIMEOUT))
+    kwargs.setdefault("follow_redirects", False)
+    kwargs.setdefault(
+        "limits",
+        httpx.Limits(max_connections=connections, max_keepalive_connections=connections),
+    )
+    return httpx.AsyncClient(**kwargs)
 
 
 def join_url(base: str, path: str, *, version: str = "v1") -> str:

@@ -25,6 +25,9 @@ class ManualAdapter(Adapter):
     def complete(self, request: CompletionRequest, *, client: httpx.Client) -> Completion:
         raise self._no_api()
 
+    async def acomplete(self, request: CompletionRequest, *, client) -> Completion:
+        raise self._no_api()
+
     # There is no HTTP request to build or read: every part of one says so.
     def endpoint(self, request: CompletionRequest) -> str:
         raise self._no_api()

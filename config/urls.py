@@ -5,7 +5,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from api import pages as api_pages
-from probe import views
+from probe import views, views_accounts
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -16,6 +16,33 @@ urlpatterns = [
         name="login",
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path(
+        "accounts/password/",
+        views_accounts.PasswordChangeView.as_view(),
+        name="password_change",
+    ),
+    # Without mail the form says to ask an owner; with EMAIL_URL set it mails a reset link
+    # (and answers the same whether or not the address belongs to an account).
+    path(
+        "accounts/password/reset/",
+        views_accounts.PasswordResetView.as_view(),
+        name="password_reset",
+    ),
+    path(
+        "accounts/password/reset/sent/",
+        auth_views.PasswordResetDoneView.as_view(),
+        name="password_reset_done",
+    ),
+    path(
+        "accounts/reset/<uidb64>/<token>/",
+        views_accounts.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "invitations/<str:token>/",
+        views_accounts.invitation_accept,
+        name="invitation_accept",
+    ),
     path("admin/", admin.site.urls),
     path("", include("probe.app_urls")),
     path("", include("scoring.urls")),

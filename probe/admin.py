@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from .models import AuditEvent, Bank, Block, Item, KeyEntry, Membership, Team
+from .models import AuditEvent, Bank, Block, Invitation, Item, KeyEntry, Membership, Team
 
 
 class MembershipInline(admin.TabularInline):
@@ -55,4 +55,18 @@ class AuditEventAdmin(admin.ModelAdmin):
         return False
 
     def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Invitation)
+class InvitationAdmin(admin.ModelAdmin):
+    """Staff see who invited whom; links are made and withdrawn by owners on the Members page
+    (the token itself exists only as a hash)."""
+
+    list_display = ["addressee", "team", "role", "created_by", "created", "expires", "accepted"]
+    list_filter = ["team", "role"]
+    search_fields = ["email", "invitee__username", "team__name"]
+    readonly_fields = [f.name for f in Invitation._meta.fields]
+
+    def has_add_permission(self, request):
         return False

@@ -15,6 +15,12 @@ urlpatterns = [
     path("t/<slug:team_slug>/audit/", views.audit_log, name="audit_log"),
     path("members/<int:member_pk>/role/", views.member_update, name="member_update"),
     path("members/<int:member_pk>/remove/", views.member_remove, name="member_remove"),
+    path("members/<int:member_pk>/reset-link/", views.member_reset_link, name="member_reset_link"),
+    path(
+        "invitations/<int:invitation_pk>/revoke/",
+        views.invitation_revoke,
+        name="invitation_revoke",
+    ),
     path("banks/<int:bank_pk>/", views.bank_detail, name="bank_detail"),
     path("banks/<int:bank_pk>/header/", views.bank_header, name="bank_header"),
     path("banks/<int:bank_pk>/edit/", views.bank_edit, name="bank_edit"),

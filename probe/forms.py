@@ -207,8 +207,16 @@ def _human_size(n: int) -> str:
     return f"{n / 1024:.0f} KB"
 
 
-class MemberAddForm(forms.Form):
-    username = forms.CharField(label=_("Username"), max_length=150)
+class InvitationForm(forms.Form):
+    invitee = forms.CharField(
+        label=_("E-mail address or username"),
+        max_length=254,
+        help_text=_(
+            "A username works only for someone who already shares one of your teams; "
+            "invite anyone else by e-mail address."
+        ),
+        widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
+    )
     role = forms.ChoiceField(label=_("Role"), choices=Role.choices, initial=Role.SCORER)
 
 

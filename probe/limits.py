@@ -15,6 +15,8 @@ try again shortly instead of holding a worker thread.
 
 from __future__ import annotations
 
+import itertools
+import os
 import secrets
 import threading
 import time
@@ -45,6 +47,20 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
 return redis.call('ZADD', KEYS[1], 'XX', 'CH', now + tonumber(ARGV[2]), ARGV[1])
 """
+
+
+# Lease tokens: unique per process (a random prefix drawn once) and per lease (a counter), so
+# taking a slot needs no system entropy.
+_token_prefix = secrets.token_hex(6)
+_token_pid = os.getpid()
+_token_counter = itertools.count()
+
+
+def new_token() -> str:
+    global _token_prefix, _token_pid
+    if os.getpid() != _token_pid:  # a forked worker process draws its own prefix
+        _token_prefix, _token_pid = secrets.token_hex(6), os.getpid()
+    return f"{_token_prefix}{next(_token_counter):x}"
 
 
 def limit_key(snapshot: dict, default_base_url: str | None = None) -> str:
@@ -103,7 +119,7 @@ class LocalLimiter:
                     del held[token]
             if len(held) >= max(1, limit):
                 return None
-            token = secrets.token_hex(8)
+            token = new_token()
             held[token] = now + seconds
         return Lease(self, key, token, seconds)
 
@@ -135,7 +151,7 @@ class RedisLimiter:
         self._renew = self._redis.register_script(_RENEW)
 
     def try_acquire(self, key: str, limit: int, seconds: float = LEASE_SECONDS) -> Lease | None:
-        token = secrets.token_hex(8)
+        token = new_token()
         taken = self._acquire(keys=[KEY_PREFIX + key], args=[token, max(1, limit), seconds])
         return Lease(self, key, token, seconds) if taken else None
 

@@ -282,6 +282,7 @@ class AuditEvent(models.Model):
         EXPORT = "export", _("exported")
         KEY_VIEW = "key_view", _("viewed the key")
         MEMBER = "member", _("changed membership")
+        LOGIN_LOCKED = "login_locked", _("login locked")
 
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="audit_events")
     user = models.ForeignKey(
@@ -306,6 +307,56 @@ class AuditEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.created:%Y-%m-%d %H:%M} {self.user} {self.action} {self.subject}"
+
+
+class Invitation(models.Model):
+    """A one-time, expiring link that makes its holder a member of a team.
+
+    Addressed either to an e-mail address (whoever opens the link may accept it, or create an
+    account with it) or to an existing account that already shares a team with the inviting
+    owner (only that account may accept it). Only a hash of the link's token is stored.
+    """
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="invitations")
+    role = models.CharField(_("role"), max_length=10, choices=Role.choices, default=Role.VIEWER)
+    email = models.EmailField(_("e-mail address"), blank=True)
+    invitee = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="invitations_received",
+    )
+    token_hash = models.CharField(max_length=64, unique=True, editable=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    expires = models.DateTimeField(_("expires"))
+    accepted = models.DateTimeField(null=True, blank=True)
+    accepted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    revoked = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(models.Q(email="") & models.Q(invitee__isnull=False))
+                | (~models.Q(email="") & models.Q(invitee__isnull=True)),
+                name="invitation_one_addressee",
+            )
+        ]
+        verbose_name = _("invitation")
+        verbose_name_plural = _("invitations")
+
+    def __str__(self) -> str:
+        return f"{self.addressee} to {self.team} ({self.role})"
+
+    @property
+    def addressee(self) -> str:
+        return self.email or (self.invitee.get_username() if self.invitee else "")
 
 
 # Collection: prompt versions, model configurations, experiments, runs, attempts, responses --
@@ -575,6 +626,15 @@ class Run(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     compliance = models.FloatField(null=True, blank=True)  # share of items parsed without issue
+    # Collection bookkeeping. A worker collecting the run holds its lease (a token and an
+    # expiry it renews); the periodic sweep queues the run again when nobody holds it.
+    lease_token = models.CharField(max_length=32, blank=True)
+    lease_expires = models.DateTimeField(null=True, blank=True)
+    enqueued_at = models.DateTimeField(null=True, blank=True)  # last task sent for the run
+    progress_at = models.DateTimeField(null=True, blank=True)  # last attempt or response stored
+    # What the worker holding the lease is doing (requests in flight, waits, the last error),
+    # written with each renewal so the page can say why a run does not move.
+    activity = models.JSONField(default=dict, blank=True)
     # A run of an earlier experiment included in a follow-up as it was (copied, not collected).
     included_from = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

@@ -4,10 +4,11 @@ from dataclasses import dataclass, field
 
 from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
+from django.utils import timezone
 
 from . import sheetparser
 from .models import Attempt, Experiment, ExperimentItem, ModelConfig, Response, Run, Team
-from .services.collection import parse_attempt
+from .services.collection import parse_attempt, run_health
 
 
 def _count(model, link: str = "run", **filters):
@@ -61,18 +62,37 @@ class Progress:
     n_collected: int = 0
     n_finished: int = 0
     n_failed: int = 0
+    n_stalled: int = 0
+    n_moving: int = 0  # runs a worker collects or is about to
+    awaits_finish: bool = False
     total: int = 0
     n_responses: int = 0
     percent: int = 0
     counts: dict = field(default_factory=dict)
 
 
+def experiment_awaits_finish(experiment: Experiment) -> bool:
+    """Every run is in but the experiment has manual runs: an editor finishes the collection."""
+    if experiment.status not in (Experiment.Status.READY, Experiment.Status.COLLECTING):
+        return False
+    runs = list(experiment.runs.values_list("status", "config_snapshot__provider"))
+    return (
+        bool(runs)
+        and all(status in Run.FINISHED for status, _provider in runs)
+        and any(provider == "manual" for _status, provider in runs)
+    )
+
+
 def experiment_progress(experiment: Experiment) -> Progress:
     n_items = experiment.items.count()
     runs = runs_with_progress(experiment)
+    now = timezone.now()
     for run in runs:
         run.percent = int(100 * run.n_responses / n_items) if n_items else 0
         run.is_simulated = run.config_snapshot.get("provider") == "simulator"
+        # Collecting only while something works on it: waiting, or stalled since when and why.
+        run.health = run_health(run, now)
+        run.is_stalled = run.health is not None and run.health.state == "stalled"
     total = n_items * len(runs)
     n_responses = sum(r.n_responses for r in runs)
     progress = Progress(
@@ -86,6 +106,12 @@ def experiment_progress(experiment: Experiment) -> Progress:
         n_collected=sum(1 for r in runs if r.status == Run.Status.COLLECTED),
         n_finished=sum(1 for r in runs if r.status in Run.FINISHED),
         n_failed=sum(1 for r in runs if r.status == Run.Status.FAILED),
+        n_stalled=sum(1 for r in runs if r.is_stalled),
+        n_moving=sum(1 for r in runs if r.health is not None and not r.is_stalled),
+        awaits_finish=experiment.status in (Experiment.Status.READY, Experiment.Status.COLLECTING)
+        and bool(runs)
+        and all(r.status in Run.FINISHED for r in runs)
+        and any(r.is_manual for r in runs),
         total=total,
         n_responses=n_responses,
         percent=int(100 * n_responses / total) if total else 0,

@@ -1,28 +1,57 @@
-"""Celery tasks: thin wrappers that drive one collection unit (see services/collection.py).
+"""Celery tasks: collect a run, and the periodic sweep that queues again what nothing works on.
 
-Late acknowledgement with reject-on-worker-lost: a worker killed mid-task leaves the message
-to be delivered again, and the unit is idempotent, so the redelivery finishes the job without
-a second response or a second successful provider call.
+One task per run (services/collection.py sends its requests concurrently, within the
+configuration's limit). Late acknowledgement with reject-on-worker-lost: a worker process killed
+mid-run leaves the message to be delivered again. The run's lease lets one task at a time work
+on it, and the units are idempotent, so a redelivery or a duplicate never stores a second
+response nor repeats a provider call that succeeded. Whatever a dead worker held, the sweep
+(Celery beat, every PROBE_SWEEP_SECONDS) queues again once its lease has run out.
 """
 
+import logging
+import time
+
 from celery import shared_task
+from django.conf import settings
 from django.db import DatabaseError
 
 from .services import collection
 
-# A database outage is worth waiting out for a while before the run is marked failed.
+logger = logging.getLogger("probe.collection")
+
+# A database outage at the start of a task is worth waiting out before the run is marked failed.
 DB_RETRY_SECONDS = 5
 DB_RETRIES = 12
+# A task that finds the run's lease held waits this long for a dead holder's lease to run out
+# (a prefork child killed mid-run: its message comes back at once, its lease a little later).
+LEASE_WAIT_STEP = 1.0
 
 
-# max_retries=None: Celery must not stop the retries (its default is 3, and self.retry(
-# max_retries=None) falls back to that default); the collector counts provider attempts itself,
-# from the Attempt rows, and waits for a free slot are not attempts at all.
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
-def collect_unit(self, *, run_pk: int, item_pk: int | None = None) -> None:
-    """One unit of a run: its whole sheet (item_pk None) or one item. Retries itself as told."""
+def _slice_seconds() -> float:
+    return collection.setting("PROBE_RUN_SLICE_SECONDS")
+
+
+# The hard limit fits a whole slice plus the longest provider call that may still be in flight
+# when the slice ends (adapters' read timeout), plus a margin.
+@shared_task(
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=None,
+    soft_time_limit=int(getattr(settings, "PROBE_RUN_SLICE_SECONDS", 600)) + 600 + 60,
+    time_limit=int(getattr(settings, "PROBE_RUN_SLICE_SECONDS", 600)) + 600 + 120,
+)
+def collect_run(self, *, run_pk: int) -> str:
+    """Collect one run for up to a slice; hand what is left to a fresh task."""
+    deadline = time.monotonic() + _slice_seconds()
     try:
-        delay = collection.collect_unit_once(run_pk=run_pk, item_pk=item_pk)
+        outcome = collection.run_collect(run_pk=run_pk, deadline=deadline)
+        if outcome == "busy":
+            # Held by another task: a live one renews it, a dead one's lease runs out soon.
+            wait_until = time.monotonic() + collection.setting("PROBE_RUN_LEASE_SECONDS") + 1
+            while outcome == "busy" and time.monotonic() < wait_until:
+                time.sleep(LEASE_WAIT_STEP)
+                outcome = collection.run_collect(run_pk=run_pk, deadline=deadline)
     except DatabaseError as error:
         if self.request.retries < DB_RETRIES and not self.request.called_directly:
             raise self.retry(countdown=DB_RETRY_SECONDS) from error
@@ -31,5 +60,18 @@ def collect_unit(self, *, run_pk: int, item_pk: int | None = None) -> None:
     except Exception as error:
         collection.fail_run_unexpectedly(run_pk=run_pk, error=error)
         raise
-    if delay is not None:
-        raise self.retry(countdown=delay)
+    if outcome == "sliced":
+        collection._send_run(run_pk)
+    return outcome
+
+
+@shared_task(bind=True, max_retries=None)
+def collect_unit(self, *, run_pk: int, item_pk: int | None = None) -> str:
+    """Messages queued by earlier versions (one per unit): collect the whole run instead."""
+    return collect_run(run_pk=run_pk)
+
+
+@shared_task(ignore_result=True)
+def sweep_collection() -> dict:
+    """Queue again every active run nothing works on (see collection.sweep_stale_runs)."""
+    return collection.sweep_stale_runs()

@@ -15,6 +15,9 @@ urlpatterns = [
     path(
         "experiments/<int:experiment_pk>/cancel/", views.experiment_cancel, name="experiment_cancel"
     ),
+    path(
+        "experiments/<int:experiment_pk>/finish/", views.experiment_finish, name="experiment_finish"
+    ),
     path("runs/<int:run_pk>/", views.run_detail, name="run_detail"),
     path("runs/<int:run_pk>/raw/", views.run_raw, name="run_raw"),
     path("runs/<int:run_pk>/paste/", views.run_paste, name="run_paste"),

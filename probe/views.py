@@ -6,6 +6,7 @@ through a service, every object through ``access.team_view``.
 
 from datetime import timedelta
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import ValidationError
@@ -28,9 +29,9 @@ from .downloads import attachment, file_stem, no_store
 from .forms import (
     BankForm,
     BlockForm,
+    InvitationForm,
     ItemForm,
     KeyEntryForm,
-    MemberAddForm,
     MemberRoleForm,
     NewItemForm,
     apply_service_errors,
@@ -77,30 +78,81 @@ def team_home(request, team: Team):
     )
 
 
-@team_view(scope="team_slug", get=Role.OWNER, post=Role.OWNER)
-def member_list(request, team: Team):
-    form = MemberAddForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            team_services.member_add(
-                team=team,
-                by=request.user,
-                username=form.cleaned_data["username"],
-                role=form.cleaned_data["role"],
-            )
-        except ValidationError as error:
-            apply_service_errors(form, error)
-        else:
-            messages.success(request, _("Member added."))
-            return redirect("probe:member_list", team_slug=team.slug)
+def _member_page(request, team: Team, form: InvitationForm, *, status: int = 200):
     return render(
         request,
         "probe/member_list.html",
         {
             "team": team,
             "members": selectors.team_members(team),
+            "invitations": selectors.team_invitations_pending(team),
             "form": form,
             "roles": Role.choices,
+            "email_enabled": settings.EMAIL_ENABLED,
+            "now": timezone.now(),
+        },
+        status=status,
+    )
+
+
+@team_view(scope="team_slug", get=Role.OWNER, post=Role.OWNER)
+def member_list(request, team: Team):
+    form = InvitationForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            issued = team_services.invitation_create(
+                team=team,
+                by=request.user,
+                invitee=form.cleaned_data["invitee"],
+                role=form.cleaned_data["role"],
+                site_url=request.build_absolute_uri("/").rstrip("/"),
+            )
+        except ValidationError as error:
+            apply_service_errors(form, error)
+        else:
+            # The link exists only now (the database keeps its hash): show it this once.
+            return render(
+                request,
+                "probe/link_issued.html",
+                {
+                    "team": team,
+                    "kind": "invitation",
+                    "invitation": issued.invitation,
+                    "url": request.build_absolute_uri(issued.path),
+                    "mailed": issued.mailed,
+                },
+            )
+    return _member_page(request, team, form, status=422 if form.errors else 200)
+
+
+@team_view(scope="invitation_pk", get=None, post=Role.OWNER)
+def invitation_revoke(request, invitation):
+    try:
+        team_services.invitation_revoke(invitation=invitation, by=request.user)
+        messages.success(
+            request, _("The invitation to %(who)s is withdrawn.") % {"who": invitation.addressee}
+        )
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    return redirect("probe:member_list", team_slug=invitation.team.slug)
+
+
+@team_view(scope="member_pk", get=None, post=Role.OWNER)
+def member_reset_link(request, membership: Membership):
+    try:
+        path = team_services.password_reset_link_create(membership=membership, by=request.user)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+        return redirect("probe:member_list", team_slug=membership.team.slug)
+    return render(
+        request,
+        "probe/link_issued.html",
+        {
+            "team": membership.team,
+            "kind": "reset",
+            "member": membership.user,
+            "url": request.build_absolute_uri(path),
+            "hours": settings.PASSWORD_RESET_TIMEOUT // 3600,
         },
     )
 

@@ -174,6 +174,17 @@ def experiment_cancel(request, experiment: Experiment):
     return _after_experiment_action(request, experiment)
 
 
+@team_view(scope="experiment_pk", get=None, post=Role.EDITOR)
+def experiment_finish(request, experiment: Experiment):
+    try:
+        experiment_services.experiment_finish(experiment=experiment, user=request.user)
+    except ValidationError as error:
+        messages.error(request, _error_text(error))
+    else:
+        messages.success(request, _("Collection finished: the key is open."))
+    return _after_experiment_action(request, experiment)
+
+
 # Runs ----------------------------------------------------------------------------------------
 
 
@@ -230,6 +241,7 @@ def _run_context(request, run: Run, paste_form: PasteForm | None = None) -> dict
     context["n_responses"] = sum(1 for _sheet, _item, response in rows if response is not None)
     context["page_query"] = _without(request.GET, "page")
     context["attempts_query"] = _without(request.GET, "attempts_page")
+    context["awaits_finish"] = may_edit and selectors.experiment_awaits_finish(experiment)
     if run.is_manual:
         prompts = experiment_services.experiment_prompts(experiment)
         if experiment.mode == Experiment.Mode.ITEM:
@@ -371,6 +383,14 @@ def run_paste(request, run: Run):
             apply_service_errors(form, error)
         else:
             messages.success(request, _("Reply saved and parsed."))
+            if selectors.experiment_awaits_finish(run.experiment):
+                messages.info(
+                    request,
+                    _(
+                        "Every run is in. Check the answers below; a wrong paste can still be "
+                        "replaced. Finish collecting when they are right: the key then opens."
+                    ),
+                )
             url = reverse("probe:run_detail", kwargs={"run_pk": run.pk})
             return redirect(f"{url}#answers")
     run.refresh_from_db()

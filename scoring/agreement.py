@@ -1,15 +1,10 @@
 """Agreement between scorers, for nominal categories (buckets), as pure functions.
 
 Nothing here touches the database or Django. Labels may be any hashable value (bucket strings in
-practice); ``None`` is a missing rating. Reliability data is given unit by unit: ``ratings`` is a
-sequence of units, each a sequence holding one label (or None) per rater, in the same rater order
-for every unit::
-
-    ratings = [
-        ("correct", "correct", None),           # unit 1: raters 1 and 2, rater 3 missing
-        ("confident_wrong", "hedged_wrong", "hedged_wrong"),
-        ...
-    ]
+practice); ``None`` is a missing rating. ``ratings`` is a sequence of units, each a sequence of
+one label (or None) per rater, in the same rater order for every unit, e.g.
+``[("correct", "correct", None), ("confident_wrong", "hedged_wrong", "hedged_wrong")]``. Gwet's
+AC1 and the bootstrap intervals are in scoring.agreement_chance.
 
 Every coefficient is computed with exact rational arithmetic and converted to float at the end, so
 a degenerate case is recognised exactly rather than through a float that is nearly 1. When a
@@ -26,6 +21,8 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import combinations
+
+from .agreement_chance import agreement_intervals, gwet_ac1
 
 __all__ = [
     "AgreementSummary",
@@ -68,9 +65,7 @@ def _float(value: Fraction | None) -> float | None:
     return None if value is None else float(value)
 
 
-# --------------------------------------------------------------------------------------------
-# Percent agreement
-# --------------------------------------------------------------------------------------------
+# --- Percent agreement ---
 
 
 def percent_agreement(ratings: Ratings) -> float | None:
@@ -111,9 +106,7 @@ def pairwise_agreement(ratings: Ratings) -> float | None:
     return float(sum(shares) / len(shares))
 
 
-# --------------------------------------------------------------------------------------------
-# Cohen's kappa (two raters)
-# --------------------------------------------------------------------------------------------
+# --- Cohen's kappa (two raters) ---
 
 
 def _paired(a: Sequence[Hashable | None], b: Sequence[Hashable | None]) -> list[tuple]:
@@ -147,9 +140,7 @@ def cohen_kappa(a: Sequence[Hashable | None], b: Sequence[Hashable | None]) -> f
     return float(Fraction(n * agree - chance, n * n - chance))
 
 
-# --------------------------------------------------------------------------------------------
-# Fleiss' kappa (any number of raters, the same number of ratings per unit)
-# --------------------------------------------------------------------------------------------
+# --- Fleiss' kappa (any number of raters, the same number of ratings per unit) ---
 
 
 def _check_table(table: Sequence[Sequence[int]]) -> tuple[list[list[int]], int]:
@@ -273,9 +264,7 @@ def fleiss_kappa_by_category(ratings: Ratings) -> dict[Hashable, float | None]:
     return dict(zip(labels, fleiss_kappa_by_category_from_table(table), strict=True))
 
 
-# --------------------------------------------------------------------------------------------
-# Krippendorff's alpha, nominal
-# --------------------------------------------------------------------------------------------
+# --- Krippendorff's alpha, nominal ---
 
 
 def coincidence_matrix(ratings: Ratings) -> dict[tuple[Hashable, Hashable], Fraction]:
@@ -329,9 +318,7 @@ def krippendorff_alpha_nominal(ratings: Ratings) -> float | None:
     return float(1 - (n - 1) * observed / expected)
 
 
-# --------------------------------------------------------------------------------------------
-# Confusion table (two raters, bucket by bucket)
-# --------------------------------------------------------------------------------------------
+# --- Confusion table (two raters, bucket by bucket) ---
 
 
 def _label_order(pairs: list[tuple], labels: Iterable[Hashable] | None) -> list[Hashable]:
@@ -412,9 +399,7 @@ def confusion_rows(
     )
 
 
-# --------------------------------------------------------------------------------------------
-# From judgements to reliability data, and everything at once
-# --------------------------------------------------------------------------------------------
+# --- From judgements to reliability data, and everything at once ---
 
 
 @dataclass(frozen=True)
@@ -475,12 +460,16 @@ class AgreementSummary:
     cohen_kappa: float | None  # only with exactly two raters
     fleiss_kappa: float | None  # over the complete units
     krippendorff_alpha: float | None  # over every pairable unit
+    gwet_ac1: float | None = None  # over every rated unit (scoring.agreement_chance)
+    krippendorff_alpha_ci: object = None  # 95 % bootstrap intervals over units
+    gwet_ac1_ci: object = None
 
 
-def agreement_summary(ratings: Ratings) -> AgreementSummary:
+def agreement_summary(ratings: Ratings, categories=None) -> AgreementSummary:
     """Every coefficient at once, for a page. Missing ratings are handled per coefficient: percent
-    agreement, pairwise agreement and alpha use every pairable unit; Cohen's kappa (two raters
-    only) uses the units both rated; Fleiss' kappa uses the units every rater rated."""
+    agreement, pairwise agreement, alpha and AC1 use every pairable unit; Cohen's kappa (two
+    raters only) the units both rated; Fleiss' kappa the units every rater rated. ``categories``:
+    AC1's scale (by default the labels seen)."""
     rows = [tuple(unit) for unit in ratings]
     units = _units(rows)
     width = max((len(row) for row in rows), default=0)
@@ -492,6 +481,7 @@ def agreement_summary(ratings: Ratings) -> AgreementSummary:
             [row[1] if len(row) > 1 else None for row in rows],
         )
     fleiss = fleiss_kappa(complete) if complete and width >= 2 else None
+    intervals = agreement_intervals(rows, categories)
     return AgreementSummary(
         raters=width,
         units=len(rows),
@@ -502,4 +492,7 @@ def agreement_summary(ratings: Ratings) -> AgreementSummary:
         cohen_kappa=cohen,
         fleiss_kappa=fleiss,
         krippendorff_alpha=krippendorff_alpha_nominal(rows),
+        gwet_ac1=gwet_ac1(rows, categories),
+        krippendorff_alpha_ci=intervals.krippendorff_alpha,
+        gwet_ac1_ci=intervals.gwet_ac1,
     )

@@ -182,6 +182,22 @@ class CalibrationBar:
     count: int
     correct: int
     accuracy: float | None
+    x_low: float | None = None  # the Wilson interval's ends, as x
+    x_high: float | None = None
+    low: float | None = None
+    high: float | None = None
+
+    @property
+    def mid_y(self) -> float:
+        return _r(self.y + 7)
+
+    @property
+    def cap_top(self) -> float:
+        return _r(self.y + 2)
+
+    @property
+    def cap_bottom(self) -> float:
+        return _r(self.y + 12)
 
     @property
     def text_y(self) -> float:
@@ -189,7 +205,8 @@ class CalibrationBar:
 
     @property
     def value_x(self) -> float:
-        return _r(GUTTER + self.width + 6)
+        right = max(self.width, (self.x_high or GUTTER) - GUTTER)
+        return _r(GUTTER + right + 6)
 
 
 @dataclass
@@ -229,7 +246,8 @@ class CalibrationChart:
 
 
 def calibration_chart(report: Report) -> CalibrationChart:
-    """Accuracy at HIGH, MEDIUM and LOW, per configuration (pooled over its repeats)."""
+    """Accuracy at HIGH, MEDIUM and LOW, per configuration (pooled over its repeats), each with
+    its Wilson interval as a whisker."""
     bar = 14
     groups = []
     y = TOP
@@ -244,9 +262,19 @@ def calibration_chart(report: Report) -> CalibrationChart:
         y += 18
         for level in config.calibration.levels:
             width = (level.accuracy or 0) * PLOT
+            interval = config.ci.get(f"accuracy_{level.level}")
             group.bars.append(
                 CalibrationBar(
-                    _r(y), level.level, _r(width), level.count, level.correct, level.accuracy
+                    _r(y),
+                    level.level,
+                    _r(width),
+                    level.count,
+                    level.correct,
+                    level.accuracy,
+                    None if interval is None else _r(GUTTER + interval.low * PLOT),
+                    None if interval is None else _r(GUTTER + interval.high * PLOT),
+                    None if interval is None else interval.low,
+                    None if interval is None else interval.high,
                 )
             )
             y += bar + 3
@@ -350,18 +378,17 @@ class NetChart:
 
 
 def net_chart(report: Report) -> NetChart:
-    """Mean net usable (AA: index) per configuration, the repeat range as a whisker, the band of
-    the noise floor below the best mean: a configuration whose mean sits in the band is not
-    distinguishable from the best."""
-    values = [v for c in report.configs for v in (c.net.min, c.net.max) if v is not None]
+    """Mean net usable (AA: index) per configuration with its 95 % bootstrap interval as a
+    whisker, and each repeat as a circle."""
+    values = []
+    for c in report.configs:
+        interval = c.ci.get("net")
+        values.extend(v for v in (c.net.min, c.net.max) if v is not None)
+        if interval is not None:
+            values.extend(interval)
     means = [c.net.mean for c in report.configs if c.net.mean is not None]
     best = max(means) if means else None
-    floor = report.noise_floor
-    lows = [*values, 0.0]
-    highs = [*values, 0.0]
-    if best is not None:
-        lows.append(best - floor)
-    lo, hi = min(lows), max(highs)
+    lo, hi = min([*values, 0.0]), max([*values, 0.0])
     step = nice_step(hi - lo)
     lo = math.floor(lo / step) * step
     hi = math.ceil(hi / step) * step
@@ -377,6 +404,9 @@ def net_chart(report: Report) -> NetChart:
     y = TOP + 8
     for config in report.configs:
         s = config.net
+        interval = config.ci.get("net")
+        low = None if interval is None else interval.low
+        high = None if interval is None else interval.high
         rows.append(
             NetRow(
                 _r(y),
@@ -384,11 +414,11 @@ def net_chart(report: Report) -> NetChart:
                 short_label(config.label, config.simulated),
                 config.simulated,
                 s.mean,
-                s.min,
-                s.max,
+                low,
+                high,
                 None if s.mean is None else x(s.mean),
-                None if s.min is None else x(s.min),
-                None if s.max is None else x(s.max),
+                None if low is None else x(low),
+                None if high is None else x(high),
                 [x(r.net) for r in config.runs if r.net is not None],
             )
         )
@@ -398,9 +428,6 @@ def net_chart(report: Report) -> NetChart:
     while value <= hi + step / 1000:
         ticks.append((x(value), round(value, 6)))
         value += step
-    band = None
-    if best is not None and floor > 0:
-        band = (x(max(lo, best - floor)), x(best))
     return NetChart(
         gutter + PLOT + RIGHT,
         int(y + 6),
@@ -408,8 +435,8 @@ def net_chart(report: Report) -> NetChart:
         PLOT,
         rows,
         ticks,
-        band,
-        floor,
+        None,
+        report.noise_floor,
         best,
         _r(y),
         x(0) if lo <= 0 <= hi else None,

@@ -14,24 +14,25 @@ interval over items (blocks resampled as clusters when there are several).
 
 from __future__ import annotations
 
-import random
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+import numpy as np
 from django.db.models import Count, Q
 from django.utils.translation import gettext as _
 
 from probe.models import Experiment, ExperimentItem, Response, Run
 
+from . import stats
 from .models import Assignment, Bucket, FinalBucket, Judgement
 from .reconcile import reconcile_summary
 from .review import dropped_items, keys_in_force
 
 NET_USABLE, HALLUCINATION_RATE = "net_usable", "hallucination_rate"
 METRICS = (NET_USABLE, HALLUCINATION_RATE)
-RESAMPLES = 2000
-SEED = 20_260_101
-LEVEL = 0.95
+RESAMPLES = stats.RESAMPLES
+SEED = stats.SEED
+LEVEL = stats.CONFIDENCE
 
 
 class NotComparable(ValueError):
@@ -198,36 +199,38 @@ def paired_interval(
     base_rows: list[tuple],
     cand_rows: list[tuple],
     clusters: list[str],
-    statistic,
+    metric: str,
+    w: float,
     *,
     resamples: int = RESAMPLES,
     seed: int = SEED,
     level: float = LEVEL,
 ) -> tuple[float | None, float | None]:
-    """Percentile interval of statistic(candidate) - statistic(baseline) over resamples of the
-    items (whole clusters when there are several), the same items on both sides."""
-    groups: dict[str, list[int]] = defaultdict(list)
-    for index, cluster in enumerate(clusters):
-        groups[cluster].append(index)
-    units = list(groups.values()) if len(groups) > 1 else [[i] for i in range(len(clusters))]
-    rng = random.Random(seed)
-    gaps = []
-    for _round in range(resamples):
-        picked = [i for _u in range(len(units)) for i in units[rng.randrange(len(units))]]
-        b = statistic([base_rows[i] for i in picked])
-        c = statistic([cand_rows[i] for i in picked])
-        if b is not None and c is not None:
-            gaps.append(c - b)
-    if len(gaps) < resamples / 2:
+    """Percentile interval of the candidate's figure minus the baseline's, over resamples of the
+    items: the report's paired bootstrap (scoring.stats), the same resampled items on both
+    sides, blocks as clusters or strata as the report resamples them."""
+    if not clusters:
         return None, None
-    gaps.sort()
-    tail = (1 - level) / 2
-    return gaps[int(tail * (len(gaps) - 1))], gaps[int((1 - tail) * (len(gaps) - 1))]
+    weights = stats.bootstrap_weights(len(clusters), clusters, resamples=resamples, seed=seed)
+    # Columns: correct, wrong, attempted of the baseline, then of the candidate.
+    values = np.array([(*b, *c) for b, c in zip(base_rows, cand_rows, strict=True)])
+    sums = stats.bootstrap_sums(weights, values)
+    if metric == NET_USABLE:
+        gaps = (sums[:, 3] - w * sums[:, 4]) - (sums[:, 0] - w * sums[:, 1])
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gaps = sums[:, 4] / sums[:, 5] - sums[:, 1] / sums[:, 2]
+        gaps = gaps[np.isfinite(gaps)]
+        if len(gaps) < resamples / 2:
+            return None, None
+    interval = stats.percentile_interval(gaps[:, None], level)[0]
+    return interval.low, interval.high
 
 
-def _gap(b_rows, c_rows, clusters, statistic, **bootstrap):
+def _gap(b_rows, c_rows, clusters, metric, w, **bootstrap):
+    statistic = _statistic(metric, w)
     b_fig, c_fig = statistic(b_rows), statistic(c_rows)
-    low, high = paired_interval(b_rows, c_rows, clusters, statistic, **bootstrap)
+    low, high = paired_interval(b_rows, c_rows, clusters, metric, w, **bootstrap)
     gap = None if b_fig is None or c_fig is None else c_fig - b_fig
     return b_fig, c_fig, gap, low, high
 
@@ -336,7 +339,6 @@ def compare(
         )
     base_source, base_buckets = experiment_buckets(baseline)
     cand_source, cand_buckets = experiment_buckets(candidate)
-    statistic = _statistic(metric, w)
     base_labels, cand_labels = _labels(baseline), _labels(candidate)
     clusters = [block for _b, _c, block in items.pairs]
     rows = []
@@ -356,7 +358,7 @@ def compare(
 
         b_rows, c_rows = rows_of(b_values, 0), rows_of(c_values, 1)
         b_fig, c_fig, gap, low, high = _gap(
-            b_rows, c_rows, clusters, statistic, resamples=resamples, seed=seed
+            b_rows, c_rows, clusters, metric, w, resamples=resamples, seed=seed
         )
         higher_is_better = metric == NET_USABLE
         worse = low is not None and (high < 0 if higher_is_better else low > 0)
@@ -368,7 +370,8 @@ def compare(
                 [b_rows[i] for i in picked],
                 [c_rows[i] for i in picked],
                 [code] * len(picked),
-                statistic,
+                metric,
+                w,
                 resamples=resamples,
                 seed=seed,
             )
@@ -420,7 +423,7 @@ def comparison_dict(result: Comparison) -> dict:
         "interval": {
             "level": LEVEL,
             "resamples": RESAMPLES,
-            "method": "paired bootstrap over items",
+            "method": "paired bootstrap over items (blocks as clusters from five blocks, else strata)",
         },
         "configurations": [
             {

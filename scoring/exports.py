@@ -22,7 +22,7 @@ from django.db.models.functions import Coalesce, Lower
 
 from probe.models import Response
 
-from . import metrics, selectors
+from . import metrics, report_export, selectors
 from .models import CarriedBucket
 from .report import BucketSource, ConfigReport, Report, RunReport
 
@@ -78,7 +78,8 @@ FIGURE_COLUMNS = [
     "not_attempted",
     "unscored",
     "knowledge",
-    "hallucination_rate",
+    "hallucination_rate_probe",
+    "hallucination_rate_aa",
     "net_usable",
     "net_usable_min",
     "net_usable_max",
@@ -101,6 +102,7 @@ FIGURE_COLUMNS = [
     "other_configuration",
     "gap",
     "gap_is_noise",
+    *report_export.EXTRA_FIGURE_COLUMNS,
 ]
 
 
@@ -255,6 +257,7 @@ def _run_row(report: Report, config: ConfigReport, run: RunReport) -> dict:
         **_calibration_columns(run.calibration),
         "compliance": run.compliance.share,
         "unblinded": run.unblinded if report.has_unblinded_field else None,
+        **report_export.run_columns(report, run),
     }
 
 
@@ -281,6 +284,7 @@ def figure_rows(report: Report) -> list[dict]:
                 **_calibration_columns(config.calibration),
                 "compliance": config.compliance.share,
                 "unblinded": config.unblinded if report.has_unblinded_field else None,
+                **report_export.config_columns(report, config),
             }
         )
     for block in report.blocks:
@@ -292,6 +296,7 @@ def figure_rows(report: Report) -> list[dict]:
                     "block": block.code,
                     "n": block.n_items,
                     **_summary_columns(report, cell.summary),
+                    **report_export.block_columns(report, cell),
                 }
             )
     for gap in report.gaps:
@@ -302,8 +307,11 @@ def figure_rows(report: Report) -> list[dict]:
                 "other_configuration": gap.b.label,
                 "gap": gap.gap,
                 "gap_is_noise": gap.is_noise,
+                **report_export.gap_columns(report, gap),
             }
         )
+    rows.extend(report_export.extra_rows(report, lambda config: _config_columns(report, config)))
+    rows = [report_export.split_hallucination_rate(report, row) for row in rows]
     return [{column: row.get(column) for column in FIGURE_COLUMNS} for row in rows]
 
 
@@ -373,15 +381,24 @@ def report_dict(report: Report) -> dict:
                     {
                         "repeat": run.repeat,
                         "status": run.status,
-                        "figures": _figure_columns(run.figures),
+                        "figures": report_export.split_hallucination_rate(
+                            report, _figure_columns(run.figures)
+                        ),
                         "calibration": _calibration_dict(run.calibration),
                         "compliance": _compliance_dict(run.compliance),
                         "unblinded": run.unblinded if report.has_unblinded_field else None,
-                        "blocks": {code: _figure_columns(f) for code, f in run.blocks.items()},
+                        "blocks": {
+                            code: report_export.split_hallucination_rate(report, _figure_columns(f))
+                            for code, f in run.blocks.items()
+                        },
+                        **report_export.json_run(run),
                     }
                     for run in config.runs
                 ],
-                "summary": _summary_dict(config.summary),
+                "summary": report_export.split_hallucination_rate(
+                    report, _summary_dict(config.summary)
+                ),
+                **report_export.json_config(report, config),
                 "calibration": _calibration_dict(config.calibration),
                 "compliance": _compliance_dict(config.compliance),
             }
@@ -389,6 +406,7 @@ def report_dict(report: Report) -> dict:
         ],
         "gaps": [
             {"a": gap.a.label, "b": gap.b.label, "gap": gap.gap, "is_noise": gap.is_noise}
+            | report_export.json_gap(gap)
             for gap in report.gaps
         ],
         "blocks": [
@@ -397,11 +415,16 @@ def report_dict(report: Report) -> dict:
                 "title": block.title,
                 "items": block.n_items,
                 "configurations": {
-                    cell.config.label: _summary_dict(cell.summary) for cell in block.cells
+                    cell.config.label: report_export.split_hallucination_rate(
+                        report, _summary_dict(cell.summary)
+                    )
+                    | {"intervals": {k: v and [v.low, v.high] for k, v in cell.ci.items()}}
+                    for cell in block.cells
                 },
             }
             for block in report.blocks
         ],
+        **report_export.json_report(report),
     }
 
 

@@ -2,9 +2,9 @@
 
 Nothing here touches the database or Django: the counting is done by queries elsewhere, and these
 functions turn the counts into the figures of docs/design.md ("The figures"): the four-bucket
-figures and calibration, the repeat spread, the noise floor and the gaps between configurations,
-and the second scheme's figures. Every definition, denominator and degenerate case is written out
-in docs/figures.md.
+figures and calibration, the repeat spread, the rule-of-thumb noise floor and the gaps between
+configurations, the second scheme's figures and SimpleQA's. Every definition, denominator and
+degenerate case is written out in docs/figures.md.
 
 Conventions:
 
@@ -54,6 +54,8 @@ __all__ = [
     "noise_floor",
     "pairwise_gaps",
     "repeat_summary",
+    "SimpleQAFigures",
+    "simpleqa_figures",
 ]
 
 # Four-bucket scheme (the values are those of scoring.models.Bucket).
@@ -73,7 +75,7 @@ AA_BUCKETS = (CORRECT, INCORRECT, PARTIAL, NOT_ATTEMPTED)
 HIGH, MEDIUM, LOW = "HIGH", "MEDIUM", "LOW"
 CONFIDENCE_LEVELS = (HIGH, MEDIUM, LOW)
 
-# Noise floor: a gap in net usable under 3 items of 30 is noise (docs/design.md, "Why it exists").
+# The rule of thumb of docs/design.md: a gap under 3 items of 30 is noise (shown, not judging).
 DEFAULT_NOISE_ITEMS = 3
 DEFAULT_NOISE_PER_ITEMS = 30
 # A gap this close to the floor counts as on the floor (net usable with a fractional w is a float).
@@ -466,3 +468,33 @@ def aa_figures(
         abstention_rate=_ratio(not_attempted, n),
         hallucination_rate=_ratio(incorrect, incorrect + partial + not_attempted),
     )
+
+
+# --------------------------------------------------------------------------------------------
+# SimpleQA's figures
+# --------------------------------------------------------------------------------------------
+
+
+class SimpleQAFigures(NamedTuple):
+    overall_correct: float | None  # correct / N
+    correct_given_attempted: float | None  # correct / (correct + incorrect)
+    f_score: float | None  # harmonic mean of the two
+
+
+def simpleqa_figures(correct: float, incorrect: float, not_attempted: float) -> SimpleQAFigures:
+    """SimpleQA (Wei et al. 2024): overall correct, correct given attempted, and their F-score.
+
+    SimpleQA grades each answer correct, incorrect or not attempted; a partial answer (AA
+    scheme) or a hedged wrong one (four buckets) is an attempted, incorrect answer here.
+    """
+    n = correct + incorrect + not_attempted
+    attempted = correct + incorrect
+    overall = correct / n if n else None
+    given = correct / attempted if attempted else None
+    if overall is None or given is None:
+        f = None
+    elif overall + given == 0:
+        f = 0.0
+    else:
+        f = 2 * overall * given / (overall + given)
+    return SimpleQAFigures(overall, given, f)

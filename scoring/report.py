@@ -14,15 +14,15 @@ functions of scoring.metrics. Definitions and degenerate cases are those of scor
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Q
 
 from probe.models import Experiment, ExperimentItem, Response, Run
 from probe.sheetparser import issue_label
 
-from . import metrics, report_slices
+from . import metrics, report_slices, stats
 from .metrics import (
     AACounts,
     AAFigures,
@@ -31,8 +31,9 @@ from .metrics import (
     FourBucketFigures,
     RepeatSummary,
 )
-from .models import Assignment, FinalBucket, Judgement
-from .review import dropped_items
+from .models import Assignment
+from .report_intervals import report_intervals
+from .report_source import BucketSource, final_source, judgement_source, without_dropped
 
 __all__ = [
     "BlockRow",
@@ -63,58 +64,6 @@ AA_FIGURES = (
     "hallucination_rate",
     "net",
 )
-
-
-@dataclass(frozen=True)
-class BucketSource:
-    """Where the buckets come from.
-
-    ``rows``: a queryset with one row per response, each with a ``response`` foreign key and a
-    ``bucket`` field (a scorer's Judgement, later a reconciled final bucket).
-    ``unblinded_field``: the boolean field that marks a bucket changed after the reveal, or None
-    when the source has no such notion.
-    ``scorer``: who the buckets are by (a username), for headings and exports.
-    ``excluded_items``: ExperimentItems left out of every figure (their responses count nowhere
-    and N shrinks), or None.
-    """
-
-    experiment: Experiment
-    rows: QuerySet
-    scorer: str = ""
-    unblinded_field: str | None = None
-    revealed_at: datetime | None = None
-    excluded_items: QuerySet | None = None
-
-    def has_field(self, name: str) -> bool:
-        return any(f.name == name for f in self.rows.model._meta.get_fields())
-
-    def scoped(self) -> QuerySet:
-        # Never count a row of another experiment, whatever queryset the caller passed.
-        rows = self.rows.filter(response__run__experiment_id=self.experiment.pk).order_by()
-        if self.excluded_items is not None:
-            rows = rows.exclude(response__item__in=self.excluded_items)
-        return rows
-
-
-def judgement_source(assignment: Assignment) -> BucketSource:
-    """One scorer's judgements as a bucket source."""
-    return BucketSource(
-        experiment=assignment.experiment,
-        rows=Judgement.objects.filter(assignment=assignment),
-        scorer=assignment.user.get_username(),
-        unblinded_field="unblinded",
-        revealed_at=assignment.revealed_at,
-    )
-
-
-def final_source(experiment: Experiment) -> BucketSource:
-    """The team's reconciled final buckets as a bucket source (no scorer, no unblinded marks)."""
-    return BucketSource(experiment=experiment, rows=FinalBucket.objects.all())
-
-
-def without_dropped(source: BucketSource) -> BucketSource:
-    """The same source with the items whose key was judged ambiguous left out: N shrinks."""
-    return replace(source, excluded_items=dropped_items(source.experiment))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -160,6 +109,7 @@ class RunReport:
     compliance: Compliance
     # per block code: the figures over that block's items
     blocks: dict[str, FourBucketFigures | AAFigures] = field(default_factory=dict)
+    ci: dict = field(default_factory=dict)  # figure name -> Interval or None (report_intervals)
 
     @property
     def net(self) -> float | None:
@@ -181,6 +131,12 @@ class ConfigReport:
     summary: dict[str, RepeatSummary]  # figure or bucket name -> mean / min / max over repeats
     calibration: Calibration  # pooled over the repeats
     compliance: Compliance
+    # Filled in by scoring.report_intervals: figure name -> Interval (means over repeats), the
+    # definitions side by side, the repeats' own variation, the three-point risk-coverage table.
+    ci: dict = field(default_factory=dict)
+    definitions: list = field(default_factory=list)
+    repeat_noise: object = None
+    risk_coverage: list = field(default_factory=list)
 
     @property
     def simulated(self) -> bool:
@@ -202,13 +158,16 @@ class GapRow:
     a: ConfigReport
     b: ConfigReport
     gap: float
-    is_noise: bool
+    is_noise: bool  # under the probe's rule of thumb (3 items in 30)
+    test: object = None  # stats.PairTest: bootstrap interval, McNemar, separable
+    within_repeat_noise: bool | None = None  # None: a configuration has one repeat only
 
 
 @dataclass
 class BlockCell:
     config: ConfigReport
     summary: dict[str, RepeatSummary]
+    ci: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -240,6 +199,7 @@ class Report:
     responses: int  # responses in the experiment (those of excluded items left out)
     dropped: int = 0  # items left out of every figure (the source's excluded items)
     facets: list = field(default_factory=list)  # slices by topic and answer format (report_slices)
+    inference: object = None  # report_intervals.Inference: resamples, clusters, the sweep
 
     @property
     def is_aa(self) -> bool:
@@ -255,6 +215,11 @@ class Report:
         if self.is_aa:
             return 100 * self.noise_floor_items / self.n_items if self.n_items else 0.0
         return self.noise_floor_items
+
+    @property
+    def separable_pairs(self) -> int:
+        """Pairs of configurations the paired tests separate at 95 %."""
+        return sum(1 for g in self.gaps if g.test is not None and g.test.separable)
 
     @property
     def unscored(self) -> int:
@@ -316,44 +281,14 @@ def _summaries(scheme: str, runs_figures: list) -> dict[str, RepeatSummary]:
 
 
 def _calibration(cells: dict[tuple[str | None, str], int], scheme: str) -> Calibration:
-    """metrics.calibration over grouped (confidence, bucket) -> count cells.
-
-    The same figures as ``metrics.calibration(rows)`` with one row per answer (a test holds the
-    two together), without building 100,000 rows to count what the database already counted.
-    """
     abstain = metrics.NOT_ATTEMPTED if scheme == Experiment.Scheme.AA else metrics.ABSTAINED
-    per_level = {level: [0, 0] for level in metrics.CONFIDENCE_LEVELS}
-    attempted = unrated = unrated_correct = 0
-    for (confidence, bucket), n in cells.items():
-        if bucket == abstain or n == 0:
-            continue
-        correct = n if bucket == metrics.CORRECT else 0
-        attempted += n
-        if confidence is None:
-            unrated += n
-            unrated_correct += correct
-        else:
-            per_level[confidence][0] += n
-            per_level[confidence][1] += correct
-    levels = tuple(
-        metrics.CalibrationLevel(level, count, correct, correct / count if count else None)
-        for level, (count, correct) in per_level.items()
-    )
-    used = [entry.level for entry in levels if entry.count]
-    single = attempted - unrated >= 2 and len(used) == 1
-    return Calibration(
-        levels=levels,
-        attempted=attempted,
-        unrated=unrated,
-        unrated_correct=unrated_correct,
-        single_level=single,
-        single_level_name=used[0] if single else None,
-    )
+    return stats.calibration_from_cells(cells, abstain)
 
 
 def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
-    """The whole report, in five queries whatever the size of the experiment (one more for each
-    facet, topic or answer format, that the items have: report_slices)."""
+    """The whole report, in six queries whatever the size of the experiment (the sixth reads one
+    row per bucket for the intervals: report_intervals), one more for each facet, topic or answer
+    format, that the items have (report_slices)."""
     experiment = source.experiment
     scheme = experiment.scheme
     w = float(w)
@@ -522,4 +457,5 @@ def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
         )
         if built is not None:
             report.facets.append(built)
+    report_intervals(source, report)
     return report

@@ -34,7 +34,7 @@ from probe.access import can, is_blinded, team_view
 from probe.downloads import attachment, file_stem
 from probe.models import Experiment, ExperimentItem, Role
 
-from . import charts, exports
+from . import chart_sweep, charts, exports
 from .models import Assignment, FinalBucket, Judgement, JudgementChange, KeyDecision
 from .reconcile import (
     ReconcileSummary,
@@ -67,13 +67,13 @@ FORMATS = {
 HEADLINES = {
     Experiment.Scheme.FOUR: (
         ("knowledge", gettext_lazy("Knowledge"), "pct"),
-        ("hallucination_rate", gettext_lazy("Hallucination rate"), "pct"),
+        ("hallucination_rate", gettext_lazy("Hallucination rate (probe)"), "pct"),
         ("net_usable", gettext_lazy("Net usable"), "items"),
     ),
     Experiment.Scheme.AA: (
         ("index", gettext_lazy("Index"), "points"),
         ("accuracy", gettext_lazy("Accuracy"), "pct"),
-        ("hallucination_rate", gettext_lazy("Hallucination rate"), "pct"),
+        ("hallucination_rate", gettext_lazy("Hallucination rate (AA-Omniscience)"), "pct"),
     ),
 }
 
@@ -448,6 +448,7 @@ def final_report(request, experiment: Experiment):
         "bucket_chart": charts.bucket_chart(result),
         "calibration_chart": charts.calibration_chart(result),
         "net_chart": charts.net_chart(result),
+        "sweep_chart": chart_sweep.sweep_chart(result),
         "show_keys": may_see_keys(request, gate),
         "can_lead": can(request.membership, Role.EDITOR),
         "move_cols": 2 * len(data.labels) + 3,  # figure, final, each scorer's two, mean move
@@ -533,7 +534,14 @@ def _agreement_dict(data: FinalReport) -> dict | None:
         "cohen_kappa": overall.cohen_kappa,
         "fleiss_kappa": overall.fleiss_kappa,
         "krippendorff_alpha": overall.krippendorff_alpha,
+        "krippendorff_alpha_ci": _pair(overall.krippendorff_alpha_ci),
+        "gwet_ac1": overall.gwet_ac1,
+        "gwet_ac1_ci": _pair(overall.gwet_ac1_ci),
     }
+
+
+def _pair(interval) -> list[float] | None:
+    return None if interval is None else [interval.low, interval.high]
 
 
 @team_view(scope="experiment_pk", get=Role.VIEWER)

@@ -9,7 +9,7 @@ from probe.access import team_view
 from probe.downloads import attachment, file_stem
 from probe.models import Role
 
-from . import charts, exports, selectors
+from . import chart_sweep, charts, exports, selectors
 from .models import Assignment
 from .report import judgement_source, parse_weight, report_build
 
@@ -75,6 +75,7 @@ def report(request, assignment: Assignment):
         "bucket_chart": charts.bucket_chart(result),
         "calibration_chart": charts.calibration_chart(result),
         "net_chart": charts.net_chart(result),
+        "sweep_chart": chart_sweep.sweep_chart(result),
         "keys_judged": selectors.judgements_by_key(assignment),
     }
     if request.htmx:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
@@ -119,6 +120,33 @@ def _check_url(base_url: str) -> str | None:
     return None
 
 
+def _host_matches(host: str, pattern: str) -> bool:
+    pattern = pattern.strip().lower().strip("[]").rstrip(".")
+    if pattern.startswith("*."):
+        return host.endswith(pattern[1:])
+    return host == pattern
+
+
+def provider_host_problem(base_url: str) -> str | None:
+    """Why a request to this base URL may not be sent, or None.
+
+    Only hosts in settings.ALLOWED_PROVIDER_HOSTS are called: the public provider APIs and
+    loopback by default, more through the ALLOWED_PROVIDER_HOSTS environment variable, which
+    only whoever runs the server sets. No team member can aim a configuration at the server's
+    internal network (a database, a cloud metadata address) and read the reply on a page.
+    """
+    host = (urlsplit(base_url).hostname or "").lower().rstrip(".")
+    if not host:
+        return None  # no base URL: the adapter's own public default
+    if any(_host_matches(host, pattern) for pattern in settings.ALLOWED_PROVIDER_HOSTS):
+        return None
+    return _(
+        "This server does not send requests to %(host)s. The public provider APIs and local "
+        "servers (localhost, 127.0.0.1) are allowed; whoever runs the server can allow more "
+        "hosts with the ALLOWED_PROVIDER_HOSTS setting."
+    ) % {"host": host}
+
+
 def config_validate(*, team: Team, data: Mapping, instance: ModelConfig | None = None) -> dict:
     """The configuration's fields, cleaned; ValidationError naming each bad field otherwise."""
     values = {**DEFAULTS, **{k: v for k, v in data.items() if k in FIELDS}}
@@ -155,7 +183,7 @@ def config_validate(*, team: Team, data: Mapping, instance: ModelConfig | None =
             )
 
     if values["base_url"]:
-        problem = _check_url(values["base_url"])
+        problem = _check_url(values["base_url"]) or provider_host_problem(values["base_url"])
         if problem:
             refuse("base_url", problem)
 
@@ -399,6 +427,11 @@ def config_test_connection(
                 "This provider needs an API key: edit the configuration and enter the NAME of the "
                 "environment variable that holds it."
             ),
+        )
+    problem = provider_host_problem(config.base_url or adapter.default_base_url or "")
+    if problem:
+        return ConnectionCheck(
+            ok=False, sent=False, error_kind="configuration", error_message=problem
         )
     own_client = client is None
     client = client or adapters.new_client()

@@ -13,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from ..models import (
     AuditEvent,
@@ -304,9 +305,28 @@ def run_retry(*, run: Run, user, queue: bool = True) -> Run:
     run = Run.objects.select_for_update().select_related("experiment").get(pk=run.pk)
     experiment = run.experiment
     _check_experiment_open(experiment)
+    health = collection.run_health(run)
+    if health is not None and health.state == "stalled":
+        # Nothing moves it: send it again now, and count its retries afresh. A worker that
+        # still holds it keeps it (the new task waits for its lease, then leaves).
+        run.status = Run.Status.QUEUED
+        run.queued_at = timezone.now()
+        run.save(update_fields=["status", "queued_at"])
+        if queue:
+            collection.queue_run(run)
+        audit_record(
+            team=experiment.team,
+            user=user,
+            bank=experiment.bank,
+            action=A.UPDATE,
+            subject="run",
+            summary=_("retried stalled run %(run)s of %(name)s")
+            % {"run": run, "name": experiment.name},
+        )
+        return run
     if run.status not in (Run.Status.FAILED, Run.Status.CANCELLED):
         raise ValidationError(
-            _("Only a failed or cancelled run can be retried; this one is %(status)s.")
+            _("Only a failed, cancelled or stalled run can be retried; this one is %(status)s.")
             % {"status": run.get_status_display().lower()}
         )
     if run.is_manual:
@@ -361,3 +381,42 @@ def run_close_failed(*, run: Run, user) -> Run:
         % {"run": run, "name": experiment.name},
     )
     return run
+
+
+@transaction.atomic
+def experiment_finish(*, experiment: Experiment, user) -> Experiment:
+    """An editor ends the collection of an experiment with manual runs: the key opens.
+
+    Until then a pasted reply can be replaced. Refused while a run is still waiting, queued,
+    collecting or failed (retry it or close it first).
+    """
+    experiment = _locked(Experiment, experiment)
+    if experiment.status not in (Experiment.Status.READY, Experiment.Status.COLLECTING):
+        raise ValidationError(
+            _("Collection cannot be finished: the experiment is %(status)s.")
+            % {"status": experiment.get_status_display().lower()}
+        )
+    open_runs = experiment.runs.exclude(status__in=Run.FINISHED).count()
+    if open_runs:
+        raise ValidationError(
+            ngettext(
+                "%(n)d run is not collected yet: paste its reply, or close it as failed.",
+                "%(n)d runs are not collected yet: paste their replies, or close them as failed.",
+                open_runs,
+            )
+            % {"n": open_runs}
+        )
+    now = timezone.now()
+    experiment.status = Experiment.Status.COLLECTED
+    experiment.collection_started = experiment.collection_started or now
+    experiment.collection_finished = now
+    experiment.save(update_fields=["status", "collection_started", "collection_finished"])
+    audit_record(
+        team=experiment.team,
+        user=user,
+        bank=experiment.bank,
+        action=A.UPDATE,
+        subject="experiment",
+        summary=_("finished collecting: %(name)s") % {"name": experiment.name},
+    )
+    return experiment

@@ -1,6 +1,11 @@
 """Small template helpers."""
 
+import re
+import unicodedata
+
 from django import template
+from django.utils.html import conditional_escape, escape
+from django.utils.safestring import mark_safe
 
 register = template.Library()
 
@@ -11,3 +16,60 @@ def get(mapping, key):
     if mapping is None:
         return ""
     return mapping.get(key, "")
+
+
+# Characters that change how the text around them is displayed, or are not displayed at all:
+# with them a model answer "924" can be made to look like "429", or two different answers
+# like the same one. They are shown as visible marks (U+202E) instead.
+BIDI_CONTROLS = {
+    "\u061c",  # ARABIC LETTER MARK
+    "\u200e",  # LEFT-TO-RIGHT MARK
+    "\u200f",  # RIGHT-TO-LEFT MARK
+    *map(chr, range(0x202A, 0x202F)),  # embeddings and overrides, POP DIRECTIONAL FORMATTING
+    *map(chr, range(0x2066, 0x206A)),  # isolates, POP DIRECTIONAL ISOLATE
+}
+INVISIBLE = {
+    "\u00ad",  # SOFT HYPHEN
+    "\u034f",  # COMBINING GRAPHEME JOINER
+    "\u180e",  # MONGOLIAN VOWEL SEPARATOR
+    *map(chr, range(0x200B, 0x200E)),  # ZERO WIDTH SPACE, NON-JOINER, JOINER
+    *map(chr, range(0x2060, 0x2065)),  # WORD JOINER, invisible operators
+    "\ufeff",  # ZERO WIDTH NO-BREAK SPACE
+    *map(chr, range(0xE0000, 0xE0080)),  # tag characters
+}
+HIDDEN = BIDI_CONTROLS | INVISIBLE
+_HIDDEN_RE = re.compile("[" + "".join(re.escape(c) for c in sorted(HIDDEN)) + "]")
+
+
+def _mark(match: re.Match) -> str:
+    char = match.group(0)
+    code = f"U+{ord(char):04X}"
+    name = unicodedata.name(char, code)
+    return f'<abbr class="hidden-char" title="{escape(name)}">{code}</abbr>'
+
+
+# Bidi classes of right-to-left letters and Arabic digits: text holding one of them is set
+# apart from the page around it.
+RTL_CLASSES = {"R", "AL", "AN"}
+
+
+def _needs_isolation(text: str) -> bool:
+    if text.isascii():  # the usual answer: no right-to-left letter, no hidden character
+        return False
+    return any(c in HIDDEN or unicodedata.bidirectional(c) in RTL_CLASSES for c in text)
+
+
+@register.filter(needs_autoescape=True)
+def isolate(value, autoescape=True):
+    """{{ response.answer|isolate }}: text from a model, a bank or a key, shown as it is.
+
+    The text is escaped and every bidi control or invisible character in it is replaced by a
+    visible mark; text that holds right-to-left letters or such characters is set in a <bdi>,
+    so its direction cannot spill over the page around it (plain left-to-right text needs no
+    wrapper and is left as it was). Chain |linebreaksbr after it for text with line breaks.
+    """
+    text = "" if value is None else str(value)
+    escaped = conditional_escape(text) if autoescape else text
+    if not _needs_isolation(text):
+        return mark_safe(escaped) if autoescape else escaped
+    return mark_safe(f'<bdi class="text">{_HIDDEN_RE.sub(_mark, escaped)}</bdi>')

@@ -1,7 +1,8 @@
 """Number formatting for the report: fractions as percentages, None as a dash."""
 
 from django import template
-from django.utils.formats import number_format
+from django.conf import settings
+from django.utils.formats import get_format, number_format
 from django.utils.html import format_html
 from django.utils.translation import gettext as _
 
@@ -14,10 +15,17 @@ DASH = "–"
 
 def _number(value: float, decimals: int) -> str:
     value = round(float(value), decimals)
+    if settings.USE_THOUSAND_SEPARATOR:  # grouping by locale: Django's own, slower, formatter
+        if value.is_integer():
+            return number_format(int(value))
+        return number_format(value, decimal_pos=decimals).rstrip("0")
+    # The report writes tens of thousands of numbers: format them directly, with the locale's
+    # decimal mark (12.50 -> 12.5), as number_format would without grouping.
     if value.is_integer():
-        return number_format(int(value))
-    # 12.50 -> 12.5, keeping the locale's decimal mark
-    return number_format(value, decimal_pos=decimals).rstrip("0")
+        return str(int(value))
+    text = f"{value:.{decimals}f}".rstrip("0")
+    mark = get_format("DECIMAL_SEPARATOR")
+    return text if mark == "." else text.replace(".", mark)
 
 
 @register.filter
@@ -48,6 +56,84 @@ def span(summary, kind: str = "num") -> str:
     if summary.min < 0:  # "-30–-18" reads badly: a true minus sign and a spaced dash
         return f"{low.replace('-', '−')} – {high.replace('-', '−')}"
     return f"{low}–{high}"
+
+
+@register.filter
+def ci(interval, kind: str = "num") -> str:
+    """A 95 % interval written after its figure: " (0.35–0.70)", " (35.1–70.2 %)"; "" when the
+    figure has no interval (it is then a dash itself). ``kind``: "num", "num:1" or "pct"."""
+    if interval is None:
+        return ""
+    kind, _sep, places = str(kind).partition(":")
+    if kind == "pct":
+        low = _number(interval.low * 100, int(places or 1))
+        high = _number(interval.high * 100, int(places or 1))
+        unit = " %"
+    else:
+        low, high = num(interval.low, places or 2), num(interval.high, places or 2)
+        unit = ""
+    if interval.low < 0:  # "-3–-1" reads badly: true minus signs and a spaced "to"
+        text = f"{low.replace('-', '−')} {_('to')} {high.replace('-', '−')}"
+    else:
+        text = f"{low}–{high}"
+    return format_html(' <span class="ci" title="{}">({}{})</span>', _("95 % interval"), text, unit)
+
+
+@register.filter
+def level_ci(intervals, level: str):
+    """The Wilson interval of the accuracy at one confidence level, from a ``ci`` mapping."""
+    return intervals.get(f"accuracy_{level}") if intervals else None
+
+
+@register.filter
+def pvalue(value) -> str:
+    """0.0312 -> "0.031"; under 0.001 -> "< 0.001"; None -> "–"."""
+    if value is None or value == "":
+        return DASH
+    if value < 0.001:
+        return f"< {number_format(0.001, decimal_pos=3)}"
+    return number_format(round(float(value), 3), decimal_pos=3)
+
+
+@register.filter
+def sweep_cells(sweep, key) -> list:
+    """[(w, net usable, interval)] of one configuration at the sweep table's weights."""
+    if sweep is None or key not in sweep.counts:
+        return []
+    intervals = sweep.table.get(key, {})
+    return [(w, sweep.value(key, w), intervals.get(w)) for w in sweep.table_weights]
+
+
+@register.filter
+def threshold(w) -> float:
+    """t = w / (1 + w): the confidence above which answering pays at penalty w."""
+    return float(w) / (1 + float(w))
+
+
+@register.filter
+def config_of(key, report) -> str:
+    """A configuration's label from its key."""
+    for config in report.configs:
+        if config.key == key:
+            return config.label
+    return str(key)
+
+
+@register.filter
+def definition(values, key: str):
+    """One definition's value (value, ci) from a configuration's list."""
+    for entry in values or ():
+        if entry.key == key:
+            return entry
+    return None
+
+
+@register.simple_tag
+def report_definitions():
+    """Every definition shown side by side: name, source, formula (scoring.report_intervals)."""
+    from scoring.report_definitions import definitions
+
+    return definitions()
 
 
 @register.filter

@@ -41,6 +41,12 @@
       item.checked = box.checked;
     });
   });
+  // A form with data-confirm asks before it is sent (the policy allows no inline handler).
+  document.addEventListener("submit", function (event) {
+    const form = event.target;
+    const question = form.dataset && form.dataset.confirm;
+    if (question && !window.confirm(question)) event.preventDefault();
+  });
   // htmx does not swap 4xx bodies by default; our validation fragments come back as 200, but a
   // session that expired answers 401 with HX-Redirect, which htmx follows by itself.
 })();

@@ -91,8 +91,9 @@ def mark_fragment(page) -> None:
 def wait_for_new_fragment(page) -> None:
     # A swap is over when the new fragment has settled (htmx lends it the old attributes until
     # then) and the page's script has put the focus somewhere.
+    # A function, not a bare expression: Playwright evals an expression, which the CSP forbids.
     page.wait_for_function(
-        "!document.getElementById('scoring-item').dataset.stale"
+        "() => !document.getElementById('scoring-item').dataset.stale"
         " && !document.querySelector('.htmx-settling, .htmx-swapping, .htmx-request')"
         " && document.activeElement && document.activeElement !== document.body"
     )
@@ -296,5 +297,8 @@ def test_score_a_demo_experiment_by_keyboard_reveal_and_check_the_report(
         expected_counts = [counts[b] for b in metrics.FOUR_BUCKETS]
         assert [int(c) for c in cells[:4]] == expected_counts, (label, run.repeat, cells)
         figures = metrics.four_bucket_figures(metrics.BucketCounts(*expected_counts))
-        assert float(cells[6]) == pytest.approx(figures.net_usable)
-        assert float(cells[4].rstrip(" %")) == pytest.approx(100 * figures.knowledge, abs=0.05)
+        # Each figure is followed by its 95 % interval in brackets: "25 (19–30)".
+        net, _, net_interval = cells[6].partition(" (")
+        assert float(net) == pytest.approx(figures.net_usable) and net_interval.endswith(")")
+        knowledge = cells[4].partition(" (")[0]
+        assert float(knowledge.rstrip(" %")) == pytest.approx(100 * figures.knowledge, abs=0.05)

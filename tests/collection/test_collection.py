@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from adapters.errors import MAX_RETRIES
 from probe.models import Attempt, Experiment, Response, Run
 from probe.services import collection, experiments
-from probe.tasks import collect_unit
+from probe.tasks import collect_run, collect_unit
 from tests.collection.conftest import (
     Reply,
     chat_body,
@@ -42,8 +42,8 @@ def test_the_task_called_twice_asks_the_provider_once(world, simulator):
     config = make_config(world, label="Sim expert", base_url=simulator.base_url)
     experiment = make_experiment(world, [config])
     run = _run(experiment)
-    collect_unit(run_pk=run.pk)
-    collect_unit(run_pk=run.pk)  # a redelivery
+    assert collect_run(run_pk=run.pk) == "done"
+    assert collect_run(run_pk=run.pk) == "inactive"  # a redelivery: nothing left to do
     assert simulator.count == 1
     assert Response.objects.filter(run=run).count() == 3
     assert run.attempts.count() == 1
@@ -60,14 +60,13 @@ def test_a_redelivery_after_the_reply_but_before_the_responses_parses_the_stored
     experiment = make_experiment(world, [config], mode="item")
     run = _run(experiment)
     items = list(experiment.items.order_by("position"))
-    for item in items:
-        collect_unit(run_pk=run.pk, item_pk=item.pk)
+    collect_run(run_pk=run.pk)
     assert simulator.count == 3
     # The worker died after storing the attempt and before the responses: replay that state.
     Run.objects.filter(pk=run.pk).update(status=Run.Status.RUNNING)
     Experiment.objects.filter(pk=experiment.pk).update(status=Experiment.Status.COLLECTING)
     Response.objects.filter(run=run, item=items[1]).delete()
-    collect_unit(run_pk=run.pk, item_pk=items[1].pk)
+    collect_run(run_pk=run.pk)
     assert simulator.count == 3, "a unit whose call succeeded must not be asked again"
     assert Response.objects.filter(run=run).count() == 3
     assert Run.objects.get(pk=run.pk).status == Run.Status.COLLECTED
@@ -277,8 +276,8 @@ def test_cancelled_runs_are_skipped(world, simulator):
     experiment = make_experiment(world, [config], repeats=2)
     first, second = experiment.runs.order_by("order")
     experiments.run_cancel(run=first, user=world.users["editor"])
-    collect_unit(run_pk=first.pk)
-    collect_unit(run_pk=second.pk)
+    collect_run(run_pk=first.pk)
+    collect_run(run_pk=second.pk)
     assert simulator.count == 1
     assert Run.objects.get(pk=first.pk).status == Run.Status.CANCELLED
     assert Experiment.objects.get(pk=experiment.pk).status == Experiment.Status.COLLECTING
@@ -383,38 +382,112 @@ def test_reparse_redoes_parsing_from_the_stored_text_in_place(world, simulator):
     assert simulator.count == 1
 
 
-def test_the_limit_full_means_come_back_soon_without_a_provider_attempt(world, simulator):
+def test_a_full_limit_is_waited_for_without_a_provider_attempt_or_a_message(world, simulator):
+    """The slot is held elsewhere for 0.6 s: the collector waits for it in place (no attempt,
+    no task sent again) and sends each request once the slot is free."""
+    import threading
+    import time
+
     from probe import limits
 
     config = make_config(world, label="Sim", base_url=simulator.base_url, concurrency_limit=1)
-    experiment = make_experiment(world, [config])
+    experiment = make_experiment(world, [config], mode="item")
     run = _run(experiment)
     key = limits.limit_key(run.config_snapshot)
     held = limits.get_limiter().try_acquire(key, 1)
-    try:
-        delay = collection.collect_unit_once(run_pk=run.pk)
-        assert delay is not None and 0.4 <= delay <= 1.6
-        assert simulator.count == 0 and not run.attempts.exists()
-    finally:
-        held.release()
-    assert collection.collect_unit_once(run_pk=run.pk) is None
+    threading.Timer(0.6, held.release).start()
+    started = time.monotonic()
+    assert collection.run_collect(run_pk=run.pk) == "done"
+    assert time.monotonic() - started >= 0.55
+    run.refresh_from_db()
+    assert run.status == Run.Status.COLLECTED
+    assert simulator.count == 3 and run.attempts.count() == 3, "one request per item, no more"
+    assert run.enqueued_at is None, "waiting for a slot sends no message"
+
+
+def test_a_task_leaves_a_run_another_worker_holds(world, simulator, settings):
+    """A duplicate (redelivered) task finds the run's lease held by a live worker and leaves
+    without a request; once that lease has run out (a dead worker), a task takes the run over."""
+    import time
+
+    settings.PROBE_RUN_LEASE_SECONDS = 0.5
+    config = make_config(world, label="Sim", base_url=simulator.base_url)
+    experiment = make_experiment(world, [config])
+    run = _run(experiment)
+    token = collection.lease_take(run.pk)
+    assert token is not None
+    assert collection.lease_take(run.pk) is None, "one holder at a time"
+    assert collection.run_collect(run_pk=run.pk) == "busy"
+    assert simulator.count == 0
+    time.sleep(0.6)  # the holder died: it stopped renewing
+    assert collect_run(run_pk=run.pk) == "done"
+    assert simulator.count == 1
+    assert _run(experiment).status == Run.Status.COLLECTED
+
+
+def test_the_task_waits_out_a_dead_holders_lease(world, simulator, settings):
+    """A prefork child killed mid-run: its message comes back at once, its lease a little
+    later; the redelivered task waits for the lease rather than leave the run to the sweep."""
+    settings.PROBE_RUN_LEASE_SECONDS = 0.8
+    config = make_config(world, label="Sim", base_url=simulator.base_url)
+    experiment = make_experiment(world, [config])
+    run = _run(experiment)
+    assert collection.lease_take(run.pk) is not None  # and never renewed
+    assert collect_run(run_pk=run.pk) == "done"
     assert simulator.count == 1
 
 
-def test_the_task_keeps_coming_back_as_long_as_the_collector_asks(world, monkeypatch):
-    """Celery's own retry limit (3 by default) must not cut a unit short: waits for a free
-    slot are not provider attempts, and provider attempts are counted from the Attempt rows."""
-    answers = [0.0] * 12 + [None]
-    calls = []
+def test_a_message_of_the_earlier_per_unit_task_collects_the_run(world, simulator):
+    """Messages queued before an upgrade name one unit; the old task name collects the run."""
+    config = make_config(world, label="Sim expert", base_url=simulator.base_url)
+    experiment = make_experiment(world, [config], mode="item")
+    run = _run(experiment)
+    collect_unit(run_pk=run.pk, item_pk=experiment.items.first().pk)
+    assert simulator.count == 3 and _run(experiment).status == Run.Status.COLLECTED
 
-    def once(*, run_pk, item_pk=None):
-        calls.append(run_pk)
-        return answers[len(calls) - 1]
 
-    monkeypatch.setattr(collection, "collect_unit_once", once)
-    result = collect_unit.apply(kwargs={"run_pk": world.runs[0].pk})
-    assert result.successful(), result.traceback
-    assert len(calls) == 13
+@pytest.mark.django_db(transaction=True)
+def test_a_cancel_stops_a_run_being_collected_within_seconds(world):
+    """Cancelled from the page (another connection) while its task sends: no new request is
+    started after the next lease renewal, and the replies of those in flight are kept."""
+    import threading
+    import time
+
+    from tests.collection.processes import FaultServer
+    from tests.probe import factories
+
+    server = FaultServer(latency=0.2).start()
+    bank = factories.BankFactory(team=world.team, name="Long bank")
+    block = factories.BlockFactory(bank=bank, code="L", title="Long", order=1)
+    for n in range(1, 101):
+        factories.ItemFactory(block=block, question=f"Long question {n}?", order=n)
+    config = make_config(
+        world, label="Slow", provider="openai_chat", model_name="slow",
+        base_url=server.base_url, concurrency_limit=2,
+    )  # fmt: skip
+    experiment = experiments.experiment_create(
+        team=world.team, user=None, bank=bank, prompt_version=world.prompt,
+        configs=[config], repeats=1, mode="item",
+    )  # fmt: skip
+    experiments.experiment_start(experiment=experiment, user=None, queue=False)
+    run = _run(experiment)
+
+    def cancel():
+        from django.db import connection
+
+        experiments.run_cancel(run=run, user=None)
+        connection.close()
+
+    threading.Timer(1.0, cancel).start()
+    started = time.monotonic()
+    try:
+        assert collection.run_collect(run_pk=run.pk) == "stopped"
+    finally:
+        server.stop()
+    assert time.monotonic() - started < 1.0 + collection.RENEW_AT_MOST_EVERY + 1.0
+    assert _run(experiment).status == Run.Status.CANCELLED
+    assert server.requests < 40, f"{server.requests} requests: it went on after the cancel"
+    assert run.attempts.count() == server.requests, "the replies in flight were kept"
 
 
 def test_simulated_models_answer_from_the_bank_of_the_experiment(world):

@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from probe.models import Attempt, Experiment, Run
-from probe.services import collection
+from probe.services import collection, experiments
 from probe.sheetparser import ISSUE_LABELS
 from tests.collection.conftest import make_config, make_experiment, sheet_text
 
@@ -75,9 +75,14 @@ def test_paste_is_refused_when_it_cannot_be_right(world, manual, simulator):
     with pytest.raises(ValidationError) as info:
         collection.run_paste(run=api.runs.get(), user=None, text="1. ANSWER: x")
     assert "manual" in info.value.messages[0]
-    # Once every run is in, the key is open: no more pasting.
+    # Every run in: the collection stays open until an editor finishes it, so a wrong last
+    # paste can still be replaced; after that the key is open and pasting is refused.
     collection.run_paste(run=run, user=None, text=CHAT_REPLY)
+    collection.run_paste(run=other, user=None, text="1. ANSWER: wrong window")
+    assert Experiment.objects.get(pk=manual.pk).status == Experiment.Status.COLLECTING
     collection.run_paste(run=other, user=None, text=CHAT_REPLY)
+    assert other.responses.get(item__position=1).answer == "429", "the wrong paste was replaced"
+    experiments.experiment_finish(experiment=manual, user=world.users["editor"])
     assert Experiment.objects.get(pk=manual.pk).status == Experiment.Status.COLLECTED
     with pytest.raises(ValidationError) as info:
         collection.run_paste(run=run, user=None, text=CHAT_REPLY)
@@ -97,7 +102,58 @@ def test_per_item_manual_runs_take_one_reply_per_item(world):
         )
         run.refresh_from_db()
         assert run.status == (Run.Status.COLLECTED if item is items[-1] else Run.Status.RUNNING)
+    assert Experiment.objects.get(pk=experiment.pk).status == Experiment.Status.COLLECTING
+    experiments.experiment_finish(experiment=experiment, user=None)
     assert Experiment.objects.get(pk=experiment.pk).status == Experiment.Status.COLLECTED
+
+
+def test_finishing_is_refused_while_a_run_is_not_in(world, manual):
+    run, _other = manual.runs.order_by("order")
+    collection.run_paste(run=run, user=None, text=CHAT_REPLY)
+    with pytest.raises(ValidationError) as info:
+        experiments.experiment_finish(experiment=manual, user=None)
+    assert "1 run is not collected yet" in info.value.messages[0]
+    assert Experiment.objects.get(pk=manual.pk).status == Experiment.Status.COLLECTING
+
+
+def test_runs_all_pasted_before_start_do_not_sit_at_ready(client, world):
+    """Only people collect it: the first paste starts the collection; the page then offers
+    Finish collecting, which opens the key."""
+    config = make_config(world, label="Chat window", provider="manual", model_name="chat")
+    experiment = make_experiment(world, [config], repeats=2, start=False)
+    assert experiment.status == Experiment.Status.READY
+    for run in experiment.runs.all():
+        collection.run_paste(run=run, user=None, text=CHAT_REPLY)
+    assert Experiment.objects.get(pk=experiment.pk).status == Experiment.Status.COLLECTING
+    client.force_login(world.users["editor"])
+    url = reverse("probe:experiment_detail", kwargs={"experiment_pk": experiment.pk})
+    page = client.get(url).content.decode()
+    assert "Ready to collect" not in page and "Finish collecting" in page
+    assert "Every run is in" in page
+    finish = reverse("probe:experiment_finish", kwargs={"experiment_pk": experiment.pk})
+    fragment = client.post(finish, headers={"HX-Request": "true"}).content.decode()
+    assert "Collection finished: the key is open." in fragment
+    assert Experiment.objects.get(pk=experiment.pk).status == Experiment.Status.COLLECTED
+    assert "Finish collecting" not in client.get(url).content.decode()
+
+
+def test_the_last_paste_asks_the_editor_to_confirm_on_the_run_page(client, world, manual):
+    run, other = manual.runs.order_by("order")
+    client.force_login(world.users["editor"])
+    paste = reverse("probe:run_paste", kwargs={"run_pk": run.pk})
+    page = client.post(paste, {"text": CHAT_REPLY}, follow=True).content.decode()
+    assert 'id="finish-collecting"' not in page, "one run still waits"
+    paste = reverse("probe:run_paste", kwargs={"run_pk": other.pk})
+    page = client.post(paste, {"text": "1. ANSWER: oops"}, follow=True).content.decode()
+    assert 'id="finish-collecting"' in page and "a wrong paste can still be replaced" in page
+    # The editor sees the wrong paste and replaces it; nothing was closed for good.
+    page = client.post(paste, {"text": CHAT_REPLY}, follow=True).content.decode()
+    assert Run.objects.get(pk=other.pk).responses.get(item__position=1).answer == "429"
+    finish = reverse("probe:experiment_finish", kwargs={"experiment_pk": manual.pk})
+    client.post(finish)
+    assert Experiment.objects.get(pk=manual.pk).status == Experiment.Status.COLLECTED
+    viewer_page = client.get(reverse("probe:run_detail", kwargs={"run_pk": other.pk}))
+    assert 'id="finish-collecting"' not in viewer_page.content.decode()
 
 
 def test_the_run_page_shows_the_exact_prompt_and_takes_a_paste(client, world, manual):

@@ -1,6 +1,6 @@
 """One end-to-end collection by a real Celery worker process on the configured broker.
 
-The worker runs `python -m celery -A config worker --pool threads` against the same broker as
+The worker runs `python -m celery -A config worker --pool prefork` (as docker-compose does) against the same broker as
 this process (the filesystem broker locally, Redis in CI) and the test database, on a queue of
 its own so that no other worker takes these tasks, nor this worker anyone else's.
 """
@@ -47,9 +47,9 @@ def _start_worker(queue: str) -> tuple[subprocess.Popen, list[str]]:
             "config",
             "worker",
             "--pool",
-            "threads",
+            "prefork",
             "--concurrency",
-            "4",
+            "2",
             "--loglevel",
             "INFO",
             "--without-gossip",
@@ -101,8 +101,8 @@ def _stop(process: subprocess.Popen, lines: list[str]) -> None:
 @pytest.mark.integration
 @pytest.mark.django_db(transaction=True)
 def test_a_real_worker_collects_three_simulated_configs_twice(world, settings):
-    """Per item, so that 18 units compete for two slots of the shared limit (waits for a slot)
-    and the flaky model's 429s and 500s are retried through Celery, not in a loop."""
+    """Per item, so that six runs of three items compete for two slots of the shared limit
+    (waits for a slot) and the flaky model's 429s and 500s are retried inside the run's task."""
     queue = f"collect-test-{uuid.uuid4().hex[:10]}"
     settings.PROBE_COLLECTION_QUEUE = queue
     server, base_url = start_simulator_in_thread(WORLD_KNOWLEDGE, latency_scale=0.1)
@@ -154,7 +154,10 @@ def test_a_real_worker_collects_three_simulated_configs_twice(world, settings):
     assert attempts.filter(outcome=Attempt.Outcome.COMPLETE).count() == 18, (
         "no second successful call"
     )
-    assert any("collect_unit" in line and "succeeded" in line for line in lines), "".join(
+    assert any("collect_run" in line and "succeeded" in line for line in lines), "".join(
         lines[-40:]
     )
-    assert any("retry: Retry in" in line for line in lines), "waits and retries go through Celery"
+    assert any("; retry 1 in" in line for line in lines), "the flaky model's errors were retried"
+    assert not any("retry: Retry in" in line for line in lines), (
+        "waits and retries happen in the task, without sending the message again"
+    )

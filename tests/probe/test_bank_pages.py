@@ -241,13 +241,8 @@ def test_create_block_and_item_with_validation(editor, world):
     assert block.items.get().key_entry.answer == "acks_late"
 
 
-def test_members_owner_manages_roles_and_keeps_an_owner(client, world):
+def test_members_owner_changes_roles_and_keeps_an_owner(client, world):
     client.force_login(world.users["owner"])
-    url = reverse("probe:member_list", kwargs={"team_slug": world.team.slug})
-    response = client.post(url, {"username": "nobody", "role": "scorer"})
-    assert "There is no user called nobody" in response.content.decode()
-    client.post(url, {"username": "rival-owner", "role": "viewer"})
-    assert world.team.memberships.filter(user=world.users["outsider"], role="viewer").exists()
     own = world.team.memberships.get(user=world.users["owner"])
     response = client.post(
         reverse("probe:member_update", kwargs={"member_pk": own.pk}),

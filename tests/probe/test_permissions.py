@@ -9,6 +9,7 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from probe.models import ROLE_RANK, Membership, Role
+from probe.services.teams import invitation_create
 from tests.conftest import KEY_ANSWERS, OTHER_TEAM_TEXT
 
 USER_KINDS = ["anonymous", "outsider", "viewer", "scorer", "editor", "owner"]
@@ -19,12 +20,22 @@ UNSCOPED = {
     "healthz": 200,  # the load balancer's health check: says "ok" and nothing else
     "login": 200,
     "logout": 302,  # POST only for members; an anonymous visitor is sent to login first
+    "password_change": 302,  # a member's own password: login first
+    "password_reset": 200,  # "ask an owner", or the e-mail form when mail is configured
+    "password_reset_done": 200,
+    "password_reset_confirm": 200,  # a wrong link says it no longer works
+    "invitation_accept": 410,  # a wrong invitation link says it is not valid
     # A user's own API tokens: personal, not a team's; someone else's token is a 404
     # (tests/api/test_tokens.py).
     "token_list": 302,
     "token_revoke": 302,
 }
-UNSCOPED_KWARGS = {"token_revoke": {"token_pk": 1}}
+# Open views whose URL carries a token or an id: filled with one that matches nothing.
+UNSCOPED_KWARGS = {
+    "token_revoke": {"token_pk": 1},
+    "password_reset_confirm": {"uidb64": "MQ", "token": "no-such-token"},
+    "invitation_accept": {"token": "no-such-invitation"},
+}
 
 
 def _walk(patterns, prefix=""):
@@ -62,12 +73,18 @@ def _kwargs_for(pattern, world, kind="viewer", name=""):
         else world.users["viewer"]
     )
     assignment, _ = Assignment.objects.get_or_create(experiment=world.scored, user=holder)
+    invitation = world.team.invitations.filter(accepted=None, revoked=None).first()
+    if invitation is None:
+        invitation = invitation_create(
+            team=world.team, by=world.users["owner"], invitee="new@example.org", role="viewer"
+        ).invitation
     values = {
         "team_slug": world.team.slug,
         "bank_pk": world.bank.pk,
         "block_pk": world.blocks[0].pk,
         "item_pk": world.items[0].pk,
         "member_pk": Membership.objects.get(team=world.team, user=world.users["viewer"]).pk,
+        "invitation_pk": invitation.pk,
         "prompt_pk": world.prompt.pk,
         "config_pk": world.config.pk,
         "experiment_pk": world.experiment.pk,

@@ -120,7 +120,9 @@ def test_figures_csv(examples, client):
     assert runs[("Twelve", "1")]["net_usable"] == "12"
     assert runs[("Twelve", "2")]["net_usable"] == "14"
     assert runs[("Fourteen", "1")]["net_usable"] == "14"
-    assert float(runs[("Fourteen", "1")]["hallucination_rate"]) == pytest.approx(2 / 18, abs=1e-6)
+    assert float(runs[("Fourteen", "1")]["hallucination_rate_probe"]) == pytest.approx(
+        2 / 18, abs=1e-6
+    )
     assert runs[("Fourteen", "1")]["simulated"] == "true"
     assert float(runs[("Twelve", "1")]["compliance"]) == pytest.approx(29 / 30, abs=1e-6)
     twelve = next(r for r in rows if r["row"] == "configuration" and r["configuration"] == "Twelve")
@@ -176,14 +178,20 @@ def test_figures_json(examples, client):
     assert fourteen["simulated"] is True
     run = fourteen["runs"][0]
     assert run["figures"]["net_usable"] == 14 and run["figures"]["abstained"] == 12
-    assert run["figures"]["hallucination_rate"] == pytest.approx(2 / 18)
+    assert run["figures"]["hallucination_rate_probe"] == pytest.approx(2 / 18)
     assert run["calibration"]["levels"]["HIGH"] == {
         "count": 18,
         "correct": 16,
         "accuracy": pytest.approx(16 / 18),
     }
     assert fourteen["summary"]["net_usable"] == {"mean": 14, "min": 14, "max": 14, "spread": 0}
-    assert data["gaps"] == [{"a": "Fourteen", "b": "Twelve", "gap": 1, "is_noise": True}]
+    (gap,) = data["gaps"]
+    assert {k: gap[k] for k in ("a", "b", "gap", "is_noise")} == {
+        "a": "Fourteen",
+        "b": "Twelve",
+        "gap": 1,
+        "is_noise": True,
+    }
     twelve = next(c for c in data["configurations"] if c["label"] == "Twelve")
     assert twelve["compliance"]["top_issues"][0]["label"] in (
         "Markdown formatting",
@@ -231,7 +239,7 @@ def test_second_scheme_exports(world, scorer, client):
         "4",
         "5",
     )
-    assert run["index"] == "30" and run["hallucination_rate"] == "0.4" and run["w"] == ""
+    assert run["index"] == "30" and run["hallucination_rate_aa"] == "0.4" and run["w"] == ""
     assert run["confident_wrong"] == "" and run["net_usable"] == ""
     responses = list(
         csv.DictReader(
@@ -299,3 +307,60 @@ def test_command_errors(examples, world):
     unscored = build(world, {("Alpha", 1): "C" * 30}, name="Unscored")
     with pytest.raises(CommandError, match="Nobody has scored"):
         run_command(str(unscored.experiment.pk))
+
+
+def test_figures_csv_carries_the_intervals_and_tests_and_opens_in_pandas(examples, client):
+    import pandas as pd
+
+    body = export(client, examples, "figures", "csv").content.decode()
+    frame = pd.read_csv(io.StringIO(body))  # no options: one header row, plain commas
+    assert list(frame.columns) == FIGURE_COLUMNS
+    rows = list(csv.DictReader(io.StringIO(body)))
+    runs = {(r["configuration"], r["repeat"]): r for r in rows if r["row"] == "run"}
+    fourteen = runs[("Fourteen", "1")]
+    # Wilson on 16 / 30 (knowledge) and 2 / 18 (the probe's hallucination rate)
+    assert float(fourteen["knowledge_low"]) == pytest.approx(0.3614, abs=1e-4)
+    assert float(fourteen["knowledge_high"]) == pytest.approx(0.6977, abs=1e-4)
+    assert (
+        float(fourteen["hallucination_rate_probe_low"])
+        < 2 / 18
+        < float(fourteen["hallucination_rate_probe_high"])
+    )
+    assert float(fourteen["net_usable_low"]) <= 14 <= float(fourteen["net_usable_high"])
+    twelve = next(r for r in rows if r["row"] == "configuration" and r["configuration"] == "Twelve")
+    # Every definition side by side: the AA index of 4 buckets maps incorrect = CW + HW.
+    assert float(twelve["index"]) == pytest.approx(100 * (21 - 9) / 30)  # means: 21 C, 8 CW + 1 HW
+    assert float(twelve["hallucination_rate_aa"]) == pytest.approx(1.0)  # 9 / (9 + 0 + 0)
+    assert twelve["repeat_same_bucket"] != "" and twelve["repeat_gap"] == "2"
+    one_repeat = next(
+        r for r in rows if r["row"] == "configuration" and r["configuration"] == "Fourteen"
+    )
+    assert one_repeat["repeat_gap"] == "" and one_repeat["repeat_same_bucket"] == ""
+    (gap,) = [r for r in rows if r["row"] == "gap"]
+    assert float(gap["gap_low"]) <= 1 <= float(gap["gap_high"])
+    assert gap["separable"] == "false" and gap["within_repeat_variation"] == ""
+    risk = [r for r in rows if r["row"] == "risk_coverage" and r["configuration"] == "Fourteen"]
+    assert [r["answer_at"] for r in risk] == ["HIGH", "HIGH+MEDIUM", "all"]
+    assert risk[-1]["score"] == "14"  # every answer kept: net usable
+    sweep = [r for r in rows if r["row"] == "sweep" and r["configuration"] == "Twelve"]
+    assert [r["sweep_w"] for r in sweep] == ["0", "0.5", "1", "2", "4"]
+    assert [r["net_usable"] for r in sweep] == ["21", "17", "13", "5", "-11"]  # 21 - 8 w
+    (cross,) = [r for r in rows if r["row"] == "crossover"]
+    # 21 - 8 w = 16 - 2 w at w = 5 / 6: Twelve ahead below, Fourteen above
+    assert (cross["configuration"], cross["other_configuration"]) == ("Twelve", "Fourteen")
+    assert float(cross["sweep_w"]) == pytest.approx(5 / 6, abs=1e-6)
+    assert float(cross["sweep_t"]) == pytest.approx(5 / 11, abs=1e-6)
+
+
+def test_figures_json_carries_the_intervals(examples, client):
+    data = json.loads(export(client, examples, "figures", "json").content)
+    assert data["intervals"]["bootstrap_resamples"] >= 2000
+    assert data["intervals"]["blocks"] == "strata"  # two blocks: too few to resample as clusters
+    twelve = next(c for c in data["configurations"] if c["label"] == "Twelve")
+    low, high = twelve["intervals"]["net"]
+    assert low <= 13 <= high
+    assert twelve["definitions"]["hallucination_rate_probe"]["value"] == pytest.approx(8 / 30)
+    assert twelve["repeat_variation"]["largest_gap"] == 2
+    (gap,) = data["gaps"]
+    assert gap["separable"] is False and gap["interval_low"] <= 1 <= gap["interval_high"]
+    assert {x["ahead_below"] for x in data["sweep"]["crossovers"]} == {"Twelve"}

@@ -234,7 +234,7 @@ def test_the_final_figures_are_the_reconciled_buckets(client, world, team):
     # The same tables and charts as the scorer report.
     for table in ("gap-table", "calibration-table", "block-table", "compliance-table"):
         assert table in tables(body)
-    assert body.count("<svg") == 3
+    assert body.count("<svg") == 4  # buckets, net usable, calibration, the penalty sweep
 
 
 def test_each_scorer_beside_the_final_figures_and_the_moves(client, world, team):
@@ -252,9 +252,9 @@ def test_each_scorer_beside_the_final_figures_and_the_moves(client, world, team)
         "+10 pp",
         "5 pp",
     ]
-    assert figure_row(rows, "Alpha-final-label", "Hallucination rate") == [
+    assert figure_row(rows, "Alpha-final-label", "Hallucination rate (probe)") == [
         # 3/9 against A's 3/9 and B's 5/9: -22.2 points; mean 11.1
-        "Hallucination rate",
+        "Hallucination rate (probe)",
         "33.3 %",
         "33.3 %",
         "0 pp",
@@ -362,7 +362,13 @@ def test_the_agreement_headline_and_its_link(client, world, team):
     row = tables(body)["agreement-table"][1]
     assert row[:3] == ["Overall", "18", "77.8 %"]
     assert row[3] == f"{agreement.overall.cohen_kappa:.3f}"
-    assert row[5] == f"{agreement.overall.krippendorff_alpha:.3f}"
+    # Gwet's AC1 beside the kappas, then alpha; each with its bootstrap interval in brackets.
+    assert row[5] == f"{agreement.overall.gwet_ac1:.3f}"
+    assert row[6] == f"{agreement.overall.krippendorff_alpha:.3f}"
+    with_intervals = tables(body, intervals=True)["agreement-table"][1]
+    low, high = agreement.overall.krippendorff_alpha_ci
+    assert low < agreement.overall.krippendorff_alpha < high
+    assert with_intervals[6] == f"{agreement.overall.krippendorff_alpha:.3f} ({low:.3f}–{high:.3f})"
     assert reverse("scoring:agreement", kwargs={"experiment_pk": team.experiment.pk}) in body
     # A viewer sees the headline, not the link to a page for leads.
     client.force_login(world.users["viewer"])
@@ -773,8 +779,8 @@ def test_second_scheme_moves_the_index(client, world):
         "10 pp",
     ]
     # Hallucination rate = incorrect / (incorrect + partial + not attempted): 0, A 1/3, B 0.
-    assert figure_row(rows, "Alpha", "Hallucination rate") == [
-        "Hallucination rate",
+    assert figure_row(rows, "Alpha", "Hallucination rate (AA-Omniscience)") == [
+        "Hallucination rate (AA-Omniscience)",
         "0 %",
         "33.3 %",
         "−33.3 pp",

@@ -1,7 +1,7 @@
 """python manage.py collect EXPERIMENT: collect an experiment's answers from this terminal.
 
-Runs the same per-unit function the Celery workers run (services.collection), in this
-process, sleeping between retries as the retry policy says, with a progress bar on stderr.
+Runs the same run collector the Celery workers run (services.collection.run_collect), in this
+process, waiting between retries as the retry policy says, with a progress bar on stderr.
 """
 
 import threading
@@ -77,7 +77,10 @@ class Command(BaseCommand):
             "--jobs",
             type=int,
             default=4,
-            help="units collected at once (default 4); each provider's concurrency limit still applies",
+            help=(
+                "runs collected at once (default 4); each run sends its requests concurrently "
+                "within its configuration's limit"
+            ),
         )
         parser.add_argument(
             "--retry-failed", action="store_true", help="queue the failed runs again first"
@@ -105,41 +108,41 @@ class Command(BaseCommand):
             .select_related("experiment")
             .order_by("order", "pk")
         )
-        units = [(run.pk, item_pk) for run in runs for item_pk in collection.run_units(run)]
+        n_units = sum(len(collection.run_units(run)) for run in runs)
         self.stderr.style_func = None  # a progress bar, not an error: no red
         self.stdout.write(
-            f"Experiment {found.pk} “{found.name}”: {len(runs)} runs to collect, {len(units)} units."
+            f"Experiment {found.pk} “{found.name}”: {len(runs)} runs to collect, {n_units} units."
         )
-        progress = Progress(self.stderr, len(units))
+        progress = Progress(self.stderr, n_units)
         progress.draw(force=True)
 
-        def sleep(seconds: float) -> None:
-            progress.waited()
-            time.sleep(seconds)
-
-        def one(unit) -> None:
-            run_pk, item_pk = unit
-            try:
-                collection.collect_unit_sync(run_pk=run_pk, item_pk=item_pk, sleep=sleep)
-            except Exception as error:
-                collection.fail_run_unexpectedly(run_pk=run_pk, error=error)
-                raise
-            finally:
+        def heard(result) -> None:
+            if result.completion is not None or result.final:
                 progress.unit_done()
+            else:
+                progress.waited()
+
+        def one(run: Run) -> None:
+            # Each run sends its units concurrently, within its configuration's limit.
+            try:
+                collection.run_collect(run_pk=run.pk, on_result=heard)
+            except Exception as error:
+                collection.fail_run_unexpectedly(run_pk=run.pk, error=error)
+                raise
 
         if jobs <= 1:
-            for unit in units:
-                one(unit)
+            for run in runs:
+                one(run)
         else:
 
-            def in_thread(unit) -> None:
+            def in_thread(run: Run) -> None:
                 try:
-                    one(unit)
+                    one(run)
                 finally:
-                    connection.close()  # this thread's own connection
+                    connection.close()  # this thread's own connection, at the end of its run
 
             with ThreadPoolExecutor(max_workers=jobs) as pool:
-                for future in [pool.submit(in_thread, unit) for unit in units]:
+                for future in [pool.submit(in_thread, run) for run in runs]:
                     future.result()
         progress.finish()
         self._report(found)

@@ -1,6 +1,7 @@
 """python manage.py runapp: the web server, a real Celery worker process and the local simulator.
 
-The embedded default for a laptop: Ctrl-C stops all three. The simulator serves the demo's
+The embedded default for a laptop: Ctrl-C stops all three. The worker runs Celery beat too
+(``--beat``), for the collection sweep. The simulator serves the demo's
 simulated models at settings.SIMULATOR_URL, knowing what load_demo wrote to
 var/simulator-knowledge.json (nothing, if that file does not exist yet). Production runs
 gunicorn and ``celery worker`` as separate services (docker-compose.yml).
@@ -101,6 +102,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("addrport", nargs="?", default="127.0.0.1:8000")
+        # Runs collected at once: each worker thread collects one run, sending that run's
+        # requests concurrently within its configuration's limit.
         parser.add_argument("--concurrency", type=int, default=4)
         parser.add_argument(
             "--no-simulator", action="store_true", help="do not start the local simulator"
@@ -155,6 +158,11 @@ class Command(BaseCommand):
                 "--without-mingle",
                 "--hostname",
                 "embedded@%h",
+                # Beat inside the worker: the collection sweep that queues again any run
+                # nothing works on (after a crash, or a task lost with the broker folder).
+                "--beat",
+                "--schedule",
+                str(Path(settings.DATA_DIR) / "celerybeat-schedule"),
             ],
             env={**os.environ},
         )

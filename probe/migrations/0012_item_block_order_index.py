@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('probe', '0009_item_facts_versions_and_recheck'),
+        ('probe', '0011_run_collection_lease'),
     ]
 
     operations = [

@@ -1,0 +1,323 @@
+"""The report's intervals, tests and side-by-side definitions as export columns and rows.
+
+scoring.exports builds the figure rows (run, configuration, block, gap); the functions here add
+what scoring.report_intervals computed: ``*_low`` / ``*_high`` columns for every figure's 95 %
+interval, the paired tests on gap rows, the repeats' variation and every definition on
+configuration rows, and rows of their own for risk-coverage, the penalty sweep and the
+crossovers. Kept apart from the writing (CSV, JSON) so that either can change alone. Every
+column is documented in docs/export-columns.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .report_intervals import SWEEP_TABLE
+
+__all__ = [
+    "EXTRA_FIGURE_COLUMNS",
+    "block_columns",
+    "config_columns",
+    "extra_rows",
+    "gap_columns",
+    "run_columns",
+    "split_hallucination_rate",
+]
+
+DEFINITION_COLUMNS = {
+    "knowledge": "knowledge",
+    "hallucination_rate_probe": "hallucination_rate_probe",
+    "net_usable": "net_usable",
+    "aa_index": "index",
+    "aa_accuracy": "accuracy",
+    "aa_attempt_rate": "attempt_rate",
+    "aa_hallucination_rate": "hallucination_rate_aa",
+    "sqa_correct_given_attempted": "correct_given_attempted",
+    "sqa_f_score": "f_score",
+}
+WITH_INTERVALS = (
+    "knowledge",
+    "hallucination_rate_probe",
+    "hallucination_rate_aa",
+    "net_usable",
+    "index",
+    "accuracy",
+    "attempt_rate",
+    "partial_rate",
+    "abstention_rate",
+    "correct_given_attempted",
+    "f_score",
+    "high_accuracy",
+    "medium_accuracy",
+    "low_accuracy",
+)
+EXTRA_FIGURE_COLUMNS = [
+    "correct_given_attempted",
+    "f_score",
+    *(f"{name}_{end}" for name in WITH_INTERVALS for end in ("low", "high")),
+    "repeat_same_bucket",
+    "repeat_same_bucket_low",
+    "repeat_same_bucket_high",
+    "repeat_gap",
+    "repeat_gap_low",
+    "repeat_gap_high",
+    "gap_low",
+    "gap_high",
+    "p_bootstrap",
+    "p_bootstrap_holm",
+    "mcnemar_only_higher",
+    "mcnemar_only_lower",
+    "p_mcnemar",
+    "p_mcnemar_holm",
+    "separable",
+    "within_repeat_variation",
+    "answer_at",
+    "answered",
+    "coverage",
+    "coverage_low",
+    "coverage_high",
+    "risk",
+    "risk_low",
+    "risk_high",
+    "score",
+    "score_low",
+    "score_high",
+    "sweep_w",
+    "sweep_t",
+]
+
+
+def _ends(name: str, interval) -> dict:
+    if interval is None:
+        return {f"{name}_low": None, f"{name}_high": None}
+    return {f"{name}_low": interval.low, f"{name}_high": interval.high}
+
+
+def split_hallucination_rate(report, row: dict) -> dict:
+    """The scheme's hallucination rate under its own name: ``hallucination_rate_probe``
+    (confidently wrong / attempted) or ``hallucination_rate_aa`` (incorrect / not correct)."""
+    if "hallucination_rate" in row:
+        value = row.pop("hallucination_rate")
+        row["hallucination_rate_aa" if report.is_aa else "hallucination_rate_probe"] = value
+    return row
+
+
+def _scheme_intervals(report, ci: dict) -> dict:
+    out = {}
+    names = (
+        ("index", "net"),
+        ("accuracy", "accuracy"),
+        ("attempt_rate", "attempt_rate"),
+        ("partial_rate", "partial_rate"),
+        ("abstention_rate", "abstention_rate"),
+        ("hallucination_rate_aa", "hallucination_rate"),
+    )
+    if not report.is_aa:
+        names = (
+            ("knowledge", "knowledge"),
+            ("hallucination_rate_probe", "hallucination_rate"),
+            ("net_usable", "net"),
+        )
+    for column, key in names:
+        out.update(_ends(column, ci.get(key)))
+    for level in ("HIGH", "MEDIUM", "LOW"):
+        out.update(_ends(f"{level.lower()}_accuracy", ci.get(f"accuracy_{level}")))
+    return out
+
+
+def run_columns(report, run) -> dict:
+    """A run row's intervals."""
+    return _scheme_intervals(report, run.ci)
+
+
+def config_columns(report, config) -> dict:
+    """A configuration row: its intervals, every definition (with its interval), the repeats'
+    own variation (empty with one repeat)."""
+    out = _scheme_intervals(report, config.ci)
+    for value in config.definitions:
+        column = DEFINITION_COLUMNS[value.key]
+        out[column] = value.value
+        out.update(_ends(column, value.ci))
+    noise = config.repeat_noise
+    out["repeat_same_bucket"] = None if noise is None else noise.agreement
+    out.update(_ends("repeat_same_bucket", None if noise is None else noise.agreement_ci))
+    out["repeat_gap"] = None if noise is None else noise.gap
+    out.update(_ends("repeat_gap", None if noise is None else noise.gap_ci))
+    return out
+
+
+def block_columns(report, cell) -> dict:
+    if report.is_aa:
+        return {
+            **_ends("accuracy", cell.ci.get("accuracy")),
+            **_ends("index", cell.ci.get("index")),
+        }
+    return {
+        **_ends("knowledge", cell.ci.get("knowledge")),
+        **_ends("net_usable", cell.ci.get("net_usable")),
+    }
+
+
+def gap_columns(report, gap) -> dict:
+    test = gap.test
+    if test is None:
+        return {}
+    return {
+        **_ends("gap", test.interval),
+        "p_bootstrap": test.p_bootstrap,
+        "p_bootstrap_holm": test.p_bootstrap_holm,
+        "mcnemar_only_higher": test.discordant_a,
+        "mcnemar_only_lower": test.discordant_b,
+        "p_mcnemar": test.p_mcnemar,
+        "p_mcnemar_holm": test.p_mcnemar_holm,
+        "separable": test.separable,
+        "within_repeat_variation": gap.within_repeat_noise,
+    }
+
+
+def extra_rows(report, base: Callable) -> list[dict]:
+    """Rows of their own: ``risk_coverage`` (three per configuration), ``sweep`` (net usable at
+    w = 0, 0.5, 1, 2, 4, four-bucket scheme), ``crossover`` (where two sweep lines cross).
+    ``base(config)`` gives the columns every row of a configuration starts with."""
+    rows: list[dict] = []
+    answer_at = ("HIGH", "HIGH+MEDIUM", "all")
+    for config in report.configs:
+        for name, entry in zip(answer_at, config.risk_coverage, strict=True):
+            point = entry.point
+            rows.append(
+                {
+                    **base(config),
+                    "row": "risk_coverage",
+                    "n": report.n_items,
+                    "answer_at": name,
+                    "answered": point.answered,
+                    "correct": point.correct,
+                    "coverage": point.coverage,
+                    **_ends("coverage", entry.coverage_ci),
+                    "risk": point.risk,
+                    **_ends("risk", entry.risk_ci),
+                    "score": point.score,
+                    **_ends("score", entry.score_ci),
+                }
+            )
+    sweep = report.inference.sweep if report.inference else None
+    if sweep is None:
+        return rows
+    by_key = {c.key: c for c in report.configs}
+    for config in report.configs:
+        for w in SWEEP_TABLE:
+            rows.append(
+                {
+                    **base(config),
+                    "row": "sweep",
+                    "n": report.n_items,
+                    "sweep_w": w,
+                    "sweep_t": w / (1 + w),
+                    "net_usable": sweep.value(config.key, w),
+                    **_ends("net_usable", sweep.table.get(config.key, {}).get(w)),
+                }
+            )
+    for crossing in sweep.crossovers:
+        rows.append(
+            {
+                **base(by_key[crossing.a]),
+                "row": "crossover",
+                "other_configuration": by_key[crossing.b].label,
+                "sweep_w": crossing.w,
+                "sweep_t": crossing.t,
+                "net_usable": crossing.net,
+            }
+        )
+    return rows
+
+
+# --- JSON: the same figures, nested ---
+
+
+def _pair(interval) -> list[float] | None:
+    return None if interval is None else [interval.low, interval.high]
+
+
+def _intervals(ci: dict) -> dict:
+    return {name: _pair(interval) for name, interval in ci.items()}
+
+
+def json_run(run) -> dict:
+    return {"intervals": _intervals(run.ci)}
+
+
+def json_config(report, config) -> dict:
+    noise = config.repeat_noise
+    return {
+        "intervals": _intervals(config.ci),
+        "definitions": {
+            DEFINITION_COLUMNS[v.key]: {"value": v.value, "interval": _pair(v.ci)}
+            for v in config.definitions
+        },
+        "repeat_variation": None
+        if noise is None
+        else {
+            "same_bucket": noise.same,
+            "compared": noise.compared,
+            "share": noise.agreement,
+            "share_interval": _pair(noise.agreement_ci),
+            "largest_gap": noise.gap,
+            "largest_gap_interval": _pair(noise.gap_ci),
+        },
+        "risk_coverage": [
+            {
+                "answer_at": list(entry.point.levels),
+                "answered": entry.point.answered,
+                "coverage": entry.point.coverage,
+                "coverage_interval": _pair(entry.coverage_ci),
+                "risk": entry.point.risk,
+                "risk_interval": _pair(entry.risk_ci),
+                "score": entry.point.score,
+                "score_interval": _pair(entry.score_ci),
+            }
+            for entry in config.risk_coverage
+        ],
+    }
+
+
+def json_gap(gap) -> dict:
+    return {
+        key.replace("gap_low", "interval_low").replace("gap_high", "interval_high"): value
+        for key, value in gap_columns(None, gap).items()
+    }
+
+
+def json_report(report) -> dict:
+    inference = report.inference
+    if inference is None:
+        return {}
+    by_key = {c.key: c.label for c in report.configs}
+    sweep = inference.sweep
+    return {
+        "intervals": {
+            "level": 0.95,
+            "proportions": "wilson",
+            "bootstrap_resamples": inference.resamples,
+            "bootstrap_seed": inference.seed,
+            "blocks": "clusters"
+            if inference.clustered
+            else ("strata" if inference.n_blocks > 1 else "one"),
+        },
+        "sweep": None
+        if sweep is None
+        else {
+            "net_usable": {
+                by_key[key]: [
+                    {"w": w, "t": w / (1 + w), "net_usable": sweep.value(key, w)}
+                    | {"interval": _pair(sweep.table.get(key, {}).get(w))}
+                    for w in SWEEP_TABLE
+                ]
+                for key in sweep.counts
+            },
+            "crossovers": [
+                {"ahead_below": by_key[x.a], "ahead_above": by_key[x.b], "w": x.w, "t": x.t}
+                | {"net_usable": x.net}
+                for x in sweep.crossovers
+            ],
+        },
+    }
