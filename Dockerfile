@@ -7,6 +7,7 @@ COPY config config
 COPY probe probe
 COPY scoring scoring
 COPY adapters adapters
+COPY api api
 # The exact versions CI tested (constraints.txt, written by `python3 dev.py lock`).
 RUN pip install --no-cache-dir -c constraints.txt .
 COPY manage.py ./
@@ -15,6 +16,8 @@ COPY static static
 COPY locale locale
 COPY tools tools
 RUN python tools/i18n.py compile
+# Hashed, gzipped static files and their manifest (pages link the hashed names; WhiteNoise serves
+# them precompressed, cached for a year).
 RUN SECRET_KEY=build-only python manage.py collectstatic --noinput
 RUN useradd --create-home app && mkdir -p /data && chown app /data
 USER app

@@ -52,7 +52,13 @@ def install_packages() -> None:
         venv.create(VENV, with_pip=True)
     sh(PYTHON, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
     sh(PYTHON, "-m", "pip", "install", "--quiet", "-c", CONSTRAINTS, "-e", ".[dev]")
+    collectstatic()
     STAMP.touch()
+
+
+def collectstatic() -> None:
+    # Hashed, gzipped copies of the static files in staticfiles/ (pages link the hashed names).
+    sh(PYTHON, "manage.py", "collectstatic", "--noinput", "--verbosity", "0")
 
 
 def lock() -> None:
@@ -85,6 +91,7 @@ def lock() -> None:
 
 def run() -> None:
     install()
+    collectstatic()  # again: a stylesheet may have changed since the install
     sh(PYTHON, "manage.py", "migrate", "--noinput")
     sh(PYTHON, "manage.py", "load_demo")
     print("\nOpen http://127.0.0.1:8000 and log in with one of the users above. Ctrl-C stops.\n")

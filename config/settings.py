@@ -63,6 +63,10 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Compresses pages, fragments and streamed exports (static files come precompressed from
+    # WhiteNoise, above it). BREACH: Django adds random bytes to every gzip header and masks
+    # the CSRF token anew in each response; see docs/deploy.md.
+    "django.middleware.gzip.GZipMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -149,11 +153,16 @@ STATIC_URL = "static/"
 STATIC_ROOT = Path(env.str("STATIC_ROOT", default=str(BASE_DIR / "staticfiles")))
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns about a missing one
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# Static files: collectstatic (run by `dev.py install` and `dev.py run`, and in the Dockerfile)
+# writes each file under a name with its content hash, plus a gzip copy; pages link the hashed
+# names and WhiteNoise serves them with a year-long "immutable" Cache-Control, so the stylesheets
+# and scripts cost nothing after the first page. With DEBUG on, plain names and no manifest.
+# The test suite uses the plain storage (tests/conftest.py); one test runs collectstatic.
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
-# Serve static files from the app directories without collectstatic on a laptop.
+# Serve static files from the app directories too (a file added since the last collectstatic).
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 
@@ -234,9 +243,10 @@ DEFAULT_PROVIDER_HOSTS = [
 ]
 ALLOWED_PROVIDER_HOSTS = DEFAULT_PROVIDER_HOSTS + env_list("ALLOWED_PROVIDER_HOSTS")
 
-# Uploads: bank files are refused above their own limit (probe.bankformat.MAX_BYTES);
-# Django's own ceiling sits a little above it so the user gets our message, not a 400.
-DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+# Uploads: bank files are refused above their own limit (probe.bankformat.MAX_BYTES, 16 MiB);
+# Django's own ceiling sits a little above it so the user gets our message, not a 400. A file
+# upload above FILE_UPLOAD_MAX_MEMORY_SIZE goes to a temporary file rather than memory.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 17 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 
 # Celery: filesystem broker by default (no server), Redis in production.

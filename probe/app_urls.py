@@ -28,6 +28,7 @@ urlpatterns = [
     path("banks/<int:bank_pk>/export/", views.bank_export, name="bank_export"),
     path("banks/<int:bank_pk>/blocks/new/", views.block_create, name="block_create"),
     path("banks/<int:bank_pk>/items/new/", views.item_create, name="item_create"),
+    path("banks/<int:bank_pk>/items/move/", views.items_move, name="items_move"),
     path("blocks/<int:block_pk>/edit/", views.block_edit, name="block_edit"),
     path("blocks/<int:block_pk>/move/", views.block_move, name="block_move"),
     path("blocks/<int:block_pk>/delete/", views.block_delete, name="block_delete"),

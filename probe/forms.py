@@ -124,9 +124,6 @@ class ImportForm(forms.Form):
     file = forms.FileField(
         label=_("Bank file"),
         required=False,
-        help_text=_(
-            "Plain text as probes are published, JSON exported from this app, or CSV / JSON Lines with one item per row (up to 1 MB)."
-        ),
     )
     text = forms.CharField(
         label=_("…or paste the text"),
@@ -139,6 +136,12 @@ class ImportForm(forms.Form):
         max_length=200,
         help_text=_("Leave empty to take the name from the file."),
     )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["file"].help_text = _(
+            "Plain text as probes are published, JSON exported from this app, or CSV / JSON Lines with one item per row (up to %(limit)s)."
+        ) % {"limit": _human_size(bankformat.MAX_BYTES)}
 
     def clean(self):
         data = super().clean()
@@ -200,7 +203,7 @@ class ImportPreviewForm(forms.Form):
 
 def _human_size(n: int) -> str:
     if n >= 1024 * 1024:
-        return f"{n / (1024 * 1024):.1f} MB"
+        return f"{n / (1024 * 1024):.1f}".removesuffix(".0") + " MB"
     return f"{n / 1024:.0f} KB"
 
 

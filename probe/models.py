@@ -182,6 +182,8 @@ class Item(models.Model):
 
     class Meta:
         ordering = ["block__order", "block_id", "order", "pk"]
+        # A bank page numbers and moves items within their block by this order.
+        indexes = [models.Index(fields=["block", "order"], name="item_block_order")]
         verbose_name = _("item")
         verbose_name_plural = _("items")
 

@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass
 
+from django.db import connection
 from django.db.models import Count, Q, QuerySet
 
 from .models import AuditEvent, Bank, Block, Invitation, Item, Membership, Team
@@ -91,6 +92,45 @@ def item_numbers(bank: Bank) -> dict[int, str]:
         counters[block_id] = counters.get(block_id, 0) + 1
         numbers[pk] = f"{code}{counters[block_id]}"
     return numbers
+
+
+def item_numbers_of(items: list[Item]) -> dict[int, str]:
+    """Display numbers of these items only (one page of a bank): one query, whatever the bank's
+    size. The same numbers as item_numbers: the place among the active items of the block."""
+    numbers = {item.pk: f"{item.block.code}–" for item in items if item.retired}
+    active = [item for item in items if not item.retired]
+    if not active:
+        return numbers
+    table = connection.ops.quote_name(Item._meta.db_table)
+    order = connection.ops.quote_name("order")
+    block_ids = sorted({item.block_id for item in active})
+    item_ids = [item.pk for item in active]
+    # The row number is computed over every active item of the blocks, then narrowed to the page
+    # (a plain WHERE on the ids would number within the page).
+    sql = (
+        f"SELECT id, n FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY block_id "
+        f"ORDER BY {order}, id) AS n FROM {table} WHERE retired = %s AND block_id IN "
+        f"({', '.join(['%s'] * len(block_ids))})) AS numbered "
+        f"WHERE id IN ({', '.join(['%s'] * len(item_ids))})"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [False, *block_ids, *item_ids])
+        place = dict(cursor.fetchall())
+    for item in active:
+        numbers[item.pk] = f"{item.block.code}{place.get(item.pk, '')}"
+    return numbers
+
+
+def item_number(item: Item) -> str:
+    """One item's display number (an inline edit's row): a count, not a walk over the bank."""
+    if item.retired:
+        return f"{item.block.code}–"
+    before = (
+        Item.objects.filter(block_id=item.block_id, retired=False)
+        .filter(Q(order__lt=item.order) | Q(order=item.order, pk__lte=item.pk))
+        .count()
+    )
+    return f"{item.block.code}{before}"
 
 
 def team_members(team: Team) -> QuerySet[Membership]:

@@ -12,17 +12,20 @@ from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db import connection
+from django.db.models import Q
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.text import slugify
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET
-from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
+from django_htmx.http import HttpResponseClientRedirect, reswap, retarget, trigger_client_event
 
 from . import selectors
 from .access import can, can_see_bank_key, team_view
+from .downloads import attachment, file_stem, no_store
 from .forms import (
     BankForm,
     BlockForm,
@@ -251,35 +254,66 @@ def _log_key_view(request, bank: Bank) -> None:
         )
 
 
-def _bank_context(request, bank: Bank) -> dict:
-    show_key = can_see_bank_key(request.membership) and request.GET.get("key") == "1"
-    item_filter = selectors.ItemFilter.from_query(request.GET)
-    items = list(selectors.bank_items(bank, item_filter, with_key=show_key))
+# A bank page shows one page of items at a time: a 10,000-item bank opens as fast as a small one.
+# The filters, the count and the block summary still cover the whole bank.
+ITEMS_PER_PAGE = 100
+
+
+def _summary_context(request, bank: Bank) -> dict:
     return {
         "bank": bank,
         "team": bank.team,
         "blocks": selectors.blocks_with_counts(bank),
-        "items": items,
-        "numbers": selectors.item_numbers(bank),
-        "filter": item_filter,
-        "show_key": show_key,
         "can_edit": can(request.membership, Role.EDITOR),
-        "can_see_key": can_see_bank_key(request.membership),
-        "can_delete": can(request.membership, Role.OWNER),
         "query": request.GET.urlencode(),
     }
 
 
+def _bank_context(request, bank: Bank) -> dict:
+    show_key = can_see_bank_key(request.membership) and request.GET.get("key") == "1"
+    item_filter = selectors.ItemFilter.from_query(request.GET)
+    paginator = Paginator(
+        selectors.bank_items(bank, item_filter, with_key=show_key), ITEMS_PER_PAGE
+    )
+    page = paginator.get_page(request.GET.get("page"))
+    items = list(page.object_list)
+    without_page = request.GET.copy()
+    without_page.pop("page", None)
+    context = _summary_context(request, bank)
+    context.update(
+        {
+            "items": items,
+            "page": page,
+            "page_query": without_page.urlencode(),
+            "numbers": selectors.item_numbers_of(items),
+            "filter": item_filter,
+            "show_key": show_key,
+            "can_see_key": can_see_bank_key(request.membership),
+            "can_delete": can(request.membership, Role.OWNER),
+        }
+    )
+    return context
+
+
+def _render_bank(request, template: str, context: dict) -> HttpResponse:
+    response = render(request, template, context)
+    if context.get("show_key"):
+        no_store(response)
+    return response
+
+
 @team_view(scope="bank_pk", get=Role.VIEWER)
 def bank_detail(request, bank: Bank):
+    if request.htmx and request.htmx.target == "block-summary":
+        return render(
+            request, "probe/partials/_block_summary.html", _summary_context(request, bank)
+        )
     context = _bank_context(request, bank)
     if context["show_key"]:
         _log_key_view(request, bank)
     if request.htmx and request.htmx.target == "item-list":
-        return render(request, "probe/partials/_item_list.html", context)
-    if request.htmx and request.htmx.target == "block-summary":
-        return render(request, "probe/partials/_block_summary.html", context)
-    return render(request, "probe/bank_detail.html", context)
+        return _render_bank(request, "probe/partials/_item_list.html", context)
+    return _render_bank(request, "probe/bank_detail.html", context)
 
 
 @team_view(scope="bank_pk", get=Role.EDITOR, post=Role.EDITOR)
@@ -357,23 +391,29 @@ def bank_export(request, bank: Bank):
     if file_format not in EXPORT_TYPES:
         file_format = "json"
     text = bank_services.bank_export(bank=bank, user=request.user, file_format=file_format)
-    extension, content_type = EXPORT_TYPES[file_format]
-    response = HttpResponse(text, content_type=f"{content_type}; charset=utf-8")
-    filename = f"{slugify(bank.name) or 'bank'}.{extension}"
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+    extension, _content_type = EXPORT_TYPES[file_format]
+    return attachment(text, filename=file_stem(bank.name, "bank"), extension=extension)
 
 
 # Blocks ------------------------------------------------------------------------------------
 
 
-def _respond_bank_changed(request, bank: Bank, fallback_anchor: str = "") -> HttpResponse:
-    """After a structural change: the item list fragment for htmx, a redirect otherwise."""
+def _respond_bank_changed(
+    request, bank: Bank, fallback_anchor: str = "", *, notice: str = "", error: str = ""
+) -> HttpResponse:
+    """After a structural change: the item list's current page for htmx (with the notice in
+    it), a redirect back to the same page otherwise (with the notice as a message)."""
     if request.htmx:
         context = _bank_context(request, bank)
-        response = render(request, "probe/partials/_item_list.html", context)
+        context.update({"notice": error or notice, "notice_error": bool(error)})
+        response = _render_bank(request, "probe/partials/_item_list.html", context)
         return trigger_client_event(response, BANK_CHANGED)
-    return redirect(bank.get_absolute_url() + fallback_anchor)
+    if error:
+        messages.error(request, error)
+    elif notice:
+        messages.success(request, notice)
+    query = request.GET.urlencode()
+    return redirect(bank.get_absolute_url() + (f"?{query}" if query else "") + fallback_anchor)
 
 
 @team_view(scope="bank_pk", get=Role.EDITOR, post=Role.EDITOR)
@@ -453,12 +493,11 @@ def block_delete(request, block: Block):
 
 
 def _row_context(request, item: Item, *, show_key: bool) -> dict:
-    bank = item.block.bank
+    # One row: its number is one count, not a walk over the bank (an edit stays fast at any size).
     return {
         "item": item,
-        "bank": bank,
-        "numbers": selectors.item_numbers(bank),
-        "blocks": list(bank.blocks.order_by("order", "pk")),
+        "bank": item.block.bank,
+        "numbers": {item.pk: selectors.item_number(item)},
         "show_key": show_key,
         "can_edit": can(request.membership, Role.EDITOR),
         "query": request.GET.urlencode(),
@@ -507,12 +546,12 @@ def item_detail(request, item: Item):
     """One item: the row fragment for htmx (after a cancelled edit), a page otherwise."""
     context = _row_context(request, item, show_key=_wants_key(request))
     if request.htmx:
-        return render(request, "probe/partials/_item_row.html", context)
+        return _render_bank(request, "probe/partials/_item_row.html", context)
     context["team"] = item.block.bank.team
     context["versions"] = (
         list(item.versions.select_related("changed_by")) if context["show_key"] else []
     )
-    return render(request, "probe/item_detail.html", context)
+    return _render_bank(request, "probe/item_detail.html", context)
 
 
 @team_view(scope="item_pk", get=Role.EDITOR, post=Role.EDITOR)
@@ -554,7 +593,7 @@ def item_edit(request, item: Item):
             )
             item = Item.objects.select_related("block__bank__team", "key_entry").get(pk=item.pk)
         if request.htmx:
-            response = render(
+            response = _render_bank(
                 request,
                 "probe/partials/_item_row.html",
                 _row_context(request, item, show_key=show_key),
@@ -567,8 +606,8 @@ def item_edit(request, item: Item):
     context = _row_context(request, item, show_key=show_key)
     context.update({"form": form, "key_form": key_form, "team": bank.team})
     if request.htmx:
-        return render(request, "probe/partials/_item_form.html", context)
-    return render(request, "probe/item_edit.html", context)
+        return _render_bank(request, "probe/partials/_item_form.html", context)
+    return _render_bank(request, "probe/item_edit.html", context)
 
 
 @team_view(scope="item_pk", get=None, post=Role.EDITOR)
@@ -577,11 +616,79 @@ def item_move(request, item: Item):
     direction = request.POST.get("direction")
     block_pk = request.POST.get("block")
     if direction in {"up", "down"}:
-        bank_services.item_move(item=item, user=request.user, direction=direction)
+        moved = bank_services.item_move(item=item, user=request.user, direction=direction)
+        if moved and request.htmx:
+            response = _swapped_rows(request, item, direction)
+            if response is not None:
+                return response
     elif block_pk and block_pk.isdigit():
         target = get_object_or_404(Block, pk=int(block_pk), bank=bank)
         bank_services.item_move_to_block(item=item, user=request.user, block=target)
     return _respond_bank_changed(request, bank, f"#item-{item.pk}")
+
+
+def _swapped_rows(request, item: Item, direction: str) -> HttpResponse | None:
+    """After a move up or down: only the two rows that traded places, in their new order, when
+    both are on the page shown (None otherwise: the caller re-renders the page)."""
+    item = Item.objects.select_related("block__bank__team", "key_entry").get(pk=item.pk)
+    siblings = Item.objects.filter(block_id=item.block_id).select_related("block", "key_entry")
+    if direction == "up":  # the neighbour is now just after the item
+        after = Q(order__gt=item.order) | Q(order=item.order, pk__gt=item.pk)
+        neighbour = siblings.filter(after).order_by("order", "pk").first()
+    else:
+        before = Q(order__lt=item.order) | Q(order=item.order, pk__lt=item.pk)
+        neighbour = siblings.filter(before).order_by("-order", "-pk").first()
+    page = request.GET.get("page") or "1"
+    if neighbour is None or not page.isdigit():
+        return None
+    show_key = _wants_key(request)
+    item_filter = selectors.ItemFilter.from_query(request.GET)
+    start = (max(int(page), 1) - 1) * ITEMS_PER_PAGE
+    shown = set(
+        selectors.bank_items(item.block.bank, item_filter, with_key=show_key).values_list(
+            "pk", flat=True
+        )[start : start + ITEMS_PER_PAGE]
+    )
+    if not {item.pk, neighbour.pk} <= shown:
+        return None
+    rows = [item, neighbour] if direction == "up" else [neighbour, item]
+    context = _row_context(request, item, show_key=show_key)
+    context["numbers"] = selectors.item_numbers_of(rows)
+    html = [f'<article id="item-{neighbour.pk}" hx-swap-oob="delete"></article>']
+    for row in rows:
+        context.update({"item": row, "moved": direction if row is item else ""})
+        context["neighbour"] = row is neighbour
+        html.append(render_to_string("probe/partials/_item_row.html", context, request=request))
+    response = HttpResponse("".join(html))
+    if show_key:
+        no_store(response)
+    return reswap(retarget(response, f"#item-{item.pk}"), "outerHTML")
+
+
+@team_view(scope="bank_pk", get=None, post=Role.EDITOR)
+def items_move(request, bank: Bank):
+    """The bank page's one move-to-block control: the selected items go to the chosen block."""
+    block_pk = request.POST.get("block", "")
+    if not block_pk.isdigit():
+        return _respond_bank_changed(
+            request, bank, error=_("Choose the block to move the selected items to.")
+        )
+    target = get_object_or_404(Block, pk=int(block_pk), bank=bank)
+    pks = [int(pk) for pk in request.POST.getlist("item") if pk.isdigit()]
+    items = list(
+        Item.objects.filter(pk__in=pks, block__bank=bank)
+        .select_related("block__bank__team")
+        .order_by("block__order", "block_id", "order", "pk")
+    )
+    if not items:
+        return _respond_bank_changed(request, bank, error=_("Select the items to move first."))
+    moved = bank_services.items_move_to_block(items=items, user=request.user, block=target)
+    notice = ngettext(
+        "%(n)s item moved to block %(block)s.",
+        "%(n)s items moved to block %(block)s.",
+        len(moved),
+    ) % {"n": len(moved), "block": target.code}
+    return _respond_bank_changed(request, bank, notice=notice)
 
 
 @team_view(scope="item_pk", get=None, post=Role.EDITOR)

@@ -6,6 +6,7 @@ reveal, a blinded member (a scorer) sees runs only as anonymous rows: no label, 
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -19,6 +20,18 @@ from .models import AuditEvent, Experiment, Role, Run, Team
 from .services import collection
 from .services import experiments as experiment_services
 from .services.audit import audit_record
+
+RUN_ROWS_PER_PAGE = 100
+PASTES_PER_PAGE = 20
+PROMPTS_PER_PAGE = 50
+
+
+def _without(params, name: str) -> str:
+    """The query string without one parameter (a pager's links add it back)."""
+    params = params.copy()
+    params.pop(name, None)
+    return params.urlencode()
+
 
 PROGRESS_TARGET = "experiment-progress"
 
@@ -108,13 +121,19 @@ def experiment_detail(request, experiment: Experiment):
 
 @team_view(scope="experiment_pk", get=Role.VIEWER)
 def experiment_prompt(request, experiment: Experiment):
+    # One request per item: the requests a page at a time (a 1,000-item experiment opens fast).
+    page = Paginator(experiment_services.experiment_prompts(experiment), PROMPTS_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
     return render(
         request,
         "probe/experiment_prompt.html",
         {
             "team": experiment.team,
             "experiment": experiment,
-            "prompts": experiment_services.experiment_prompts(experiment),
+            "prompts": list(page),
+            "page": page,
+            "page_query": _without(request.GET, "page"),
         },
     )
 
@@ -202,19 +221,41 @@ def _run_context(request, run: Run, paste_form: PasteForm | None = None) -> dict
     context["answers_sealed"] = context["is_simulated"] and not show_key
     if blinded:
         return context
-    context["attempts"] = list(run.attempts.select_related("item", "pasted_by").order_by("pk"))
-    context["sheets"] = selectors.run_sheets(run)
-    for sheet in context["sheets"]:
-        sheet.issue_labels = selectors.issue_labels(sheet.sheet_issues)
-        for _item, response in sheet.rows:
-            if response is not None:
-                response.issue_labels = selectors.issue_labels(response.issues)
-    context["n_responses"] = sum(
-        1 for sheet in context["sheets"] for _item, response in sheet.rows if response is not None
+    # A run of 1,000 items (one request each) shows its answers, attempts and paste forms a page
+    # at a time: the page opens in a second whatever the experiment's size.
+    attempts = (
+        run.attempts.select_related("item", "pasted_by").defer("raw_body", "text").order_by("pk")
     )
+    context["attempts"] = Paginator(attempts, RUN_ROWS_PER_PAGE).get_page(
+        request.GET.get("attempts_page")
+    )
+    context["has_attempts"] = context["attempts"].paginator.count > 0
+    context["sheets"] = sheets = selectors.run_sheets(run)
+    for sheet in sheets:
+        sheet.issue_labels = selectors.issue_labels(sheet.sheet_issues)
+    rows = [(sheet, item, response) for sheet in sheets for item, response in sheet.rows]
+    context["rows"] = Paginator(rows, RUN_ROWS_PER_PAGE).get_page(request.GET.get("page"))
+    for _sheet, _item, response in context["rows"]:
+        if response is not None:
+            response.issue_labels = selectors.issue_labels(response.issues)
+    context["n_responses"] = sum(1 for _sheet, _item, response in rows if response is not None)
+    context["page_query"] = _without(request.GET, "page")
+    context["attempts_query"] = _without(request.GET, "attempts_page")
     context["awaits_finish"] = may_edit and selectors.experiment_awaits_finish(experiment)
     if run.is_manual:
-        context["prompts"] = experiment_services.experiment_prompts(experiment)
+        prompts = experiment_services.experiment_prompts(experiment)
+        if experiment.mode == Experiment.Mode.ITEM:
+            # The paste forms of the items still waiting first (the page with the first one).
+            answered = {item.pk for _sheet, item, response in rows if response is not None}
+            waiting = next(
+                (n for n, (item, _t) in enumerate(prompts) if item.pk not in answered), 0
+            )
+            wanted = request.GET.get("paste_page") or (waiting // PASTES_PER_PAGE + 1)
+            context["paste_page"] = Paginator(prompts, PASTES_PER_PAGE).get_page(wanted)
+            context["prompts"] = list(context["paste_page"])
+            context["paste_query"] = _without(request.GET, "paste_page")
+        else:
+            context["prompts"] = prompts
         context["paste_form"] = paste_form or PasteForm()
         context["can_paste"] = (
             may_edit

@@ -2,6 +2,10 @@
 
 The columns are documented in docs/export-columns.md (a test holds the two together). Both
 exports read from a bucket source (scoring.report.BucketSource), like the report itself.
+
+The responses export streams: its rows come from the database in chunks and leave as text in
+chunks, so 200,000 judgements take the memory of a few thousand. CSV cells that a spreadsheet
+would evaluate as a formula are neutralised (see ``csv_cell``).
 """
 
 from __future__ import annotations
@@ -11,6 +15,10 @@ import io
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict
+
+from django.db.models import OuterRef, Subquery, Value
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Coalesce, Lower
 
 from probe.models import Response
 
@@ -103,10 +111,16 @@ FIGURE_COLUMNS = [
 # ------------------------------------------------------------------------------------------------
 
 
+# Rows fetched from the database at a time: the export's memory is about this many rows.
+CHUNK_ROWS = 2000
+
+
 def response_rows(source: BucketSource) -> Iterator[dict]:
     """One row per response of the experiment, with this source's bucket (blank if none).
 
-    Two queries: the responses with their item and run, and the source's buckets.
+    One query, streamed in chunks: the bucket (and the source's optional fields) and the
+    experiment a bucket was carried from come as subqueries on a unique response key, the order
+    is the database's. Beside it, the experiment's keys in force (one per item).
     """
     experiment = source.experiment
     optional = [
@@ -116,13 +130,24 @@ def response_rows(source: BucketSource) -> Iterator[dict]:
     ]
     keys = selectors.keys_in_force(experiment)
     judged_against = selectors.key_texts_judged_against(experiment)
-    buckets = {
-        row["response_id"]: row
-        for row in source.scoped().values("response_id", "bucket", *optional)
-    }
-    responses = list(
+    judged = source.rows.filter(response_id=OuterRef("pk")).order_by()
+    carried = CarriedBucket.objects.filter(response_id=OuterRef("pk")).order_by()
+    excluded = (
+        set(source.excluded_items.values_list("pk", flat=True))
+        if source.excluded_items is not None
+        else set()
+    )
+    fields = ("bucket", *optional)
+    responses = (
         Response.objects.filter(run__experiment=experiment)
-        .order_by()
+        .annotate(
+            label_order=Lower(
+                Coalesce(KeyTextTransform("label", "run__config_snapshot"), Value(""))
+            ),
+            carried_from=Subquery(carried.values("from_experiment_name")[:1]),
+            **{f"judged_{name}": Subquery(judged.values(name)[:1]) for name in fields},
+        )
+        .order_by("item__position", "label_order", "run__repeat", "pk")
         .values(
             "pk",
             "answer",
@@ -130,31 +155,27 @@ def response_rows(source: BucketSource) -> Iterator[dict]:
             "abstained",
             "hedged",
             "issues",
+            "item_id",
             "item__position",
             "item__block_code",
             "item__block_title",
             "item__question",
-            "item_id",
             "item__key_answer",
             "item__key_flagged",
             "run__repeat",
             "run__config_snapshot",
+            "carried_from",
+            *(f"judged_{name}" for name in fields),
         )
     )
-
-    def order(r: dict):
-        label = (r["run__config_snapshot"] or {}).get("label", "")
-        return (r["item__position"], label.casefold(), r["run__repeat"], r["pk"])
-
-    responses.sort(key=order)
-    carried = dict(
-        CarriedBucket.objects.filter(response__run__experiment=experiment).values_list(
-            "response_id", "from_experiment_name"
-        )
-    )
-    for r in responses:
+    for r in responses.iterator(chunk_size=CHUNK_ROWS):
         snapshot = r["run__config_snapshot"] or {}
-        judged = buckets.get(r["pk"], {})
+        # An item left out of the figures (a dropped key) has no bucket in this source.
+        judgement = (
+            {name: r[f"judged_{name}"] for name in fields}
+            if r["item_id"] not in excluded and r["judged_bucket"] is not None
+            else {}
+        )
         yield {
             "experiment": experiment.name,
             "scheme": experiment.scheme,
@@ -165,7 +186,7 @@ def response_rows(source: BucketSource) -> Iterator[dict]:
             "key": keys[r["item_id"]].answer,
             "key_flagged": keys[r["item_id"]].flagged,
             "key_snapshot": r["item__key_answer"],
-            "key_judged_against": _judged_against(judged, r["item__key_answer"], judged_against),
+            "key_judged_against": _judged_against(judgement, r["item__key_answer"], judged_against),
             "run_label": snapshot.get("label", ""),
             "provider": snapshot.get("provider", ""),
             "model": snapshot.get("model_name", ""),
@@ -176,12 +197,12 @@ def response_rows(source: BucketSource) -> Iterator[dict]:
             "abstained": r["abstained"],
             "hedged": r["hedged"],
             "issues": list(r["issues"] or []),
-            "bucket": judged.get("bucket"),
-            "verdict": judged.get("verdict"),
-            "unblinded": judged.get("unblinded"),
-            "needs_recheck": judged.get("needs_recheck"),
+            "bucket": judgement.get("bucket"),
+            "verdict": judgement.get("verdict"),
+            "unblinded": judgement.get("unblinded"),
+            "needs_recheck": judgement.get("needs_recheck"),
             "scorer": source.scorer or None,
-            "carried_from": carried.get(r["pk"]),
+            "carried_from": r["carried_from"],
         }
 
 
@@ -412,38 +433,107 @@ def report_dict(report: Report) -> dict:
 # ------------------------------------------------------------------------------------------------
 
 
+# A spreadsheet evaluates a cell that starts with one of these as a formula (an answer such as
+# "=HYPERLINK(...)" would run when the file is opened); such a cell is written with an apostrophe
+# before it, which the spreadsheet shows as text and does not evaluate.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# CSV starts with a byte-order mark: a spreadsheet then reads the file as UTF-8 (Japanese text
+# shows as written); Python's csv module reads it with encoding="utf-8-sig", pandas as is.
+BOM = "\ufeff"
+# Rows written per chunk of a streamed response.
+CHUNK_LINES = 500
+
+
+def csv_cell(text: str) -> str:
+    """A text cell a spreadsheet will show as text, never evaluate."""
+    return "'" + text if text.startswith(FORMULA_START) else text
+
+
 def _csv_value(value) -> str:
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, list):
-        return ";".join(str(v) for v in value)
+        return csv_cell(";".join(str(v) for v in value))
     if isinstance(value, float):
-        # 12.0 -> "12"; fractions to 6 decimals, no float noise such as 0.30000000000000004
+        # 12.0 -> "12"; fractions to 6 decimals, no float noise such as 0.30000000000000004.
+        # A number is a number: a negative gap keeps its minus sign.
         value = round(value, 6)
         return str(int(value)) if value.is_integer() else repr(value)
-    return str(value)
+    if isinstance(value, int):
+        return str(value)
+    return csv_cell(str(value))
+
+
+def csv_chunks(rows: Iterable[dict], columns: list[str]) -> Iterator[str]:
+    """The CSV (BOM, header, rows) in chunks of CHUNK_LINES rows, for a streamed response."""
+    buffer = io.StringIO()
+    # RFC 4180 line ends: with "\r\n" as the terminator the writer quotes a cell holding a
+    # lone CR too (with "\n" it would not, and a reader would split the row there).
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    buffer.write(BOM)
+    writer.writerow(columns)
+    for n, row in enumerate(rows, start=1):
+        writer.writerow([_csv_value(row.get(column)) for column in columns])
+        if n % CHUNK_LINES == 0:
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate()
+    yield buffer.getvalue()
 
 
 def write_csv(rows: Iterable[dict], columns: list[str], stream) -> None:
-    writer = csv.writer(stream, lineterminator="\n")
-    writer.writerow(columns)
-    for row in rows:
-        writer.writerow([_csv_value(row.get(column)) for column in columns])
+    for chunk in csv_chunks(rows, columns):
+        stream.write(chunk)
 
 
 def csv_text(rows: Iterable[dict], columns: list[str]) -> str:
-    buffer = io.StringIO()
-    write_csv(rows, columns, buffer)
-    return buffer.getvalue()
+    return "".join(csv_chunks(rows, columns))
+
+
+def _json(value) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def json_chunks(rows: Iterable[dict], columns: list[str], key: str = "responses") -> Iterator[str]:
+    """``{"columns": [...], key: [row, ...]}``, one row a line, in chunks of CHUNK_LINES rows."""
+    lines = [f'{{"columns": {_json(columns)},\n "{key}": [']
+    first = True
+    for row in rows:
+        lines.append(("\n  " if first else ",\n  ") + _json(row))
+        first = False
+        if len(lines) >= CHUNK_LINES:
+            yield "".join(lines)
+            lines = []
+    lines.append("\n ]\n}\n")
+    yield "".join(lines)
+
+
+def jsonl_chunks(rows: Iterable[dict]) -> Iterator[str]:
+    """JSON Lines: one row (an object with every column) a line, in chunks."""
+    lines = []
+    for row in rows:
+        lines.append(_json(row) + "\n")
+        if len(lines) >= CHUNK_LINES:
+            yield "".join(lines)
+            lines = []
+    if lines:
+        yield "".join(lines)
+
+
+def responses_chunks(sources: list[BucketSource], fmt: str) -> Iterator[str]:
+    """Every response of these sources (one after another) as csv, json or jsonl chunks."""
+    rows = (row for source in sources for row in response_rows(source))
+    if fmt == "csv":
+        return csv_chunks(rows, RESPONSE_COLUMNS)
+    if fmt == "jsonl":
+        return jsonl_chunks(rows)
+    return json_chunks(rows, RESPONSE_COLUMNS)
 
 
 def responses_json(sources: list[BucketSource]) -> str:
-    rows = [row for source in sources for row in response_rows(source)]
-    return json.dumps(
-        {"columns": RESPONSE_COLUMNS, "responses": rows}, ensure_ascii=False, indent=1
-    )
+    return "".join(responses_chunks(sources, "json"))
 
 
 def figures_json(report: Report | list[Report]) -> str:

@@ -20,17 +20,18 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from django.db.models import Count, F
-from django.http import Http404, HttpResponse
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from probe.access import can, is_blinded, team_view
+from probe.downloads import attachment, file_stem
 from probe.models import Experiment, ExperimentItem, Role
 
 from . import chart_sweep, charts, exports
@@ -52,9 +53,14 @@ from .report import (
 )
 from .review import KEY_VERDICTS, dropped_items, keys_in_force
 from .templatetags.report_tags import DASH, num, pct
-from .views_report import FORMATS, _page_gaps, _weight
+from .views_report import _page_gaps, _weight
 
 EXPORTS = {"responses", "figures", "moves"}
+FORMATS = {
+    "responses": {"csv", "json", "jsonl"},
+    "figures": {"csv", "json"},
+    "moves": {"csv", "json"},
+}
 
 # The headline figures set beside each scorer's: (name in ConfigReport.summary, label, unit).
 # Units: "pct" a share (its move in percentage points), "items" (net usable), "points" (index).
@@ -455,16 +461,16 @@ def final_report(request, experiment: Experiment):
     return render(request, "scoring/final_report.html", context)
 
 
-def _final_responses(experiment: Experiment, show_keys: bool) -> list[dict]:
-    """Every response with its final bucket (empty for a dropped item), the key in force."""
+def _final_responses(experiment: Experiment, show_keys: bool) -> Iterator[dict]:
+    """Every response with its final bucket (empty for a dropped item), the key in force;
+    streamed from the database, row by row."""
     keys = keys_in_force(experiment)
     positions = dict(
         ExperimentItem.objects.filter(experiment=experiment).values_list("position", "pk")
     )
-    rows = list(exports.response_rows(without_dropped(final_source(experiment))))
-    for row in rows:
+    for row in exports.response_rows(without_dropped(final_source(experiment))):
         row["key"] = keys.get(positions.get(row["item"])) if show_keys else None
-    return rows
+        yield row
 
 
 def _move_rows(data: FinalReport) -> list[dict]:
@@ -540,7 +546,7 @@ def _pair(interval) -> list[float] | None:
 
 @team_view(scope="experiment_pk", get=Role.VIEWER)
 def final_export(request, experiment: Experiment, what: str, fmt: str):
-    if what not in EXPORTS or fmt not in FORMATS:
+    if what not in EXPORTS or fmt not in FORMATS[what]:
         raise Http404
     gate = final_gate(request, experiment)
     if not gate.open:
@@ -550,13 +556,11 @@ def final_export(request, experiment: Experiment, what: str, fmt: str):
     if what == "responses":
         rows = _final_responses(experiment, show_keys)
         if fmt == "csv":
-            body = exports.csv_text(rows, exports.RESPONSE_COLUMNS)
+            body = exports.csv_chunks(rows, exports.RESPONSE_COLUMNS)
+        elif fmt == "jsonl":
+            body = exports.jsonl_chunks(rows)
         else:
-            body = json.dumps(
-                {"columns": exports.RESPONSE_COLUMNS, "responses": rows},
-                ensure_ascii=False,
-                indent=1,
-            )
+            body = exports.json_chunks(rows, exports.RESPONSE_COLUMNS)
     else:
         w, _error = _weight(request)
         data = final_report_build(experiment, gate, w=w)
@@ -583,7 +587,5 @@ def final_export(request, experiment: Experiment, what: str, fmt: str):
             body = json.dumps(
                 {"columns": MOVE_COLUMNS, "moves": _move_rows(data)}, ensure_ascii=False, indent=1
             )
-    response = HttpResponse(body, content_type=FORMATS[fmt])
-    name = slugify(experiment.name) or "experiment"
-    response["Content-Disposition"] = f'attachment; filename="{name}-final-{what}.{fmt}"'
-    return response
+    name = file_stem(experiment.name, "experiment")
+    return attachment(body, filename=f"{name}-final-{what}", extension=fmt)

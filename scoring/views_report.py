@@ -1,12 +1,12 @@
 """The report page of one scorer and the browser exports: only after that scorer's reveal."""
 
-from django.http import Http404, HttpResponse
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
 from probe.access import team_view
+from probe.downloads import attachment, file_stem
 from probe.models import Role
 
 from . import chart_sweep, charts, exports, selectors
@@ -16,7 +16,8 @@ from .report import judgement_source, parse_weight, report_build
 EXPORTS = {"responses", "figures"}
 # Every pair is listed up to 12 configurations (66 pairs); beyond, neighbours in the ranking.
 PAGE_GAPS = 66
-FORMATS = {"csv": "text/csv; charset=utf-8", "json": "application/json"}
+# JSON Lines (one response a line) for the responses only: the figures are one nested object.
+FORMATS = {"responses": {"csv", "json", "jsonl"}, "figures": {"csv", "json"}}
 
 
 def _weight(request) -> tuple[float, str]:
@@ -87,17 +88,15 @@ def report(request, assignment: Assignment):
 
 @team_view(scope="assignment_token", get=Role.SCORER)
 def report_export(request, assignment: Assignment, what: str, fmt: str):
-    if what not in EXPORTS or fmt not in FORMATS:
+    if what not in EXPORTS or fmt not in FORMATS[what]:
         raise Http404
     if not assignment.revealed:
         # To the report's locked page, which says why; nothing of the results on the way.
         return redirect("scoring:report", assignment_token=assignment.token)
     source = judgement_source(assignment)
     if what == "responses":
-        if fmt == "csv":
-            body = exports.csv_text(exports.response_rows(source), exports.RESPONSE_COLUMNS)
-        else:
-            body = exports.responses_json([source])
+        # Streamed from the database as it is written out: memory stays flat at any size.
+        body = exports.responses_chunks([source], fmt)
     else:
         w, _error = _weight(request)
         result = report_build(source, w=w)
@@ -105,7 +104,5 @@ def report_export(request, assignment: Assignment, what: str, fmt: str):
             body = exports.csv_text(exports.figure_rows(result), exports.FIGURE_COLUMNS)
         else:
             body = exports.figures_json(result)
-    response = HttpResponse(body, content_type=FORMATS[fmt])
-    name = slugify(assignment.experiment.name) or "experiment"
-    response["Content-Disposition"] = f'attachment; filename="{name}-{what}.{fmt}"'
-    return response
+    name = file_stem(assignment.experiment.name, "experiment")
+    return attachment(body, filename=f"{name}-{what}", extension=fmt)

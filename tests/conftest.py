@@ -34,6 +34,12 @@ def pytest_configure(config):
 
     # Hashing passwords the slow, safe way costs a quarter of a second per user created.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # Pages render without a collectstatic manifest (a fresh clone has none); the manifest
+    # storage itself is tested by running collectstatic (tests/probe/test_static.py).
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ from .lexicon import (
     _DEEPER,
     _FLAG_RE,
     _FORMAT_RE,
+    _FREE_NUMBER_MAX,
     _LOOSE_NUMBER_RE,
     _NAME_HASHES_RE,
     _NOTE_RE,
@@ -200,6 +201,8 @@ class _TextParser:
             unit.continuation(lineno, stripped, _indent(raw))
             return
         kind, match = _classify(stripped)
+        if kind == "number" and int(match["num"]) > _FREE_NUMBER_MAX:
+            kind = "number" if self.continues(int(match["num"])) else "plain"
         if kind == "blank":
             self.blank_line(lineno, unit)
         elif kind == "key":
@@ -210,6 +213,15 @@ class _TextParser:
             self.numbered(lineno, raw, int(match["num"]), match["rest"].strip())
         else:
             self.plain_line(lineno, raw, stripped, unit)
+
+    def continues(self, number: int) -> bool:
+        """Whether a number from 1000 on continues its block (see _FREE_NUMBER_MAX)."""
+        if self.section == "items":
+            return self.item is not None and self.item.number == number - 1
+        if self.section == "key":
+            block = self.key_block
+            return block is not None and bool(block.items) and block.items[-1].number >= number
+        return False
 
     def start_key_at(self, lineno: int, stripped: str) -> bool:
         """The reading 'the answer key starts here': True when the line itself was the key's

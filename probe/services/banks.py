@@ -4,7 +4,7 @@ import datetime
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.utils.translation import gettext as _
 
 from .. import bankformat
@@ -310,9 +310,32 @@ def item_delete(*, item: Item, user) -> None:
     item.delete()
 
 
+def _swap_with_neighbour(item: Item, direction: str) -> bool:
+    """Move an item one place within its block by swapping orders with its neighbour: two rows
+    read and written, whatever the block's size (a bank may hold 10,000 items)."""
+    Block.objects.select_for_update().filter(pk=item.block_id).first()  # one mover at a time
+    item.refresh_from_db(fields=["order"])
+    siblings = Item.objects.filter(block_id=item.block_id).exclude(pk=item.pk)
+    if direction == "up":
+        before = Q(order__lt=item.order) | Q(order=item.order, pk__lt=item.pk)
+        neighbour = siblings.filter(before).order_by("-order", "-pk").first()
+    else:
+        after = Q(order__gt=item.order) | Q(order=item.order, pk__gt=item.pk)
+        neighbour = siblings.filter(after).order_by("order", "pk").first()
+    if neighbour is None:
+        return False
+    if neighbour.order == item.order or siblings.filter(order=neighbour.order).count() > 1:
+        # Orders are not unique in this block (an old import): renumber it once, then swap.
+        return _swap(item, item.block.items.order_by("order", "pk"), direction)
+    item.order, neighbour.order = neighbour.order, item.order
+    Item.objects.filter(pk=item.pk).update(order=item.order)
+    Item.objects.filter(pk=neighbour.pk).update(order=neighbour.order)
+    return True
+
+
 @transaction.atomic
 def item_move(*, item: Item, user, direction: str) -> bool:
-    moved = _swap(item, item.block.items.select_for_update().order_by("order", "pk"), direction)
+    moved = _swap_with_neighbour(item, direction)
     if moved:
         bank = item.block.bank
         audit_record(
@@ -347,6 +370,16 @@ def item_move_to_block(*, item: Item, user, block: Block) -> Item:
         details={"from_block": old.code, "to_block": block.code},
     )
     return item
+
+
+@transaction.atomic
+def items_move_to_block(*, items: list[Item], user, block: Block) -> list[Item]:
+    """Move several items (the bank page's selection) to the end of one block, in their order."""
+    moved = []
+    for item in items:
+        if item.block_id != block.pk:
+            moved.append(item_move_to_block(item=item, user=user, block=block))
+    return moved
 
 
 @transaction.atomic

@@ -22,8 +22,24 @@
       const field = el.querySelector("textarea, input:not([type=hidden]), select");
       if (field) field.focus();
     } else if (el.matches("article.item")) {
-      (el.querySelector("[data-edit]") || el).focus();
+      // After a move up or down only the two rows come back: keep the focus on the moved
+      // item's arrow, so the next press moves it again.
+      if (el.hasAttribute("data-neighbour")) return;
+      const arrow = el.dataset.moved &&
+        el.querySelector('button[name=direction][value="' + el.dataset.moved + '"]');
+      (arrow || el.querySelector("[data-edit]") || el).focus();
     }
+  });
+  // The bank page's one move-to-block control acts on the ticked items; this box ticks or
+  // clears every item of the page shown.
+  document.addEventListener("change", function (event) {
+    const box = event.target;
+    if (!box.matches || !box.matches("[data-select-page]")) return;
+    const list = document.getElementById("item-list");
+    if (!list) return;
+    list.querySelectorAll('input[type=checkbox][form="bulk-move"]').forEach(function (item) {
+      item.checked = box.checked;
+    });
   });
   // A form with data-confirm asks before it is sent (the policy allows no inline handler).
   document.addEventListener("submit", function (event) {

@@ -781,12 +781,12 @@ def test_nul_and_binary_files_are_refused():
 
 
 def test_size_limit():
-    assert bf.MAX_BYTES == 1_048_576
-    big = b"x" * int(2.3 * 1024 * 1024)
-    assert problems_of(bf.decode, big) == [(None, "The file is 2.3 MB; the limit is 1 MB.")]
+    assert bf.MAX_BYTES == 16 * 1024 * 1024
+    big = b"x" * int(20.3 * 1024 * 1024)
+    assert problems_of(bf.decode, big) == [(None, "The file is 20.3 MB; the limit is 16 MB.")]
     just_over = b"x" * (bf.MAX_BYTES + 1)
     assert problems_of(bf.decode, just_over) == [
-        (None, "The file is 1048577 bytes; the limit is 1048576 bytes (1 MB)."),
+        (None, "The file is 16777217 bytes; the limit is 16777216 bytes (16 MB)."),
     ]
     assert bf.decode(b"x" * bf.MAX_BYTES) == "x" * bf.MAX_BYTES
     # Text handed straight to a parser has the same limit.

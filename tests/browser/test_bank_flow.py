@@ -71,3 +71,38 @@ def test_import_edit_inline_and_reload(live_server, page, world, tmp_path):
     )
     item.refresh_from_db()
     assert item.question == "Which response header says how long to wait before retrying?"
+
+
+def test_keyboard_move_and_the_shared_move_control(live_server, page, world):
+    page.goto(live_server.url + "/accounts/login/")
+    page.get_by_label("Username").fill("acme-editor")
+    page.get_by_label("Password").fill("correct horse battery staple")
+    page.get_by_label("Password").press("Enter")
+    page.goto(live_server.url + world.bank.get_absolute_url())
+    first, second, third = world.items
+    page.evaluate("window.__notReloaded = true")
+
+    # Up on the second item of block A: the two rows trade places, the focus stays on the arrow.
+    up = page.locator(f"#item-{second.pk}").get_by_role("button", name="Move up")
+    up.focus()
+    up.press("Enter")
+    articles = page.locator("#item-list article.item")
+    expect(articles.first).to_have_id(f"item-{second.pk}")
+    expect(articles.nth(1)).to_have_id(f"item-{first.pk}")
+    expect(page.locator(f"#item-{second.pk} .item-num")).to_contain_text("A1")
+    expect(page.locator(f"#item-{second.pk}").get_by_role("button", name="Move up")).to_be_focused()
+    assert page.locator(f"#item-{first.pk}").count() == 1  # the old row is gone, not doubled
+
+    # Tick both items of block A and move them to block B with the one control.
+    page.locator(f"#select-{first.pk}").check()
+    page.locator(f"#select-{second.pk}").check()
+    page.get_by_label("Move selected to block").select_option(label="B. Python")
+    page.get_by_role("button", name="Move", exact=True).click()
+    expect(page.get_by_text("2 items moved to block B.")).to_be_visible()
+    expect(page.locator(f"#item-{third.pk} .item-num")).to_contain_text("B1")
+    expect(page.locator(f"#item-{second.pk} .item-num")).to_contain_text("B2")
+    expect(page.locator(f"#item-{first.pk} .item-num")).to_contain_text("B3")
+    assert page.evaluate("window.__notReloaded") is True
+    assert list(
+        Item.objects.filter(block=world.blocks[1]).order_by("order").values_list("pk", flat=True)
+    ) == [third.pk, second.pk, first.pk]

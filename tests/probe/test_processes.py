@@ -4,6 +4,7 @@
 """
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -31,8 +32,17 @@ def _stop(process: subprocess.Popen) -> str:
     return out or ""
 
 
-def test_gunicorn_serves_health_and_login():
+def test_gunicorn_serves_health_and_login(tmp_path):
     port = _free_port()
+    # As the Dockerfile does: collectstatic first (hashed, gzipped files and their manifest).
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "STATIC_ROOT": str(tmp_path)}
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+    )
+    assert (tmp_path / "staticfiles.json").exists()
     process = subprocess.Popen(
         [
             sys.executable,
@@ -47,7 +57,7 @@ def test_gunicorn_serves_health_and_login():
             "30",
         ],
         cwd=ROOT,
-        env={**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"},
+        env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -65,7 +75,14 @@ def test_gunicorn_serves_health_and_login():
         assert health.status_code == 200 and health.text == "ok"
         login = httpx.get(f"http://127.0.0.1:{port}/accounts/login/", timeout=5)
         assert login.status_code == 200 and "Log in" in login.text
-        assert "/static/css/app.css" in login.text
+        assert login.headers["content-encoding"] == "gzip"  # pages are compressed
+        # The stylesheet under its hashed name, precompressed, cached for good.
+        css = re.search(r'href="(/static/css/app\.[0-9a-f]{12}\.css)"', login.text)
+        assert css, "the page links the hashed stylesheet"
+        sheet = httpx.get(f"http://127.0.0.1:{port}{css[1]}", timeout=5)
+        assert sheet.status_code == 200 and ".item" in sheet.text
+        assert sheet.headers["content-encoding"] == "gzip"
+        assert "immutable" in sheet.headers["cache-control"]
         assert (
             httpx.get(f"http://127.0.0.1:{port}/static/vendor/htmx.min.js", timeout=5).status_code
             == 200

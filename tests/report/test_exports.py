@@ -61,7 +61,7 @@ def test_responses_csv_parses_with_the_documented_columns(examples, client):
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/csv")
     assert response["Content-Disposition"] == 'attachment; filename="export-probe-responses.csv"'
-    reader = csv.DictReader(io.StringIO(response.content.decode()))
+    reader = csv.DictReader(io.StringIO(response.getvalue().decode("utf-8-sig")))
     assert reader.fieldnames == documented("Responses")
     rows = list(reader)
     assert len(rows) == 90  # 3 runs x 30 items
@@ -99,7 +99,7 @@ def test_responses_csv_parses_with_the_documented_columns(examples, client):
 
 def test_responses_json(examples, client):
     response = export(client, examples, "responses", "json")
-    data = json.loads(response.content)
+    data = json.loads(response.getvalue())
     assert data["columns"] == RESPONSE_COLUMNS
     assert len(data["responses"]) == 90
     row = next(
@@ -113,7 +113,7 @@ def test_responses_json(examples, client):
 
 def test_figures_csv(examples, client):
     response = export(client, examples, "figures", "csv")
-    reader = csv.DictReader(io.StringIO(response.content.decode()))
+    reader = csv.DictReader(io.StringIO(response.getvalue().decode("utf-8-sig")))
     assert reader.fieldnames == documented("Figures")
     rows = list(reader)
     runs = {(r["configuration"], r["repeat"]): r for r in rows if r["row"] == "run"}
@@ -152,19 +152,21 @@ def test_figures_csv(examples, client):
 def test_figures_follow_w(examples, client):
     rows = list(
         csv.DictReader(
-            io.StringIO(export(client, examples, "figures", "csv", w=2).content.decode())
+            io.StringIO(
+                export(client, examples, "figures", "csv", w=2).getvalue().decode("utf-8-sig")
+            )
         )
     )
     run = next(r for r in rows if r["row"] == "run" and r["configuration"] == "Twelve")
     assert run["net_usable"] == "4" and run["w"] == "2"  # 20 - 2 x 8
-    data = json.loads(export(client, examples, "figures", "json", w=2).content)
+    data = json.loads(export(client, examples, "figures", "json", w=2).getvalue())
     assert data["w"] == 2
     twelve = next(c for c in data["configurations"] if c["label"] == "Twelve")
     assert twelve["runs"][0]["figures"]["net_usable"] == 4
 
 
 def test_figures_json(examples, client):
-    data = json.loads(export(client, examples, "figures", "json").content)
+    data = json.loads(export(client, examples, "figures", "json").getvalue())
     assert data["experiment"]["items"] == 30 and data["scorer"] == "acme-scorer"
     assert data["noise_floor"] == {
         "items": 3.0,
@@ -201,11 +203,15 @@ def test_unblinded_shows_in_the_exports(examples, client):
     judgement = Judgement.objects.filter(assignment=examples, bucket="confident_wrong").first()
     services.judgement_decide(assignment=examples, responses=[judgement.response], bucket="correct")
     rows = list(
-        csv.DictReader(io.StringIO(export(client, examples, "responses", "csv").content.decode()))
+        csv.DictReader(
+            io.StringIO(export(client, examples, "responses", "csv").getvalue().decode("utf-8-sig"))
+        )
     )
     assert sum(r["unblinded"] == "true" for r in rows) == 1
     figures = list(
-        csv.DictReader(io.StringIO(export(client, examples, "figures", "csv").content.decode()))
+        csv.DictReader(
+            io.StringIO(export(client, examples, "figures", "csv").getvalue().decode("utf-8-sig"))
+        )
     )
     assert sum(int(r["unblinded"]) for r in figures if r["row"] == "run") == 1
 
@@ -222,7 +228,9 @@ def test_second_scheme_exports(world, scorer, client):
     assignment = score_all(built.experiment, scorer)
     client.force_login(scorer)
     rows = list(
-        csv.DictReader(io.StringIO(export(client, assignment, "figures", "csv").content.decode()))
+        csv.DictReader(
+            io.StringIO(export(client, assignment, "figures", "csv").getvalue().decode("utf-8-sig"))
+        )
     )
     run = next(r for r in rows if r["row"] == "run")
     assert (run["correct"], run["incorrect"], run["partial"], run["not_attempted"]) == (
@@ -234,7 +242,11 @@ def test_second_scheme_exports(world, scorer, client):
     assert run["index"] == "30" and run["hallucination_rate_aa"] == "0.4" and run["w"] == ""
     assert run["confident_wrong"] == "" and run["net_usable"] == ""
     responses = list(
-        csv.DictReader(io.StringIO(export(client, assignment, "responses", "csv").content.decode()))
+        csv.DictReader(
+            io.StringIO(
+                export(client, assignment, "responses", "csv").getvalue().decode("utf-8-sig")
+            )
+        )
     )
     assert sum(r["bucket"] == "partial" for r in responses) == 4
     assert sum(r["bucket"] == "not_attempted" for r in responses) == 5
@@ -270,7 +282,7 @@ def test_command_exports_responses_and_figures(examples, world, tmp_path):
     assert twelve["runs"][0]["figures"]["net_usable"] == 4
     target = tmp_path / "figures.csv"
     run_command(str(experiment.pk), "--what", "figures", "--output", str(target))
-    rows = list(csv.DictReader(target.open(encoding="utf-8")))
+    rows = list(csv.DictReader(target.open(encoding="utf-8-sig")))
     assert list(rows[0]) == FIGURE_COLUMNS and rows[0]["scorer"] == "acme-scorer"
 
 

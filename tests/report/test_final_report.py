@@ -344,9 +344,11 @@ def test_unnamed_scorers_are_scorer_a_and_b(client, world, team):
     body = client.get(final_url(team.experiment)).content.decode()
     assert "Scorer A" in body and "Scorer B" in body
     assert "acme-scorer" not in body and "acme-editor" not in body
-    moves = client.get(export_url(team.experiment, "moves", "csv")).content.decode()
+    moves = client.get(export_url(team.experiment, "moves", "csv")).getvalue().decode("utf-8-sig")
     assert {r["scorer"] for r in csv.DictReader(io.StringIO(moves))} == {"Scorer A", "Scorer B"}
-    figures = client.get(export_url(team.experiment, "figures", "csv")).content.decode()
+    figures = (
+        client.get(export_url(team.experiment, "figures", "csv")).getvalue().decode("utf-8-sig")
+    )
     assert "acme-" not in figures
 
 
@@ -498,12 +500,14 @@ def test_a_viewer_sees_the_key_changes_without_the_key_texts(client, world, team
     rows = list(
         csv.DictReader(
             io.StringIO(
-                client.get(export_url(team.experiment, "responses", "csv")).content.decode()
+                client.get(export_url(team.experiment, "responses", "csv"))
+                .getvalue()
+                .decode("utf-8-sig")
             )
         )
     )
     assert {r["key"] for r in rows} == {""}
-    figures = json.loads(client.get(export_url(team.experiment, "figures", "json")).content)
+    figures = json.loads(client.get(export_url(team.experiment, "figures", "json")).getvalue())
     assert {k["old_key"] for k in figures["key_changes"]} == {None}
     # The scorer (revealed) saw every key while scoring: the texts are theirs to see.
     services.assignment_reveal(assignment=team.a)
@@ -628,14 +632,18 @@ def test_exports(client, world, team):
     client.force_login(world.users["owner"])
     responses = client.get(export_url(team.experiment, "responses", "csv"))
     assert responses["Content-Disposition"].endswith('final-probe-final-responses.csv"')
-    rows = list(csv.DictReader(io.StringIO(responses.content.decode())))
+    rows = list(csv.DictReader(io.StringIO(responses.getvalue().decode("utf-8-sig"))))
     assert len(rows) == 20
     buckets = {(r["run_label"], int(r["item"])): r["bucket"] for r in rows}
     assert buckets[("Alpha-final-label", 9)] == C and buckets[("Beta-final-label", 5)] == C
     assert buckets[("Alpha-final-label", 7)] == H
     figures = list(
         csv.DictReader(
-            io.StringIO(client.get(export_url(team.experiment, "figures", "csv")).content.decode())
+            io.StringIO(
+                client.get(export_url(team.experiment, "figures", "csv"))
+                .getvalue()
+                .decode("utf-8-sig")
+            )
         )
     )
     config_rows = [r for r in figures if r["row"] == "configuration"]
@@ -650,7 +658,9 @@ def test_exports(client, world, team):
     moves = list(
         csv.DictReader(
             io.StringIO(
-                client.get(export_url(team.experiment, "moves", "csv", w=2)).content.decode()
+                client.get(export_url(team.experiment, "moves", "csv", w=2))
+                .getvalue()
+                .decode("utf-8-sig")
             )
         )
     )
@@ -664,7 +674,7 @@ def test_exports(client, world, team):
         ("acme-scorer", "-1", "0", "2.5"),
         ("acme-editor", "-6", "5", "2.5"),
     ]
-    data = json.loads(client.get(export_url(team.experiment, "figures", "json")).content)
+    data = json.loads(client.get(export_url(team.experiment, "figures", "json")).getvalue())
     assert data["final"]["scorer"] is None and data["dropped_items"] == 0
     assert [s["scorer"] for s in data["scorers"]] == ["acme-scorer", "acme-editor"]
     assert data["agreement"]["percent_agreement"] == pytest.approx(14 / 18)

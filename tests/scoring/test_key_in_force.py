@@ -91,7 +91,7 @@ def test_an_amended_key_is_what_the_scoring_page_and_the_recheck_show(client, wo
             kwargs={"assignment_token": assignment.token, "what": "responses", "fmt": "csv"},
         )
     )
-    rows = list(csv.DictReader(io.StringIO(export.content.decode())))
+    rows = list(csv.DictReader(io.StringIO(export.getvalue().decode("utf-8-sig"), newline="")))
     first = [r for r in rows if r["item"] == "1"]
     assert {r["key"] for r in first} == {"429 Too Many Requests"}
     assert {r["key_snapshot"] for r in first} == {"key 1"}

@@ -1,7 +1,9 @@
-"""python manage.py export_results EXPERIMENT --format csv|json [--what responses|figures]
-[--scorer USERNAME] [--w W] [--output PATH]. Columns: docs/export-columns.md."""
+"""python manage.py export_results EXPERIMENT --format csv|json|jsonl [--what responses|figures]
+[--scorer USERNAME] [--w W] [--output PATH]. Columns: docs/export-columns.md.
 
-from pathlib import Path
+The responses are streamed: written out in chunks as they come from the database."""
+
+from collections.abc import Iterable
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -19,7 +21,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("experiment", help="The experiment's id, or its exact name.")
-        parser.add_argument("--format", choices=["csv", "json"], default="csv")
+        parser.add_argument(
+            "--format",
+            choices=["csv", "json", "jsonl"],
+            default="csv",
+            help="jsonl (JSON Lines, one response a line) for the responses only.",
+        )
         parser.add_argument("--what", choices=["responses", "figures"], default="responses")
         parser.add_argument("--scorer", default="", help="The scorer's username.")
         parser.add_argument("--team", default="", help="The team's slug, when names repeat.")
@@ -40,6 +47,8 @@ class Command(BaseCommand):
         output: str,
         **options,
     ):
+        if format == "jsonl" and what != "responses":
+            raise CommandError("--format jsonl is for the responses; the figures are csv or json.")
         found = self._experiment(experiment, team)
         try:
             weight = parse_weight(w)
@@ -65,11 +74,8 @@ class Command(BaseCommand):
                 )
         sources = [judgement_source(a) for a in assignments]
         if what == "responses":
-            if format == "csv":
-                rows = (row for source in sources for row in exports.response_rows(source))
-                text = exports.csv_text(rows, exports.RESPONSE_COLUMNS)
-            else:
-                text = exports.responses_json(sources)
+            self._write(exports.responses_chunks(sources, format), output)
+            return
         else:
             reports = [report_build(source, w=weight) for source in sources]
             if format == "csv":
@@ -78,11 +84,24 @@ class Command(BaseCommand):
             else:
                 # --scorer: that scorer's report, one object; otherwise a list, one per scorer.
                 text = exports.figures_json(reports[0] if scorer else reports)
+        self._write([text if text.endswith("\n") else text + "\n"], output)
+
+    def _write(self, chunks: Iterable[str], output: str) -> None:
         if output:
-            Path(output).write_text(text, encoding="utf-8")
+            with open(output, "w", encoding="utf-8", newline="") as stream:
+                for chunk in chunks:
+                    stream.write(chunk)
             self.stderr.write(f"Wrote {output}")
-        else:
-            self.stdout.write(text, ending="" if text.endswith("\n") else "\n")
+            return
+        # To stdout as bytes: the text is UTF-8 whatever the terminal's locale says.
+        out = getattr(self.stdout._out, "buffer", None)
+        for chunk in chunks:
+            if out is not None:
+                out.write(chunk.encode("utf-8"))
+            else:
+                self.stdout.write(chunk, ending="")
+        if out is not None:
+            out.flush()
 
     def _experiment(self, name: str, team: str) -> Experiment:
         qs = Experiment.objects.select_related("team")
