@@ -714,10 +714,13 @@ class RunCollector:
 
     def _write(self, batch: list[_Result]) -> bool:
         attempts = []
+        # Numbered in the batch's order: a batch may hold several attempts of one unit (retries
+        # that came back within one tick), and each gets its own number.
+        numbers = dict(self.numbers)
         for result in batch:
             item_pk = result.unit.item_pk
-            number = self.numbers.get(item_pk, 0) + 1
-            attempts.append(_attempt_row(self.run, item_pk, number, result))
+            numbers[item_pk] = numbers.get(item_pk, 0) + 1
+            attempts.append(_attempt_row(self.run, item_pk, numbers[item_pk], result))
         failure = None
         answered, n_clean = set(self.answered), self.n_clean
         try:
