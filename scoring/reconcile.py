@@ -575,9 +575,13 @@ def agreement_report(experiment: Experiment) -> AgreementReport | None:
         )
     return AgreementReport(
         labels=[labels[a.pk] for a in parts],
-        overall=agreement.agreement_summary(overall.ratings),
+        # AC1's chance agreement depends on how many buckets there were to choose from: the
+        # scheme's, not only those someone happened to use.
+        overall=agreement.agreement_summary(overall.ratings, categories=order),
         blocks=[
-            BlockAgreement(code, title, agreement.agreement_summary(table_for(ids).ratings))
+            BlockAgreement(
+                code, title, agreement.agreement_summary(table_for(ids).ratings, categories=order)
+            )
             for (code, title), ids in sorted(by_block.items())
         ],
         pairs=pairs,

@@ -142,3 +142,35 @@ def test_agreement_waits_for_two_finished_scorers(world, scored_by):
     partial = services.assignment_start(experiment=experiment, user=world.users["editor"])
     judge(partial, dict(zip(units[:5], SCORER_B[:5], strict=True)))
     assert reconcile.agreement_report(experiment) is None
+
+
+def test_ac1_counts_every_bucket_of_the_scheme(world):
+    """Gwet's chance agreement depends on how many buckets there were to choose from: two
+    scorers who used only Correct and Hedged wrong still chose among the scheme's four."""
+    from scoring import reconcile, services
+    from scoring.agreement_chance import gwet_ac1
+    from scoring.models import SCHEME_BUCKETS, Bucket
+    from tests.review.conftest import build_experiment, judge, responses_in_order
+
+    config = world.config
+    experiment = build_experiment(
+        world,
+        sheets=[(config, 1, [("a", "HIGH"), ("b", "LOW"), ("c", "HIGH"), ("d", "LOW")])],
+        keys=["a", "x", "c", "x"],
+        name="AC1 scale",
+    )
+    responses = responses_in_order(experiment)
+    one = services.assignment_start(experiment=experiment, user=world.users["scorer"])
+    two = services.assignment_start(experiment=experiment, user=world.users["owner"])
+    judge(one, dict(zip(responses, ["correct", "hedged_wrong", "correct", "hedged_wrong"])))
+    judge(two, dict(zip(responses, ["correct", "hedged_wrong", "hedged_wrong", "hedged_wrong"])))
+    report = reconcile.agreement_report(experiment)
+    ratings = [
+        ["correct", "correct"],
+        ["hedged_wrong", "hedged_wrong"],
+        ["correct", "hedged_wrong"],
+        ["hedged_wrong", "hedged_wrong"],
+    ]
+    four = gwet_ac1(ratings, SCHEME_BUCKETS[experiment.scheme])
+    assert report.overall.gwet_ac1 == pytest.approx(four)
+    assert four != pytest.approx(gwet_ac1(ratings, [Bucket.CORRECT, Bucket.HEDGED_WRONG]))
