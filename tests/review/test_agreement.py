@@ -162,8 +162,16 @@ def test_ac1_counts_every_bucket_of_the_scheme(world):
     responses = responses_in_order(experiment)
     one = services.assignment_start(experiment=experiment, user=world.users["scorer"])
     two = services.assignment_start(experiment=experiment, user=world.users["owner"])
-    judge(one, dict(zip(responses, ["correct", "hedged_wrong", "correct", "hedged_wrong"])))
-    judge(two, dict(zip(responses, ["correct", "hedged_wrong", "hedged_wrong", "hedged_wrong"])))
+    judge(
+        one,
+        dict(zip(responses, ["correct", "hedged_wrong", "correct", "hedged_wrong"], strict=True)),
+    )
+    judge(
+        two,
+        dict(
+            zip(responses, ["correct", "hedged_wrong", "hedged_wrong", "hedged_wrong"], strict=True)
+        ),
+    )
     report = reconcile.agreement_report(experiment)
     ratings = [
         ["correct", "correct"],
