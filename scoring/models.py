@@ -50,6 +50,11 @@ class Assignment(models.Model):
     )
     revealed_at = models.DateTimeField(null=True, blank=True)
     last_position = models.PositiveIntegerField(default=1)  # where to resume
+    # The scorer's progress, kept as they decide so that a decision does not count all their
+    # judgements again: judgements that stand, and judgements sent back for a re-check. None
+    # when unknown (a key amendment, an undo): the next read counts them once.
+    progress_judged = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    progress_rechecks = models.PositiveIntegerField(null=True, blank=True, editable=False)
 
     class Meta:
         constraints = [

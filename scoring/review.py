@@ -514,6 +514,7 @@ def key_decision_create(
         # Buckets carried from earlier experiments were given under the old key: open again.
         Judgement.objects.filter(response__item=item, verdict=Judgement.Verdict.CARRIED).delete()
         carry_reopen(item=item)
+        selectors.progress_forget(experiment=experiment)
     if carry:
         decision.bank_flag_cleared = _carry_to_bank(
             decision, item.source_item, user, clear_flag=clear_bank_flag

@@ -357,6 +357,34 @@ def group_responses(
     return list(groups.values())
 
 
+def assignment_counts(assignment: Assignment) -> dict[str, int]:
+    """The scorer's judgements that stand and those sent back for a re-check.
+
+    Read from the counters kept on the assignment (one lookup by primary key, whatever the
+    number of judgements); counted once, and stored, when they are unknown."""
+    judged, rechecks = (
+        Assignment.objects.filter(pk=assignment.pk)
+        .values_list("progress_judged", "progress_rechecks")
+        .get()
+    )
+    if judged is None or rechecks is None:
+        counted = Judgement.objects.filter(assignment=assignment).aggregate(
+            judged=Count("pk", filter=Q(needs_recheck=False)),
+            rechecks=Count("pk", filter=Q(needs_recheck=True)),
+        )
+        judged, rechecks = counted["judged"], counted["rechecks"]
+        Assignment.objects.filter(pk=assignment.pk).update(
+            progress_judged=judged, progress_rechecks=rechecks
+        )
+    return {"judged": judged, "rechecks": rechecks}
+
+
+def progress_forget(**assignments) -> None:
+    """Judgements changed outside a decision (a key amendment, an undo): count them again next
+    time. ``assignments``: a filter of Assignment, such as ``experiment=...`` or ``pk=...``."""
+    Assignment.objects.filter(**assignments).update(progress_judged=None, progress_rechecks=None)
+
+
 def queue_item(assignment: Assignment, position: int) -> QueueItem | None:
     """Everything one scoring page needs, in a fixed number of queries whatever the sheets."""
     experiment = assignment.experiment
@@ -375,10 +403,7 @@ def queue_item(assignment: Assignment, position: int) -> QueueItem | None:
             assignment=assignment, response_id__in=[r.pk for r in responses]
         ).only("pk", "response_id", "bucket", "verdict", "needs_recheck", "note")
     }
-    counts = Judgement.objects.filter(assignment=assignment).aggregate(
-        judged=Count("pk", filter=Q(needs_recheck=False)),
-        rechecks=Count("pk", filter=Q(needs_recheck=True)),
-    )
+    counts = assignment_counts(assignment)
     # Carried buckets are decided already: their answers stay out of the queue.
     carried = {pk for pk, j in judgements.items() if j.verdict == Judgement.Verdict.CARRIED}
     responses = [r for r in responses if r.pk not in carried]

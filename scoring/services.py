@@ -5,12 +5,13 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from probe.models import Experiment, ExperimentItem, Response
 
+from . import selectors
 from .carry import carried_of, carry_sync
 from .models import (
     SCHEME_BUCKETS,
@@ -157,6 +158,7 @@ def judgement_decide(
     ).values_list("item_id", "pk"):
         key_decisions[item_id] = max(decision_id, key_decisions.get(item_id, 0))
     result = Decision(batch=uuid.uuid4().hex)
+    newly_judged = rechecked = 0  # for the progress counters
     after_reveal = assignment.revealed
     changes = []
     created: list[Judgement] = []
@@ -178,7 +180,9 @@ def judgement_decide(
             )
             created.append(judgement)
             result.created += 1
+            newly_judged += 1
         elif (old_bucket, old_verdict) != (new_bucket, new_verdict):
+            rechecked += judgement.needs_recheck
             judgement.bucket, judgement.verdict = new_bucket, new_verdict
             judgement.unblinded = judgement.unblinded or after_reveal
             judgement.needs_recheck = False
@@ -196,6 +200,7 @@ def judgement_decide(
             result.changed += 1
         elif judgement.needs_recheck:
             # Re-checked and kept: the decision stands against the amended key.
+            rechecked += 1
             judgement.needs_recheck = False
             judgement.key_decision_id = key_decision
             judgement.save(update_fields=["needs_recheck", "key_decision", "updated"])
@@ -218,6 +223,12 @@ def judgement_decide(
         )
     Judgement.objects.bulk_create(created)  # sets their primary keys (PostgreSQL and SQLite)
     JudgementChange.objects.bulk_create(changes)
+    if newly_judged or rechecked:
+        # The assignment's row is locked above: the counters move with the judgements.
+        Assignment.objects.filter(pk=assignment.pk, progress_judged__isnull=False).update(
+            progress_judged=F("progress_judged") + newly_judged + rechecked,
+            progress_rechecks=F("progress_rechecks") - rechecked,
+        )
     if not result.no_op:
         _sync_final_buckets(assignment.experiment)
     return result
@@ -259,6 +270,7 @@ def judgement_undo(*, assignment: Assignment) -> int | None:
             judgement.delete()
         change.undone = True
     JudgementChange.objects.bulk_update(changes, ["undone"])
+    selectors.progress_forget(pk=assignment.pk)
     _sync_final_buckets(assignment.experiment)
     return changes[0].judgement.response.item.position if changes else None
 
