@@ -13,12 +13,16 @@ Without DATABASE_URL it runs on SQLite. It makes and drops a database of its own
 """
 
 import os
+import sys
 import time
 
 from _setup import bulk_experiment, describe, django_setup, median, throwaway_database
 
 TARGET_S = 1.0
 N_ITEMS, N_CONFIGS, REPEATS, ROUNDS = 1000, 50, 2, 5
+# `bench/report.py 125`: another number of configurations (x 2 repeats), such as 250 runs.
+if len(sys.argv) > 1:
+    N_CONFIGS = int(sys.argv[1])
 
 
 def answer_for(item_index: int, run_index: int):
