@@ -25,14 +25,20 @@ from probe.models import (
     AuditEvent,
     Experiment,
     ExperimentItem,
-    Item,
     ModelConfig,
     PromptVersion,
     Response,
     Run,
 )
 from probe.services.audit import audit_record
-from probe.services.experiments import MAX_REPEATS, SEED_LIMIT, run_order
+from probe.services.experiments import (
+    MAX_REPEATS,
+    SEED_LIMIT,
+    SNAPSHOT_FIELDS,
+    item_snapshot,
+    items_to_snapshot,
+    run_order,
+)
 
 from .review import keys_in_force
 
@@ -74,15 +80,21 @@ def _copied_options(origin: Experiment) -> dict:
 
 @dataclass(frozen=True)
 class PlannedItem:
-    block_code: str
-    block_title: str
-    question: str
-    answer_format: str
-    key_answer: str
-    key_flagged: bool
-    key_flag_note: str
-    key_sources: list
-    source_item_id: int | None
+    """One item of a follow-up: the fields of its snapshot (probe's SNAPSHOT_FIELDS)."""
+
+    fields: dict
+
+    @property
+    def question(self) -> str:
+        return self.fields["question"]
+
+    @property
+    def key_answer(self) -> str:
+        return self.fields["key_answer"]
+
+    @property
+    def source_item_id(self) -> int | None:
+        return self.fields["source_item_id"]
 
 
 @dataclass
@@ -108,20 +120,13 @@ class ItemPlan:
 
 def _snapshot_items(origin: Experiment) -> list[PlannedItem]:
     keys = keys_in_force(origin)
-    return [
-        PlannedItem(
-            block_code=i.block_code,
-            block_title=i.block_title,
-            question=i.question,
-            answer_format=i.answer_format,
-            key_answer=keys.get(i.pk, i.key_answer),
-            key_flagged=i.key_flagged,
-            key_flag_note=i.key_flag_note,
-            key_sources=list(i.key_sources),
-            source_item_id=i.source_item_id,
-        )
-        for i in origin.items.order_by("position")
-    ]
+    planned = []
+    for item in origin.items.order_by("position"):
+        fields = {name: getattr(item, name) for name in SNAPSHOT_FIELDS}
+        fields["key_answer"] = keys.get(item.pk, item.key_answer)
+        fields["key_sources"] = list(item.key_sources)
+        planned.append(PlannedItem(fields))
+    return planned
 
 
 def _bank_items(origin: Experiment) -> list[PlannedItem]:
@@ -129,27 +134,7 @@ def _bank_items(origin: Experiment) -> list[PlannedItem]:
         raise ValidationError(
             {"items": _("The bank of this experiment was deleted: only its snapshot can be used.")}
         )
-    planned = []
-    for item in (
-        Item.objects.filter(block__bank_id=origin.bank_id, retired=False)
-        .select_related("block", "key_entry")
-        .order_by("block__order", "block_id", "order", "pk")
-    ):
-        entry = item.key_entry_or_none
-        planned.append(
-            PlannedItem(
-                block_code=item.block.code,
-                block_title=item.block.title,
-                question=item.question,
-                answer_format=item.answer_format,
-                key_answer=entry.answer if entry else "",
-                key_flagged=bool(entry and entry.flagged),
-                key_flag_note=entry.flag_note if entry else "",
-                key_sources=list(entry.sources) if entry else [],
-                source_item_id=item.pk,
-            )
-        )
-    return planned
+    return [PlannedItem(item_snapshot(item)) for item in items_to_snapshot(origin.bank_id)]
 
 
 def followup_plan(*, origin: Experiment, source: str = SNAPSHOT) -> ItemPlan:
@@ -333,19 +318,7 @@ def experiment_follow_up(
         **_copied_options(origin),
     )
     new_items = ExperimentItem.objects.bulk_create(
-        ExperimentItem(
-            experiment=experiment,
-            position=position,
-            block_code=p.block_code,
-            block_title=p.block_title,
-            question=p.question,
-            answer_format=p.answer_format,
-            key_answer=p.key_answer,
-            key_flagged=p.key_flagged,
-            key_flag_note=p.key_flag_note,
-            key_sources=p.key_sources,
-            source_item_id=p.source_item_id,
-        )
+        ExperimentItem(experiment=experiment, position=position, **p.fields)
         for position, p in enumerate(plan.items, start=1)
     )
     by_question = {(i.source_item_id, i.question): i for i in new_items}

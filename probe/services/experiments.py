@@ -46,6 +46,52 @@ def run_order(n_runs: int, seed: int) -> list[int]:
     return order
 
 
+# What an experiment copies of each item (besides its experiment and position). A follow-up
+# copies the same fields from its origin's snapshot.
+SNAPSHOT_FIELDS = (
+    "block_code",
+    "block_title",
+    "question",
+    "answer_format",
+    "source_item_id",
+    "key_answer",
+    "key_flagged",
+    "key_flag_note",
+    "key_sources",
+    "topic",
+    "answer_kind",
+    "item_version",
+)
+
+
+def items_to_snapshot(bank_id: int) -> list[Item]:
+    """The bank's active items in block order, with what their snapshot needs loaded."""
+    return list(
+        Item.objects.filter(block__bank_id=bank_id, retired=False)
+        .select_related("block", "key_entry")
+        .order_by("block__order", "block_id", "order", "pk")
+    )
+
+
+def item_snapshot(item: Item) -> dict:
+    """A bank item (with its block and key entry loaded) as the fields of its snapshot."""
+    entry = item.key_entry_or_none
+    return {
+        "block_code": item.block.code,
+        "block_title": item.block.title,
+        "question": item.question,
+        "answer_format": item.answer_format,
+        "source_item_id": item.pk,
+        "key_answer": entry.answer if entry else "",
+        "key_flagged": bool(entry and entry.flagged),
+        "key_flag_note": entry.flag_note if entry else "",
+        "key_sources": list(entry.sources) if entry else [],
+        "topic": item.topic,
+        "answer_kind": item.answer_kind,
+        "item_version": item.version,
+    }
+
+
 @transaction.atomic
 def experiment_create(
     *,
@@ -100,11 +146,7 @@ def experiment_create(
     if errors:
         raise ValidationError(errors)
 
-    items = list(
-        Item.objects.filter(block__bank=bank, retired=False)
-        .select_related("block", "key_entry")
-        .order_by("block__order", "block_id", "order", "pk")
-    )
+    items = items_to_snapshot(bank.pk)
     if not items:
         raise ValidationError(
             {
@@ -133,27 +175,10 @@ def experiment_create(
         confirm_wrong=confirm_wrong,
         noise_floor=noise_floor,
     )
-    snapshot = []
-    for position, item in enumerate(items, start=1):
-        entry = item.key_entry_or_none
-        snapshot.append(
-            ExperimentItem(
-                experiment=experiment,
-                position=position,
-                block_code=item.block.code,
-                block_title=item.block.title,
-                question=item.question,
-                answer_format=item.answer_format,
-                source_item=item,
-                key_answer=entry.answer if entry else "",
-                key_flagged=bool(entry and entry.flagged),
-                key_flag_note=entry.flag_note if entry else "",
-                key_sources=list(entry.sources) if entry else [],
-                topic=item.topic,
-                answer_kind=item.answer_kind,
-                item_version=item.version,
-            )
-        )
+    snapshot = [
+        ExperimentItem(experiment=experiment, position=position, **item_snapshot(item))
+        for position, item in enumerate(items, start=1)
+    ]
     ExperimentItem.objects.bulk_create(snapshot)
 
     # Sorted by primary key, so the same configurations and seed give the same order whatever

@@ -196,3 +196,27 @@ def test_a_deleted_bank_leaves_the_snapshot(world):
         followups.followup_plan(origin=origin, source=followups.CURRENT)
     follow_up = followups.experiment_follow_up(origin=origin, user=world.users["editor"])
     assert follow_up.items.count() == 3 and follow_up.bank is None
+
+
+@pytest.mark.parametrize("source", [followups.SNAPSHOT, followups.CURRENT])
+def test_a_follow_up_keeps_every_fact_of_the_snapshot(world, source):
+    """Topic, kind of answer and item version travel like the question and the key."""
+    from probe.services.experiments import SNAPSHOT_FIELDS
+
+    item = world.items[0]
+    item.topic = "Rate limits"
+    item.answer_kind = "number"
+    item.save()
+    origin = followups.experiment_follow_up(
+        origin=world.experiment, user=world.users["editor"], source=followups.CURRENT
+    )
+    first = origin.items.get(position=1)
+    assert (first.topic, first.answer_kind) == ("Rate limits", "number")
+    assert first.item_version == Item.objects.get(pk=item.pk).version
+    again = followups.experiment_follow_up(
+        origin=origin, user=world.users["editor"], source=source
+    )
+    copied = again.items.get(position=1)
+    assert {f: getattr(copied, f) for f in SNAPSHOT_FIELDS} == {
+        f: getattr(first, f) for f in SNAPSHOT_FIELDS
+    }
