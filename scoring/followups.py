@@ -35,6 +35,7 @@ from probe.services.experiments import (
     MAX_REPEATS,
     SEED_LIMIT,
     SNAPSHOT_FIELDS,
+    choice_problems,
     item_snapshot,
     items_to_snapshot,
     run_order,
@@ -257,19 +258,17 @@ def experiment_follow_up(
     for run in included:
         if run.model_config not in configs:
             configs.append(run.model_config)
-    if not configs:
-        errors["configs"] = _("Choose at least one model configuration.")
-    elif any(c.team_id != team.pk for c in configs):
-        errors["configs"] = _("Every model configuration must belong to this team.")
-    elif any(c.archived for c in configs if c not in {r.model_config for r in included}):
-        errors["configs"] = _("An archived model configuration cannot be used in a new experiment.")
+    errors.update(
+        choice_problems(
+            team=team,
+            configs=configs,
+            seed=seed,
+            archived_ok={r.model_config for r in included},
+        )
+    )
     if not isinstance(repeats, int) or not 1 <= repeats <= MAX_REPEATS:
         errors["repeats"] = _("Repeats must be a whole number from 1 to %(n)s.") % {
             "n": MAX_REPEATS
-        }
-    if seed is not None and not (0 <= seed < SEED_LIMIT):
-        errors["seed"] = _("The seed must be a whole number from 0 to %(max)s.") % {
-            "max": SEED_LIMIT - 1
         }
     if errors:
         raise ValidationError(errors)

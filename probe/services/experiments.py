@@ -64,6 +64,26 @@ SNAPSHOT_FIELDS = (
 )
 
 
+def choice_problems(
+    *, team: Team, configs: list[ModelConfig], seed: int | None, archived_ok=()
+) -> dict[str, str]:
+    """What is wrong with the configurations and the seed chosen for a new experiment, by field.
+
+    ``archived_ok``: archived configurations that may stand (a follow-up's included runs)."""
+    errors = {}
+    if not configs:
+        errors["configs"] = _("Choose at least one model configuration.")
+    elif any(c.team_id != team.pk for c in configs):
+        errors["configs"] = _("Every model configuration must belong to this team.")
+    elif any(c.archived and c not in archived_ok for c in configs):
+        errors["configs"] = _("An archived model configuration cannot be used in a new experiment.")
+    if seed is not None and not (0 <= seed < SEED_LIMIT):
+        errors["seed"] = _("The seed must be a whole number from 0 to %(max)s.") % {
+            "max": SEED_LIMIT - 1
+        }
+    return errors
+
+
 def items_to_snapshot(bank_id: int) -> list[Item]:
     """The bank's active items in block order, with what their snapshot needs loaded."""
     return list(
@@ -121,22 +141,13 @@ def experiment_create(
     if prompt_version.team_id != team.pk:
         errors["prompt_version"] = _("Choose a prompt version of this team.")
     configs = list(dict.fromkeys(configs))
-    if not configs:
-        errors["configs"] = _("Choose at least one model configuration.")
-    elif any(c.team_id != team.pk for c in configs):
-        errors["configs"] = _("Every model configuration must belong to this team.")
-    elif any(c.archived for c in configs):
-        errors["configs"] = _("An archived model configuration cannot be used in a new experiment.")
+    errors.update(choice_problems(team=team, configs=configs, seed=seed))
     if not isinstance(repeats, int) or repeats < 1:
         errors["repeats"] = _("Each configuration must run at least once.")
     elif repeats > MAX_REPEATS:
         errors["repeats"] = _("At most %(n)s repeats.") % {"n": MAX_REPEATS}
     if mode not in Experiment.Mode.values:
         errors["mode"] = _("Choose how the items are sent.")
-    if seed is not None and not (0 <= seed < SEED_LIMIT):
-        errors["seed"] = _("The seed must be a whole number from 0 to %(max)s.") % {
-            "max": SEED_LIMIT - 1
-        }
     if scheme not in Experiment.Scheme.values:
         errors["scheme"] = _("Choose a scoring scheme.")
     if confirm_wrong not in Experiment.ConfirmWrong.values:

@@ -213,9 +213,7 @@ def test_a_follow_up_keeps_every_fact_of_the_snapshot(world, source):
     first = origin.items.get(position=1)
     assert (first.topic, first.answer_kind) == ("Rate limits", "number")
     assert first.item_version == Item.objects.get(pk=item.pk).version
-    again = followups.experiment_follow_up(
-        origin=origin, user=world.users["editor"], source=source
-    )
+    again = followups.experiment_follow_up(origin=origin, user=world.users["editor"], source=source)
     copied = again.items.get(position=1)
     assert {f: getattr(copied, f) for f in SNAPSHOT_FIELDS} == {
         f: getattr(first, f) for f in SNAPSHOT_FIELDS
