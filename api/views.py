@@ -59,9 +59,7 @@ def me(request):
 # Banks ---------------------------------------------------------------------------------------
 
 
-def _bank_out(bank: Bank, items: int | None = None) -> dict:
-    if items is None:
-        items = bank.blocks.filter(items__isnull=False).values("items").count()
+def _bank_out(bank: Bank, items: int) -> dict:
     return {
         "id": bank.pk,
         "name": bank.name,

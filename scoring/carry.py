@@ -20,7 +20,8 @@ from django.db.models import QuerySet
 
 from probe.models import Experiment, ExperimentItem, Response
 
-from .models import CarriedBucket, FinalBucket, KeyDecision
+from .models import CarriedBucket, FinalBucket
+from .selectors import keys_in_force
 
 
 def normalise(answer: str | None) -> str:
@@ -36,20 +37,13 @@ class Carry:
     key_answer: str
 
 
-def _keys_in_force(item_ids: list[int]) -> dict[int, str]:
-    """Experiment item id -> key in force, for items of any experiments (two queries)."""
-    keys = dict(ExperimentItem.objects.filter(pk__in=item_ids).values_list("pk", "key_answer"))
-    newest: dict[int, KeyDecision] = {}
-    for decision in KeyDecision.objects.filter(item_id__in=item_ids).order_by("item_id", "-pk"):
-        newest.setdefault(decision.item_id, decision)
-    for item_id, decision in newest.items():
-        if decision.outcome == KeyDecision.Outcome.AMENDED:
-            keys[item_id] = decision.new_answer
-        elif decision.outcome == KeyDecision.Outcome.AMBIGUOUS:
-            keys[item_id] = None  # dropped: nothing is carried from or to it
-        else:
-            keys[item_id] = decision.previous_answer  # confirmed: the key in force stands
-    return keys
+def _keys_in_force(item_ids: list[int]) -> dict[int, str | None]:
+    """Experiment item id -> the text of its key in force, None for an item dropped as
+    ambiguous (nothing is carried from or to it); items of any experiments."""
+    return {
+        pk: None if key.dropped else key.answer
+        for pk, key in keys_in_force(None, item_ids=item_ids).items()
+    }
 
 
 def carry_plan(experiment: Experiment) -> dict[int, Carry]:

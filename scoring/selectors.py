@@ -100,13 +100,17 @@ def _key_text_after(decision: KeyDecision) -> str:
 
 
 def keys_in_force(
-    experiment: Experiment, *, item_ids: list[int] | None = None
+    experiment: Experiment | None, *, item_ids: list[int] | None = None
 ) -> dict[int, KeyInForce]:
-    """Item id -> the key in force, for the experiment's items (two queries)."""
-    items = ExperimentItem.objects.filter(experiment=experiment).only(
+    """Item id -> the key in force, for the experiment's items (two queries). With no
+    experiment, for the items ``item_ids`` of any experiments (the carry looks across them)."""
+    items = ExperimentItem.objects.only(
         "pk", "key_answer", "key_flagged", "key_flag_note", "key_sources"
     )
-    decisions = KeyDecision.objects.filter(experiment=experiment).select_related("decided_by")
+    decisions = KeyDecision.objects.select_related("decided_by")
+    if experiment is not None:
+        items = items.filter(experiment=experiment)
+        decisions = decisions.filter(experiment=experiment)
     if item_ids is not None:
         items = items.filter(pk__in=item_ids)
         decisions = decisions.filter(item_id__in=item_ids)
