@@ -169,6 +169,9 @@ def test_carried_answers_stay_out_of_the_queue_and_count_as_decided(client, worl
     page = client.get(f"/score/{assignment.token}/2/").content.decode()
     assert "a changed answer" in page and "answer 2 of repeat 1" not in page
     assert "carries that bucket" in page
+    fully_carried = client.get(f"/score/{assignment.token}/1/").content.decode()
+    assert "they carry those buckets" in fully_carried
+    assert "No sheet answered this item" not in fully_carried
     # Judging that one answer is all the scorer has to do before the reveal.
     from tests.review.conftest import judge_everything
 
