@@ -18,8 +18,8 @@ from probe.models import (
     Role,
     Run,
 )
-from probe.selectors import banks_of_team
-from probe.selectors_experiments import experiment_progress
+from probe.selectors.banks import banks_of_team
+from probe.selectors.experiments import experiment_progress
 from probe.services import banks as bank_services
 from probe.services import experiments as experiment_services
 from scoring import compare, exports, followups

@@ -7,11 +7,11 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from .access import can, team_view
-from .models import Item, Role, Team
-from .selectors_items import items_due_for_recheck, recheck_cutoff
-from .services import banks as bank_services
-from .services import teams as team_services
+from ..access import can, team_view
+from ..models import Item, Role, Team
+from ..selectors.items import items_due_for_recheck, recheck_cutoff
+from ..services import banks as bank_services
+from ..services import teams as team_services
 
 
 class RecheckSettingForm(forms.Form):

@@ -3,8 +3,8 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from . import bankformat
-from .models import Bank, Block, Item, Role
+from .. import bankformat
+from ..models import Bank, Block, Item, Role
 
 TEXTAREA_SMALL = {"rows": 2}
 

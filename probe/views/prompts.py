@@ -13,9 +13,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
-from .access import can, team_view
-from .forms import apply_service_errors
-from .forms_prompts import (
+from ..access import can, team_view
+from ..forms.banks import apply_service_errors
+from ..forms.prompts import (
     ModelConfigForm,
     PromptCreateForm,
     PromptEditForm,
@@ -23,9 +23,9 @@ from .forms_prompts import (
     provider_choices,
     provider_key_hints,
 )
-from .models import ModelConfig, PromptVersion, Role, Team
-from .services import configs as config_services
-from .services import prompts as prompt_services
+from ..models import ModelConfig, PromptVersion, Role, Team
+from ..services import configs as config_services
+from ..services import prompts as prompt_services
 
 # Prompt versions ------------------------------------------------------------------------------
 

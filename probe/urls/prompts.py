@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views_prompts as views
+from ..views import prompts as views
 
 urlpatterns = [
     path("t/<slug:team_slug>/prompts/", views.prompt_list, name="prompt_list"),

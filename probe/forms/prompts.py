@@ -9,8 +9,8 @@ from django.utils.translation import gettext_lazy as _
 
 import adapters
 
-from .models import ModelConfig, PromptVersion
-from .services import configs as config_services
+from ..models import ModelConfig, PromptVersion
+from ..services import configs as config_services
 
 MONO = {"class": "mono", "spellcheck": "false", "autocomplete": "off"}
 

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from django.db import connection
 from django.db.models import Count, Q, QuerySet
 
-from .models import AuditEvent, Bank, Block, Invitation, Item, Membership, Team
+from ..models import AuditEvent, Bank, Block, Invitation, Item, Membership, Team
 
 
 def banks_of_team(team: Team) -> QuerySet[Bank]:

@@ -2,7 +2,11 @@
 
 from django.urls import path
 
-from . import urls_experiments, urls_prompts, views, views_import, views_items
+from ..views import bank_import as views_import
+from ..views import banks as views
+from ..views import items as views_items
+from . import experiments as urls_experiments
+from . import prompts as urls_prompts
 
 app_name = "probe"
 

@@ -23,10 +23,9 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET
 from django_htmx.http import HttpResponseClientRedirect, reswap, retarget, trigger_client_event
 
-from . import selectors
-from .access import can, can_see_bank_key, team_view
-from .downloads import attachment, file_stem, no_store
-from .forms import (
+from ..access import can, can_see_bank_key, team_view
+from ..downloads import attachment, file_stem, no_store
+from ..forms.banks import (
     BankForm,
     BlockForm,
     InvitationForm,
@@ -36,10 +35,11 @@ from .forms import (
     NewItemForm,
     apply_service_errors,
 )
-from .models import AuditEvent, Bank, Block, Item, Membership, Role, Team
-from .services import banks as bank_services
-from .services import teams as team_services
-from .services.audit import audit_record
+from ..models import AuditEvent, Bank, Block, Item, Membership, Role, Team
+from ..selectors import banks as selectors
+from ..services import banks as bank_services
+from ..services import teams as team_services
+from ..services.audit import audit_record
 
 BANK_CHANGED = "bank-changed"
 
