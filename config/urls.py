@@ -8,8 +8,8 @@ from django.views.i18n import JavaScriptCatalog
 
 from api import pages as api_pages
 from probe.views import accounts as views_accounts
-from probe.views import banks as views
 from probe.views import language as views_language
+from probe.views import teams as views
 
 urlpatterns = [
     path("", views.home, name="home"),

@@ -10,7 +10,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from probe.access import is_blinded, team_view
-from probe.forms.banks import apply_service_errors
+from probe.forms.common import apply_service_errors
 from probe.forms.experiments import ConfigChoiceField
 from probe.models import Experiment, ModelConfig, PromptVersion, Role, Run
 from probe.services.experiments import MAX_REPEATS, SEED_LIMIT

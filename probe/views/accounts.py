@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 
-from ..forms.banks import apply_service_errors
+from ..forms.common import apply_service_errors
 from ..middleware import client_ip
 from ..services import teams as team_services
 

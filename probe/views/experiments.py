@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from ..access import can, is_blinded, team_view
-from ..forms.banks import apply_service_errors
+from ..forms.common import apply_service_errors
 from ..forms.experiments import ExperimentForm, PasteForm
 from ..models import AuditEvent, Experiment, Role, Run, Team
 from ..selectors import experiments as selectors
