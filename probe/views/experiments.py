@@ -20,6 +20,7 @@ from ..selectors import experiments as selectors
 from ..services import collection
 from ..services import experiments as experiment_services
 from ..services.audit import audit_record
+from ..services.prompts import prompt_defaults_ensure
 
 RUN_ROWS_PER_PAGE = 100
 PASTES_PER_PAGE = 20
@@ -58,8 +59,6 @@ def experiment_list(request, team: Team):
 
 @team_view(scope="team_slug", get=Role.EDITOR, post=Role.EDITOR)
 def experiment_create(request, team: Team):
-    from ..services.prompts import prompt_defaults_ensure
-
     prompt_defaults_ensure(team=team)  # a new team starts with the default prompts
     form = ExperimentForm(request.POST or None, team=team)
     if request.method == "POST" and form.is_valid():
