@@ -5,6 +5,8 @@ from django.db import models
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from scoring.schemes import scheme_for
+
 
 class Role(models.TextChoices):
     VIEWER = "viewer", _("Viewer")
@@ -562,6 +564,11 @@ class Experiment(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def scheme_obj(self) -> Scheme:
+        """The scoring scheme (scoring.schemes) stored as ``scheme``."""
+        return scheme_for(self.scheme)
 
     @property
     def collection_complete(self) -> bool:
