@@ -197,6 +197,7 @@ class Report:
 
     @property
     def is_aa(self) -> bool:
+        """Whether this is the AA-Omniscience scheme (for callers; the code asks the scheme)."""
         return self.scheme_obj.key == "aa"
 
     @property

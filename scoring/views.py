@@ -69,7 +69,7 @@ def _item_context(request, assignment: Assignment, position: int, **extra) -> di
         "bucket_labels": dict(Bucket.choices),
         "hide_confidence": experiment.hide_confidence,
         "note_tokens": "",
-        "scheme": experiment.scheme,
+        "scheme": experiment.scheme_obj,
         **extra,
     }
 

@@ -140,30 +140,30 @@ class RightWrongFigures:
     incorrect: int
     unscored: int
     accuracy: float | None
-    score: float  # correct - w x incorrect, in items
+    balance: float  # correct - w x incorrect, in items
 
 
 class RightWrong(Scheme):
-    """Two buckets: right or wrong, an UNKNOWN answer counting as wrong; score = right - w x wrong."""
+    """Two buckets, right or wrong (an UNKNOWN answer is wrong); balance = right - w x wrong."""
 
     key = "rw"
     buckets = (Bucket.CORRECT, Bucket.INCORRECT)
     penalised = Bucket.INCORRECT
-    figure_names = ("accuracy", "score")
-    compared_figure = "score"
+    figure_names = ("accuracy", "balance")
+    compared_figure = "balance"
     uses_weight = True
-    headlines = (("accuracy", "Accuracy", "pct"), ("score", "Score", "items"))
+    headlines = (("accuracy", "Accuracy", "pct"), ("balance", "Balance", "items"))
     summary_columns = (
         Column("accuracy", "Accuracy", "pct", ci="accuracy"),
-        Column("score", "Score", "num", ci="net", ci_fmt="num:1", net=True),
+        Column("balance", "Balance", "num", ci="net", ci_fmt="num:1", net=True),
     )
     slice_columns = (
         Column("correct", "Correct", "num:1"),
         Column("accuracy", "Accuracy", "pct:0", ci="accuracy"),
-        Column("score", "Score", "num:1", ci="score", net=True),
+        Column("balance", "Balance", "num:1", ci="balance", net=True),
     )
-    export_columns = ("score", "score_min", "score_max")
-    texts = {"lead": "scheme: right or wrong.", "net_heading": "Score: which differ"}
+    export_columns = ("balance", "balance_min", "balance_max")
+    texts = {"lead": "scheme: right or wrong.", "net_heading": "Balance: which differ"}
 
     def figures(self, bucket_counts, n_items, w):
         correct = bucket_counts.get(Bucket.CORRECT, 0)
@@ -175,7 +175,7 @@ class RightWrong(Scheme):
             incorrect=incorrect,
             unscored=n - correct - incorrect,
             accuracy=correct / n if n else None,
-            score=correct - w * incorrect,
+            balance=correct - w * incorrect,
         )
         return figures, figures
 
@@ -217,9 +217,9 @@ def test_a_registered_scheme_has_its_figures_page_and_export(right_wrong, world,
     built = build(
         world,
         {
-            ("Alpha", 1): "C" * 6 + "W" * 2 + "H" + "A",  # 6 right, 4 wrong: score 2
-            ("Alpha", 2): "C" * 7 + "W" * 2 + "A",  # 7 right, 3 wrong: score 4
-            ("Beta", 1): "C" * 3 + "M" * 7,  # 3 right, 7 wrong: score -4
+            ("Alpha", 1): "C" * 6 + "W" * 2 + "H" + "A",  # 6 right, 4 wrong: balance 2
+            ("Alpha", 2): "C" * 7 + "W" * 2 + "A",  # 7 right, 3 wrong: balance 4
+            ("Beta", 1): "C" * 3 + "M" * 7,  # 3 right, 7 wrong: balance -4
         },
         blocks=[("A", "First", 5), ("B", "Second", 5)],
         scheme="rw",
@@ -227,28 +227,30 @@ def test_a_registered_scheme_has_its_figures_page_and_export(right_wrong, world,
     assignment = score_all(built.experiment, scorer)
     report = scorer_report(assignment)
     alpha = next(c for c in report.configs if c.label == "Alpha")
-    assert [run.figures.score for run in alpha.runs] == [2, 4]
+    assert [run.figures.balance for run in alpha.runs] == [2, 4]
     assert [run.net for run in alpha.runs] == [2, 4]
-    assert alpha.summary["score"].mean == 3
+    assert alpha.summary["balance"].mean == 3
     assert alpha.summary["accuracy"].mean == pytest.approx(0.65)
     assert alpha.ci["net"] is not None and alpha.ci["accuracy"] is not None
     assert report.gaps[0].gap == 7 and report.gaps[0].test is not None
-    assert report.blocks[0].cells[0].ci["score"] is not None
+    assert report.blocks[0].cells[0].ci["balance"] is not None
     assert report.inference.sweep is not None  # it has a weight, so a sweep
     # w = 2: 6 - 2 x 4 = -2 and 7 - 2 x 3 = 1
-    assert report_build(judgement_source(assignment), w=2).configs[0].summary["score"].mean == -0.5
+    assert (
+        report_build(judgement_source(assignment), w=2).configs[0].summary["balance"].mean == -0.5
+    )
 
     client.force_login(scorer)
     response = client.get(url(assignment))
     assert response.status_code == 200
     body = response.content.decode()
-    assert "scheme: right or wrong." in body and "Score: which differ" in body
+    assert "scheme: right or wrong." in body and "Balance: which differ" in body
     assert 'id="id_w"' in body
     summary = tables(body)["summary-table"]
-    assert summary[0] == ["Configuration / repeat", "Correct", "Incorrect", "Accuracy", "Score"]
+    assert summary[0] == ["Configuration / repeat", "Correct", "Incorrect", "Accuracy", "Balance"]
     assert rows_after(summary, "Alpha")[0] == ["Repeat 1", "6", "4", "60 %", "2"]
     blocks = tables(body)["block-table"]
-    assert blocks[1] == ["Correct", "Accuracy", "Score"] * 2
+    assert blocks[1] == ["Correct", "Accuracy", "Balance"] * 2
 
     export = reverse(
         "scoring:export",
@@ -259,9 +261,9 @@ def test_a_registered_scheme_has_its_figures_page_and_export(right_wrong, world,
         r for r in rows if r["row"] == "configuration" and r["configuration"] == "Alpha"
     )
     assert configuration["scheme"] == "rw" and float(configuration["w"]) == 1
-    assert float(configuration["score"]) == 3 and float(configuration["score_max"]) == 4
+    assert float(configuration["balance"]) == 3 and float(configuration["balance_max"]) == 4
     assert float(configuration["accuracy"]) == pytest.approx(0.65)
-    assert exports.figure_columns(report)[-3:] == ["score", "score_min", "score_max"]
+    assert exports.figure_columns(report)[-3:] == ["balance", "balance_min", "balance_max"]
 
 
 def test_the_fixture_leaves_the_registry_as_it_was():
