@@ -25,9 +25,8 @@ __all__ = [
     "unregister",
 ]
 
-# The verdicts a scorer gives with one key (the values of scoring.models.Judgement.Verdict).
+# The verdict "correct" (scoring.models.Judgement.Verdict.CORRECT, which this package cannot import).
 VERDICT_CORRECT = "correct"
-VERDICT_WRONG = "wrong"
 
 
 class Bucket(models.TextChoices):
