@@ -29,19 +29,22 @@ def dedupe(codes: list[str]) -> list[str]:
     return list(dict.fromkeys(codes))
 
 
-def finish(rec: Record, number: int) -> ParsedAnswer:
-    issues = list(rec.issues)
-    if not rec.has_answer:
-        conf, cissues = (None, [])
-        if rec.conf_raw is not None:
-            conf, cissues = parse_confidence(rec.conf_raw)
-        return ParsedAnswer(
-            number=number,
-            answer=None,
-            confidence=conf,
-            abstained=False,
-            issues=dedupe([MISSING] + issues + rec.conf_issues + cissues),
-        )
+def _unanswered(rec: Record, number: int) -> ParsedAnswer:
+    """An item with a record but no answer (a confidence alone)."""
+    conf, cissues = (None, [])
+    if rec.conf_raw is not None:
+        conf, cissues = parse_confidence(rec.conf_raw)
+    return ParsedAnswer(
+        number=number,
+        answer=None,
+        confidence=conf,
+        abstained=False,
+        issues=dedupe([MISSING] + list(rec.issues) + rec.conf_issues + cissues),
+    )
+
+
+def _answer_text(rec: Record, issues: list[str]) -> tuple[str, str | None]:
+    """(the answer's text, a confidence found on its line or None), markdown stripped."""
     parts = [p.strip() for p in rec.answer_lines if p and p.strip()]
     if len(parts) > 1 or (parts and not (rec.answer_lines[0] or "").strip()):
         issues.append(MULTILINE_ANSWER)
@@ -57,6 +60,11 @@ def finish(rec: Record, number: int) -> ParsedAnswer:
         if stripped != answer:
             issues.append(MARKDOWN)
             answer = stripped
+    return answer, inline
+
+
+def _read_answer(answer: str, issues: list[str]) -> tuple[str, bool, bool]:
+    """(answer, abstained, hedged): UNKNOWN in other words becomes UNKNOWN."""
     before_noise = answer
     answer = strip_trailing_noise(answer)
     abstained, code = abstention(answer)
@@ -76,16 +84,31 @@ def finish(rec: Record, number: int) -> ParsedAnswer:
     elif is_hedged(answer):
         hedged = True
         issues.append(HEDGED)
+    return answer, abstained, hedged
+
+
+def _confidence(rec: Record, inline: str | None, issues: list[str]) -> str | None:
     if rec.conf_raw is not None:
         conf, cissues = parse_confidence(rec.conf_raw)
         issues.extend(rec.conf_issues)
         issues.extend(cissues)
-    elif inline is not None:
+        return conf
+    if inline is not None:
         conf, cissues = parse_confidence(inline)
         issues.extend(cissues)
-    else:
-        conf = None
-        issues.append(MISSING_CONFIDENCE)
+        return conf
+    issues.append(MISSING_CONFIDENCE)
+    return None
+
+
+def finish(rec: Record, number: int) -> ParsedAnswer:
+    """The ParsedAnswer of item ``number`` from its record."""
+    if not rec.has_answer:
+        return _unanswered(rec, number)
+    issues = list(rec.issues)
+    answer, inline = _answer_text(rec, issues)
+    answer, abstained, hedged = _read_answer(answer, issues)
+    conf = _confidence(rec, inline, issues)
     if rec.trailing:
         issues.append(EXTRA_TEXT)
     if rec.duplicates:

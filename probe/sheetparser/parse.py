@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .answers import dedupe, finish, missing_answer
-from .assemble import Record, assemble
+from .assemble import Assembly, Record, assemble
 from .codes import (
     DUPLICATE_NUMBER,
     EMPTY_REPLY,
@@ -26,7 +26,7 @@ from .codes import (
     WRONG_NUMBER,
 )
 from .confidence import parse_confidence
-from .lines import BLANK, CONF, DECO, NUM, TABLE, classify, split_lines
+from .lines import BLANK, CONF, DECO, NUM, TABLE, Line, classify, split_lines
 from .results import ParsedAnswer, ParsedSheet
 from .tables import assemble_table
 
@@ -75,32 +75,29 @@ def parse_sheet(text: str, n_items: int) -> ParsedSheet:
         )
 
 
-def _parse_sheet(text, n: int, sheet_issues: list[str]) -> ParsedSheet:
-    text, prep_issues = _prepare(text)
-    sheet_issues.extend(prep_issues)
-    lines = [classify(ln) for ln in split_lines(text)]
+def _assembly_of(lines: list[Line]) -> Assembly:
+    """The labelled reading of the lines, else a table, else a plain numbered list."""
     asm = assemble(lines)
-    if not any(r.has_answer for r in asm.recs):
-        kinds = {ln.kind for ln in lines}
-        table = assemble_table(lines) if TABLE in kinds else None
-        if table is not None and table.recs:
-            asm = table
-        elif NUM in kinds:
-            listed = assemble(lines, numbered_list=True)
-            if listed.recs:
-                asm = listed
-    if not any(r.has_answer for r in asm.recs) and EMPTY_REPLY not in sheet_issues:
-        sheet_issues.append(NO_ANSWERS_FOUND)
-        asm.text_before = asm.text_after = False
-    if asm.text_before:
-        sheet_issues.append(TEXT_BEFORE)
+    if any(r.has_answer for r in asm.recs):
+        return asm
+    kinds = {ln.kind for ln in lines}
+    table = assemble_table(lines) if TABLE in kinds else None
+    if table is not None and table.recs:
+        return table
+    if NUM in kinds:
+        listed = assemble(lines, numbered_list=True)
+        if listed.recs:
+            return listed
+    return asm
 
-    # Number the unnumbered by order: previous record's number + 1, unless that number is
-    # claimed explicitly by another record.
-    explicit = {r.number for r in asm.recs if r.number is not None}
+
+def _place(recs: list[Record], sheet_issues: list[str]) -> list[Record]:
+    """Number the unnumbered by order: previous record's number + 1, unless that number is
+    claimed explicitly by another record."""
+    explicit = {r.number for r in recs if r.number is not None}
     prev = 0
     placed: list[Record] = []
-    for r in asm.recs:
+    for r in recs:
         if r.number is None:
             cand = prev + 1
             if cand in explicit:
@@ -110,7 +107,11 @@ def _parse_sheet(text, n: int, sheet_issues: list[str]) -> ParsedSheet:
             r.issues.insert(0, MISSING_NUMBER)
         prev = r.number
         placed.append(r)
+    return placed
 
+
+def _keep(placed: list[Record], n: int, sheet_issues: list[str]) -> dict[int, Record]:
+    """The first record of each item number in 1..n."""
     kept: dict[int, Record] = {}
     last = 0
     for r in placed:
@@ -126,7 +127,20 @@ def _parse_sheet(text, n: int, sheet_issues: list[str]) -> ParsedSheet:
             sheet_issues.append(OUT_OF_ORDER)
         last = num
         kept[num] = r
+    return kept
 
+
+def _parse_sheet(text, n: int, sheet_issues: list[str]) -> ParsedSheet:
+    text, prep_issues = _prepare(text)
+    sheet_issues.extend(prep_issues)
+    lines = [classify(ln) for ln in split_lines(text)]
+    asm = _assembly_of(lines)
+    if not any(r.has_answer for r in asm.recs) and EMPTY_REPLY not in sheet_issues:
+        sheet_issues.append(NO_ANSWERS_FOUND)
+        asm.text_before = asm.text_after = False
+    if asm.text_before:
+        sheet_issues.append(TEXT_BEFORE)
+    kept = _keep(_place(asm.recs, sheet_issues), n, sheet_issues)
     if asm.text_after:
         sheet_issues.append(TEXT_AFTER)
     if asm.stray_conf:
