@@ -14,6 +14,8 @@ from .lines import ANS, BLANK, CONF, DECO, NUM, TABLE, TEXT, Line
 
 
 class Record:
+    """One item as read so far: its number, answer lines, confidence and what came with them."""
+
     __slots__ = (
         "number",
         "issues",
@@ -64,6 +66,8 @@ def _next_significant(lines: list[Line]) -> list[int]:
 
 
 class Assembly:
+    """The records of a reply, and what the sheet showed around them."""
+
     __slots__ = ("recs", "text_before", "text_after", "stray_conf")
 
     def __init__(self):

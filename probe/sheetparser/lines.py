@@ -53,6 +53,8 @@ _BULLET_RE = re.compile(r"\s*[-+]\s")
 _MD_CHARS_RE = re.compile(r"[*_`~>•·◦▪‣]|#(?![ \t]*+\d)")
 LEVEL_WORD_START_RE = re.compile(r"[*_`~(\[\s]*+(?:high|medium|low|med|mid)(?![a-z])", re.I)
 
+# The kinds of line: blank, decoration (a rule, a fence), an ANSWER label line, a CONFIDENCE label
+# line, a numbered line without a label, a table row, anything else.
 BLANK, DECO, ANS, CONF, NUM, TABLE, TEXT = range(7)
 
 # A label starts within the first _LABEL_WINDOW characters of its line; a cheap substring test
@@ -65,6 +67,8 @@ _LABEL_RULES = (
 
 
 class Line:
+    """One classified line of a reply."""
+
     __slots__ = ("kind", "raw", "num", "issues", "rest", "canon_num")
 
     def __init__(self, kind, raw, num=None, issues=(), rest="", canon_num=False):
