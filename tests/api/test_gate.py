@@ -10,7 +10,8 @@ from probe.models import Experiment
 from scoring import compare, reconcile
 from scoring.review import key_decision_create
 from tests.probe import factories
-from tests.report.conftest import build, score_all
+from tests.report.conftest import build
+from tests.scoring.factories import score_all
 
 pytestmark = pytest.mark.django_db
 

@@ -7,11 +7,12 @@ from django.urls import reverse
 from probe.models import ExperimentItem, KeyEntry, KeyEntryRevision, Response
 from scoring import reconcile, review, selectors, services
 from scoring.models import Bucket, Judgement, KeyDecision, KeyDispute
-from tests.conftest import make_collected_experiment
+from tests.conftest import scored_experiment
 from tests.probe import factories
+from tests.scoring.factories import judge_everything
 from tests.scoring.test_blinding import secrets_of
 
-from .conftest import build_experiment, judge_everything
+from .conftest import build_experiment
 
 HX = {"HTTP_HX_REQUEST": "true"}
 
@@ -143,11 +144,8 @@ def two_scorers(world):
     judge_everything(a, Bucket.CORRECT)
     judge_everything(b, Bucket.HEDGED_WRONG)
     # Another experiment, judged too: must stay untouched.
-    other = make_collected_experiment(
-        factories,
-        team=world.team,
-        bank=world.bank,
-        prompt=world.prompt,
+    other = scored_experiment(
+        world,
         configs=[world.config],
         answers=[[("x", "HIGH"), ("y", "LOW"), ("z", "LOW")]],
         name="Untouched",

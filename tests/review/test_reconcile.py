@@ -8,9 +8,8 @@ from django.urls import URLPattern, get_resolver, reverse
 from probe.models import Response
 from scoring import reconcile, review, services
 from scoring.models import Assignment, Bucket, FinalBucket, Judgement, Reconciliation
+from tests.scoring.factories import judge, judge_everything
 from tests.scoring.test_blinding import secrets_of
-
-from .conftest import judge, judge_everything
 
 HX = {"HTTP_HX_REQUEST": "true"}
 CW = Bucket.CONFIDENT_WRONG

@@ -11,7 +11,7 @@ from django.urls import reverse
 from probe.models import Experiment, Response
 from scoring import selectors, services
 from scoring.models import Bucket, Judgement, JudgementChange
-from tests.conftest import make_collected_experiment
+from tests.conftest import scored_experiment
 from tests.probe import factories
 
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -37,11 +37,8 @@ def decide(client, assignment, position, htmx=True, **data):
 def high_wrong_experiment(world, confirm_wrong=Experiment.ConfirmWrong.ONCE):
     """Two sheets, both HIGH on item 1 with two different wrong answers."""
     configs = [factories.ModelConfigFactory(team=world.team) for _ in range(3)]
-    experiment = make_collected_experiment(
-        factories,
-        team=world.team,
-        bank=world.bank,
-        prompt=world.prompt,
+    experiment = scored_experiment(
+        world,
         configs=configs,
         answers=[
             [("wrong one", "HIGH"), ("x", "LOW")],

@@ -6,7 +6,8 @@ import pytest
 from scoring import selectors, services
 from scoring.models import Assignment, Judgement
 from scoring.review import key_decision_create
-from tests.review.conftest import build_experiment, judge, responses_in_order
+from tests.review.conftest import build_experiment
+from tests.scoring.factories import judge, responses_in_order
 
 pytestmark = pytest.mark.django_db
 
