@@ -4,6 +4,8 @@ from dataclasses import dataclass
 
 import pytest
 
+from tests.replay import ReplayServer, unused_port
+
 # Key answers that appear nowhere else, so a test can tell whether a page shows the key.
 KEY_ANSWERS = ("429 Too Many Requests (keyed)", "Retry-After (keyed)")
 # Text of the other team's bank: no page of this team may ever show it.
@@ -48,6 +50,28 @@ def pytest_configure(config):
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
+
+
+@pytest.fixture(scope="session")
+def replay_session():
+    """The session's replay server; tests take it emptied, as ``replay``."""
+    server = ReplayServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def replay(replay_session: ReplayServer) -> ReplayServer:
+    """A local server replaying provider responses over real HTTP (tests/replay.py)."""
+    replay_session.reset()
+    yield replay_session
+    replay_session.reset()
+
+
+@pytest.fixture
+def closed_port() -> int:
+    """A port nothing listens on."""
+    return unused_port()
 
 
 @pytest.fixture

@@ -1,7 +1,5 @@
 """Fixtures for the prompt version and model configuration tests: logged-in clients, a simulator."""
 
-import socket
-
 import pytest
 
 from adapters.simulator_server import start_simulator_in_thread
@@ -48,11 +46,3 @@ def simulator():
     sim = CountingSimulator()
     yield sim
     sim.server.stop()
-
-
-@pytest.fixture
-def closed_port() -> int:
-    """A port nothing listens on: bound, then released."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
