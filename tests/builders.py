@@ -238,13 +238,15 @@ def collected_experiment(
     mode: str = Experiment.Mode.SHEET,
     attempt_text: str | None = None,
     raw_body: str | None = None,
+    attempt_fields: Callable[[int], dict] | None = None,
     **fields,
 ) -> Collected:
     """A collected experiment: a run per sheet, in order, and a response per run and item.
 
     mode "sheet": one attempt per run; "item": one per run and item. attempt_text and raw_body
-    are what each attempt keeps (default: the sheet's text, for both). fields: the experiment's
-    other fields (scheme, noise_floor, seed, ...); repeats defaults to the sheets' highest."""
+    are what each attempt keeps (default: the sheet's text, for both); attempt_fields(n), the
+    n-th attempt's other fields (http_status, latency_ms, ...). fields: the experiment's other
+    fields (scheme, noise_floor, seed, status, ...); repeats defaults to the sheets' highest."""
     fields.setdefault("repeats", max(sheet.repeat for sheet in sheets))
     fields.setdefault("seed", 12345)
     fields.setdefault("status", Experiment.Status.COLLECTED)
@@ -283,6 +285,7 @@ def collected_experiment(
         per_item=mode == Experiment.Mode.ITEM,
         attempt_text=attempt_text,
         raw_body=raw_body,
+        attempt_fields=attempt_fields,
         issues=lambda run, item: answers[run.pk].issues.get(item.position, []),
     )
     return Collected(
@@ -301,6 +304,7 @@ def add_responses(
     per_item: bool = False,
     attempt_text: str | None = None,
     raw_body: str | None = None,
+    attempt_fields: Callable[[int], dict] | None = None,
     issues: Callable[[Run, ExperimentItem], list] = lambda run, item: [],
 ) -> None:
     """Each run's answer to each item: an attempt per run (per run and item if per_item), and
@@ -324,8 +328,9 @@ def add_responses(
                 outcome=Attempt.Outcome.COMPLETE,
                 text=text,
                 raw_body=text if raw_body is None else raw_body,
+                **(attempt_fields(n) if attempt_fields else {}),
             )
-            for run, item, text in units
+            for n, (run, item, text) in enumerate(units)
         ),
         batch_size=BATCH,
     )
@@ -348,6 +353,51 @@ def add_responses(
                 Response.objects.bulk_create(batch)
                 batch = []
     Response.objects.bulk_create(batch)
+
+
+def standalone_experiment(
+    *,
+    n_items: int,
+    n_configs: int,
+    repeats: int,
+    answer_for: Callable[[int, int], tuple[str, str]],
+    team_name: str = "Bench",
+    scorer: str = "bench-scorer",
+    prompt_text: str = "Answer closed-book.",
+    **collected,
+) -> tuple[Experiment, object]:
+    """A collected experiment of a team of its own (and its scorer): n_items in five blocks (one
+    key in 17 flagged), n_configs configurations (one in 3 simulated) x repeats runs, and
+    answer_for(item index, run index) -> (answer, confidence); one answer in 23 has a parser
+    issue. collected: collected_experiment's other arguments. Returns (experiment, scorer)."""
+    team, users = team_with_members(team_name, {scorer: "scorer"})
+    configs = model_configs(
+        team,
+        [f"config {c:02d}" for c in range(n_configs)],
+        provider=lambda c: "simulator" if c % 3 == 0 else "openai",
+        model_name=lambda c: f"model-{c:02d}",
+    )
+    sheets = []
+    for c, config in enumerate(configs):
+        for r in range(repeats):
+            run = c * repeats + r
+            answers = [answer_for(i, run) for i in range(n_items)]
+            issues = {i + 1: ["markdown"] for i in range(n_items) if (i + run) % 23 == 0}
+            sheets.append(Sheet(config, answers, r + 1, issues))
+    collected.setdefault("seed", 1)
+    collected.setdefault("attempt_text", "(bench)")
+    collected.setdefault("raw_body", "{}")
+    built = collected_experiment(
+        team=team,
+        bank=Bank.objects.create(team=team, name="Bench bank"),
+        prompt=prompt_version(team, text=prompt_text),
+        items=snapshot_items(n_items, blocks=even_blocks(n_items), flagged=lambda i: i % 17 == 0),
+        sheets=sheets,
+        name="Bench experiment",
+        repeats=repeats,
+        **collected,
+    )
+    return built.experiment, users[scorer]
 
 
 def collect_runs(
