@@ -8,7 +8,7 @@ from scoring import carry, followups, reconcile, services
 from scoring.models import Bucket, CarriedBucket
 from tests import builders
 from tests.api.test_follow_ups import _collected
-from tests.scoring.factories import judge_everything
+from tests.scoring.factories import judge_everything, key_decision
 
 pytestmark = pytest.mark.django_db
 
@@ -70,20 +70,14 @@ def test_identical_answers_carry_and_changed_ones_do_not(world):
 
 
 def test_an_amended_key_on_either_side_stops_the_carry(world):
-    from scoring.review import key_decision_create
-
     origin, again = _follow_up(world)
     _answer(
         again,
         {(r, p): (f"answer {p} of repeat {r}", "HIGH") for r in (1, 2) for p in (1, 2, 3)},
     )
     # Amended in the follow-up: the keys differ, nothing carries on item 1.
-    key_decision_create(
-        item=again.items.get(position=1),
-        user=world.users["editor"],
-        outcome="amended",
-        source="RFC 6585",
-        new_answer="429",
+    key_decision(
+        again, 1, world.users["editor"], outcome="amended", source="RFC 6585", new_answer="429"
     )
     carry.carry_sync(experiment=again)
     positions = sorted(CarriedBucket.objects.values_list("response__item__position", flat=True))
@@ -187,18 +181,13 @@ def test_a_team_can_send_carried_answers_through_the_queue(world):
 
 def test_an_amended_key_reopens_the_carried_answers_of_its_item(world):
     from scoring.models import Judgement
-    from scoring.review import key_decision_create
     from scoring.selectors import queue_item
 
     _origin, again = _carried_follow_up(world)
     assignment = services.assignment_start(experiment=again, user=world.users["scorer"])
     assert queue_item(assignment, 1).groups == []
-    key_decision_create(
-        item=again.items.get(position=1),
-        user=world.users["editor"],
-        outcome="amended",
-        source="RFC 6585",
-        new_answer="429",
+    key_decision(
+        again, 1, world.users["editor"], outcome="amended", source="RFC 6585", new_answer="429"
     )
     reopened = queue_item(assignment, 1)
     assert reopened.carried == 0 and len(reopened.groups) == 2

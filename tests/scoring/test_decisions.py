@@ -13,6 +13,7 @@ from scoring import selectors, services
 from scoring.models import Bucket, Judgement, JudgementChange
 from tests.conftest import scored_experiment
 from tests.probe import factories
+from tests.scoring.factories import key_decision
 
 HX = {"HTTP_HX_REQUEST": "true"}
 
@@ -268,8 +269,6 @@ def test_a_note_on_a_judgement_is_for_the_lead_only(client, world):
 
 
 def test_item_overview_states_jump_and_next_open(client, world):
-    from scoring import review
-
     assignment = start(client, world, world.scored)
     item2 = world.scored.items.get(position=2)
     item2.key_flagged = True
@@ -287,9 +286,10 @@ def test_item_overview_states_jump_and_next_open(client, world):
     assert states == {1: "done", 2: "open", 3: "open"}
     assert page.count('<span class="flag"') == 1  # item 2's flag
     # An amended key sends item 1 back: re-check.
-    review.key_decision_create(
-        item=world.scored.items.get(position=1),
-        user=world.users["owner"],
+    key_decision(
+        world.scored,
+        1,
+        world.users["owner"],
         outcome="amended",
         source="RFC 6585",
         new_answer="429 Too Many Requests",
