@@ -1,4 +1,5 @@
-"""A local HTTP server that replays provider responses, for every test that talks to a provider.
+"""A local HTTP server that replays provider responses, for every test that talks to a provider,
+and the project's simulator counting what it is asked.
 
 Nothing here touches Django or a database; every request goes over real HTTP to 127.0.0.1.
 The ``replay`` fixture (tests/conftest.py) hands each test the one session-wide server, emptied.
@@ -23,6 +24,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
+
+from adapters.simulator_server import start_simulator_in_thread
 
 NOTHING_QUEUED = {"status": 599, "headers": {}, "body_text": "no recording queued for this request"}
 
@@ -154,6 +157,31 @@ class ToReplayServer(httpx.HTTPTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         request.url = request.url.copy_with(scheme="http", host="127.0.0.1", port=self._port)
         return super().handle_request(request)
+
+
+class CountingSimulator:
+    """The project's simulator over HTTP in a thread, answering at once, counting the chat
+    completion requests it receives (calls: the model named by each)."""
+
+    def __init__(self, knowledge: dict) -> None:
+        self.server, self.base_url = start_simulator_in_thread(knowledge, latency_scale=0)
+        self.calls: list = []
+        answer = self.server.simulator.chat_completion
+
+        def counting(payload):
+            self.calls.append(payload.get("model") if isinstance(payload, dict) else None)
+            return answer(payload)
+
+        self.server.simulator.chat_completion = counting
+
+    @property
+    def count(self) -> int:
+        return len(self.calls)
+
+    requests = count
+
+    def stop(self) -> None:
+        self.server.stop()
 
 
 def unused_port() -> int:

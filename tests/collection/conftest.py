@@ -3,12 +3,11 @@ server (tests/replay.py: the ``replay`` fixture plays a script of them), experim
 through the services, and fast retries."""
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pytest
 
-from adapters.simulator_server import start_simulator_in_thread
+from tests.replay import CountingSimulator
 
 # What the simulated models may know: the world's three items, answered correctly.
 WORLD_KNOWLEDGE = {
@@ -52,31 +51,12 @@ class Reply:
         return {"status": self.status, "body_text": self.body, "headers": headers | self.headers}
 
 
-@dataclass
-class Simulator:
-    base_url: str
-    server: object
-    calls: list  # model names, one per request received
-
-    @property
-    def count(self) -> int:
-        return len(self.calls)
-
-
 @pytest.fixture
 def simulator():
     """The real simulator over HTTP, answering at once, counting the requests it receives."""
-    server, base_url = start_simulator_in_thread(WORLD_KNOWLEDGE, latency_scale=0)
-    calls: list = []
-    answer: Callable = server.simulator.chat_completion
-
-    def counting(payload):
-        calls.append(payload.get("model") if isinstance(payload, dict) else None)
-        return answer(payload)
-
-    server.simulator.chat_completion = counting
-    yield Simulator(base_url, server, calls)
-    server.stop()
+    sim = CountingSimulator(WORLD_KNOWLEDGE)
+    yield sim
+    sim.stop()
 
 
 @pytest.fixture(autouse=True)
