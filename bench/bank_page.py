@@ -5,7 +5,7 @@ Targets (10,000 items): the page under 300 ms server time and under 300 KB of HT
 Chromium within 1 s; an inline edit under 50 ms server time at any bank size.
 
 Run it on PostgreSQL (the figure that counts):
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/helperr .venv/bin/python bench/bank_page.py
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench .venv/bin/python bench/bank_page.py
 Without DATABASE_URL it runs on SQLite. It makes and drops a database of its own. Chromium is
 /usr/bin/chromium (or CHROMIUM_PATH); without one, the browser line says so and is left out.
 BENCH_SCREENSHOT=var/bank-{n}.png saves what Chromium showed last (the page with the key).

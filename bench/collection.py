@@ -8,7 +8,7 @@ to "collected", the ideal (requests x latency / connections), ideal/wall, and th
 per answer spent by the worker (all its processes) and the PostgreSQL backends serving it. The
 same again at 1 ms latency, where nearly all the time is the project's own CPU.
 
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/helperr .venv/bin/python bench/collection.py
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench .venv/bin/python bench/collection.py
     ... bench/collection.py --latency 0.2 --items 1000 --limit 50
 
 Targets on a 2-core machine: ideal/wall >= 0.5 at 200 ms; CPU per answer <= 5 ms.

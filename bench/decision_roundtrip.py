@@ -6,7 +6,7 @@ the queue (nothing judged yet) and at its end (items 1-920 already judged). Targ
 fragment (moving on once an item is done), and the ratio to GET /healthz.
 
 Run it on PostgreSQL (the figure that counts):
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/helperr .venv/bin/python bench/decision_roundtrip.py
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench .venv/bin/python bench/decision_roundtrip.py
 Without DATABASE_URL it runs on SQLite. It makes and drops a database of its own per size.
 """
 

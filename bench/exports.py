@@ -8,7 +8,7 @@ process's peak resident memory (ru_maxrss) is the figure: what one web worker ne
 Django included. The line "idle" is the same process without the download.
 
 Run it on PostgreSQL (the figure that counts):
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/helperr .venv/bin/python bench/exports.py
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench .venv/bin/python bench/exports.py
 Without DATABASE_URL it runs on SQLite. It makes and drops a database of its own.
 """
 

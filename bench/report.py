@@ -8,7 +8,7 @@ table), and, for information, the figures CSV export. Beside each wall-clock tim
 CPU time: on a machine shared with other work the wall clock includes waiting for a core.
 
 Run it on PostgreSQL (the figure that counts):
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/helperr .venv/bin/python bench/report.py
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench .venv/bin/python bench/report.py
 Without DATABASE_URL it runs on SQLite. It makes and drops a database of its own.
 """
 

@@ -4,7 +4,7 @@ for its 1,000 pasted replies. Server time, HTML size and the time until Chromium
 page (load event). Target: each under 1 s in Chromium.
 
 Run it on PostgreSQL (the figure that counts):
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/helperr .venv/bin/python bench/run_pages.py
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench .venv/bin/python bench/run_pages.py
 Without DATABASE_URL it runs on SQLite. It makes and drops a database of its own.
 BENCH_SCREENSHOT=var/run-pages-{page}.png saves what Chromium showed.
 """
