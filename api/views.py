@@ -147,7 +147,7 @@ def config_list(request, slug: str):
             "label": c.label,
             "provider": c.provider,
             "model_name": c.model_name,
-            "simulated": c.provider == "simulator",
+            "simulated": c.is_simulated,
             "archived": c.archived,
             "concurrency_limit": c.concurrency_limit,
         }

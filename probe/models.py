@@ -5,6 +5,8 @@ from django.db import models
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from adapters import registry
+
 
 class Role(models.TextChoices):
     VIEWER = "viewer", _("Viewer")
@@ -462,7 +464,7 @@ class ModelConfig(models.Model):
 
     @property
     def is_simulated(self) -> bool:
-        return self.provider == "simulator"
+        return registry.is_simulated(self.provider)
 
     @property
     def is_manual(self) -> bool:

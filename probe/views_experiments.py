@@ -12,6 +12,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
+from adapters.registry import is_simulated
+
 from . import selectors_experiments as selectors
 from .access import can, is_blinded, team_view
 from .forms import apply_service_errors
@@ -214,7 +216,7 @@ def _run_context(request, run: Run, paste_form: PasteForm | None = None) -> dict
         "key_available": key_available,
         "show_key": show_key,
         "n_items": experiment.items.count(),
-        "is_simulated": run.config_snapshot.get("provider") == "simulator",
+        "is_simulated": is_simulated(run.config_snapshot.get("provider")),
     }
     # A simulated model answers from the experiment's key, so its answers show the key: they
     # are shown with the key only (sealed until collection ends, for editors, recorded).
@@ -280,8 +282,7 @@ def run_raw(request, run: Run):
     blinded = is_blinded(run.experiment, request.user, request.membership)
     # A simulated model's replies are the key in part (see _run_context): sealed with it.
     sealed = (
-        run.config_snapshot.get("provider") == "simulator"
-        and not run.experiment.collection_complete
+        is_simulated(run.config_snapshot.get("provider")) and not run.experiment.collection_complete
     )
     attempts = run.attempts.select_related("item").order_by("pk")
     wanted = request.GET.get("attempt") or ""
