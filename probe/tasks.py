@@ -61,7 +61,7 @@ def collect_run(self, *, run_pk: int) -> str:
         collection.fail_run_unexpectedly(run_pk=run_pk, error=error)
         raise
     if outcome == "sliced":
-        collection._send_run(run_pk)
+        collection.send_run(run_pk)
     return outcome
 
 

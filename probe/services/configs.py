@@ -183,6 +183,11 @@ def config_validate(*, team: Team, data: Mapping, instance: ModelConfig | None =
     return values
 
 
+def field_label(name: str) -> str:
+    """The configuration field's name as a form shows it, in the user's language."""
+    return str(ModelConfig._meta.get_field(name).verbose_name)
+
+
 def options_check(provider: str, values: Mapping) -> tuple[dict, dict[str, list[str]]]:
     """(cleaned settings, {field: [message]}) by the provider's adapter, in the user's language."""
     cleaned, problems = adapters.get_adapter(provider).validate_options(values)
