@@ -169,6 +169,10 @@ class Adapter(abc.ABC):
                 Problem(gettext_noop("Set a thinking budget or a reasoning effort, not both."))
             ]
 
+    def request_record(self, url: str, headers: dict, payload: dict, request) -> dict[str, Any]:
+        """The request as sent, for its attempt: never with the key (adapters.wire)."""
+        return sent_request("POST", url, headers, payload, request.api_key)
+
     def should_retry(self, error: AdapterError) -> bool:
         """Whether another attempt may succeed: the retry table's word (adapters.errors),
         which a provider may refine for what its own error bodies say."""
@@ -198,7 +202,7 @@ class Adapter(abc.ABC):
         sent = None
         try:
             url, headers, payload, timeout = self._prepare(request)
-            sent = sent_request("POST", url, headers, payload, request.api_key)
+            sent = self.request_record(url, headers, payload, request)
             started = time.monotonic()
             try:
                 response = client.post(url, headers=headers, json=payload, timeout=timeout)
@@ -221,7 +225,7 @@ class Adapter(abc.ABC):
         sent = None
         try:
             url, headers, payload, timeout = self._prepare(request)
-            sent = sent_request("POST", url, headers, payload, request.api_key)
+            sent = self.request_record(url, headers, payload, request)
             started = time.monotonic()
             try:
                 response = await client.post(url, headers=headers, json=payload, timeout=timeout)

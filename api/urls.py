@@ -6,6 +6,7 @@ from ninja import NinjaAPI
 from . import errors
 from .auth import TokenAuth, TokenThrottle
 from .views import router
+from .views_configs import router as configs_router
 
 api = NinjaAPI(
     title="Blind probe API",
@@ -22,6 +23,7 @@ api = NinjaAPI(
     openapi_url="/openapi.json",
 )
 api.add_router("/", router)
+api.add_router("/", configs_router)
 errors.install(api)
 
 patterns, app_name, namespace = api.urls

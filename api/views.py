@@ -125,34 +125,13 @@ def bank_export(request, bank_id: int, format: str = Query("json", pattern="^(js
     return response
 
 
-# Prompt versions and model configurations ----------------------------------------------------
+# Prompt versions (model configurations: views_configs.py) ------------------------------------
 
 
 @router.get("/teams/{slug}/prompts", response=list[s.PromptOut], summary="Prompt versions")
 def prompt_list(request, slug: str):
     team, _m = reach(request, "team_slug", slug, Role.VIEWER)
     return list(PromptVersion.objects.filter(team=team).order_by("name", "-version"))
-
-
-@router.get(
-    "/teams/{slug}/configs",
-    response=list[s.ConfigOut],
-    summary="Model configurations (editors: a scorer would learn which models are in play)",
-)
-def config_list(request, slug: str):
-    team, _m = reach(request, "team_slug", slug, Role.EDITOR)
-    return [
-        {
-            "id": c.pk,
-            "label": c.label,
-            "provider": c.provider,
-            "model_name": c.model_name,
-            "simulated": c.is_simulated,
-            "archived": c.archived,
-            "concurrency_limit": c.concurrency_limit,
-        }
-        for c in ModelConfig.objects.filter(team=team).order_by("label", "pk")
-    ]
 
 
 # Experiments ---------------------------------------------------------------------------------

@@ -4,6 +4,8 @@ The key is sealed: until every run is collected, no page here shows a key entry.
 reveal, a blinded member (a scorer) sees runs only as anonymous rows: no label, no answers.
 """
 
+import json
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
@@ -226,7 +228,9 @@ def _run_context(request, run: Run, paste_form: PasteForm | None = None) -> dict
     # A run of 1,000 items (one request each) shows its answers, attempts and paste forms a page
     # at a time: the page opens in a second whatever the experiment's size.
     attempts = (
-        run.attempts.select_related("item", "pasted_by").defer("raw_body", "text").order_by("pk")
+        run.attempts.select_related("item", "pasted_by")
+        .defer("raw_body", "text", "request_sent")
+        .order_by("pk")
     )
     context["attempts"] = Paginator(attempts, RUN_ROWS_PER_PAGE).get_page(
         request.GET.get("attempts_page")
@@ -288,6 +292,14 @@ def run_raw(request, run: Run):
     wanted = request.GET.get("attempt") or ""
     if wanted.isdigit():
         attempts = attempts.filter(pk=int(wanted))
+    attempts = [] if blinded or sealed else list(attempts)
+    for attempt in attempts:
+        # The request as sent, never with the key (adapters.wire.sent_request).
+        attempt.request_shown = (
+            json.dumps(attempt.request_sent, indent=2, ensure_ascii=False)
+            if attempt.request_sent
+            else ""
+        )
     return render(
         request,
         "probe/run_raw.html",
@@ -297,7 +309,7 @@ def run_raw(request, run: Run):
             "run": run,
             "blinded": blinded,
             "sealed": sealed,
-            "attempts": [] if blinded or sealed else list(attempts),
+            "attempts": attempts,
         },
     )
 

@@ -53,3 +53,14 @@ class SimulatorAdapter(OpenAIChatAdapter):
                 ]
             }
         return body
+
+    def request_record(self, url: str, headers: dict, payload: dict, request) -> dict[str, Any]:
+        """As sent, but the experiment's key only counted: it is sealed until collection ends,
+        and a whole key in every attempt would fill the database."""
+        record = super().request_record(url, headers, payload, request)
+        extension = record["body"].get(SIMULATION_FIELD)
+        if isinstance(extension, dict) and isinstance(extension.get("key"), list):
+            shown = dict(record["body"])
+            shown[SIMULATION_FIELD] = {"key": f"<{len(extension['key'])} entries, not kept>"}
+            record = {**record, "body": shown}
+        return record
