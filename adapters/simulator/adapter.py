@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 from adapters.base import CompletionRequest
 from adapters.i18n import gettext_noop
 from adapters.openai_chat import OpenAIChatAdapter
+from adapters.options import max_output_tokens, reasoning_effort, seed, temperature
 
 DEFAULT_PORT = 8765
 SIMULATOR_DEFAULT_BASE_URL = f"http://127.0.0.1:{DEFAULT_PORT}/v1"
@@ -42,6 +43,16 @@ class SimulatorAdapter(OpenAIChatAdapter):
     default_base_url = SIMULATOR_DEFAULT_BASE_URL
     api_key_env_hint = None
     simulated = True
+    options = (
+        temperature(2),
+        max_output_tokens(wire="max_tokens"),
+        reasoning_effort(),
+        seed(
+            help=gettext_noop(
+                "The simulated sheet is the same for a seed; empty: each repeat draws its own."
+            )
+        ),
+    )
 
     def payload(self, request: CompletionRequest) -> dict[str, Any]:
         body = super().payload(request)
