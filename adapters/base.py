@@ -128,6 +128,8 @@ class Adapter(abc.ABC):
     default_base_url: ClassVar[str | None] = None
     # The environment variable a form suggests for this provider's key.
     api_key_env_hint: ClassVar[str | None] = None
+    # When a key is needed, if not simply always (needs_api_key), in words for the form's help.
+    api_key_note: ClassVar[str | None] = None
     # The settings this provider takes (adapters.options); any other one is refused.
     options: ClassVar[tuple[Option, ...]] = ()
     # Whether the answers are simulated, not a real model's (adapters.registry.is_simulated).

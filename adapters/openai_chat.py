@@ -39,6 +39,7 @@ class OpenAIChatAdapter(Adapter):
     needs_api_key = True
     default_base_url = "https://api.openai.com/v1"
     api_key_env_hint = "OPENAI_API_KEY"
+    api_key_note = gettext_noop("for api.openai.com and OpenRouter; optional for local servers")
     options = (
         temperature(2),
         max_output_tokens(

@@ -23,6 +23,7 @@ class OpenAIResponsesAdapter(OpenAIChatAdapter):
     needs_api_key = True
     default_base_url = "https://api.openai.com/v1"
     api_key_env_hint = "OPENAI_API_KEY"
+    api_key_note = None
     options = (
         temperature(2),
         max_output_tokens(wire="max_output_tokens"),

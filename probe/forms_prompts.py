@@ -95,8 +95,8 @@ def provider_key_hints() -> list[tuple[str, str, str]]:
     rows = []
     for name, label in provider_choices():
         adapter = adapters.get_adapter(name)
-        if name == "openai_chat":
-            need = _("for api.openai.com and OpenRouter; optional for local servers")
+        if adapter.api_key_note:
+            need = gettext(adapter.api_key_note)
         elif adapter.needs_api_key:
             need = _("needed")
         else:

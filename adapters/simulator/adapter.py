@@ -42,6 +42,7 @@ class SimulatorAdapter(OpenAIChatAdapter):
     needs_api_key = False
     default_base_url = SIMULATOR_DEFAULT_BASE_URL
     api_key_env_hint = None
+    api_key_note = None
     simulated = True
     options = (
         temperature(2),

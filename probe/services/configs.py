@@ -11,11 +11,10 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -24,6 +23,7 @@ from adapters.errors import CONNECTION_CHECK_TIMEOUT
 
 from ..models import AuditEvent, ModelConfig, Team
 from .audit import audit_record
+from .hosts import check_url, provider_host_problem
 
 logger = logging.getLogger(__name__)
 
@@ -104,45 +104,6 @@ def requires_api_key(provider: str, base_url: str = "") -> bool:
         return adapter.needs_api_key
 
 
-def _check_url(base_url: str) -> str | None:
-    parts = urlsplit(base_url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return _("The base URL must start with http:// or https:// and name a host.")
-    if parts.query or parts.fragment or parts.username or parts.password:
-        return _(
-            "The base URL must not carry a query string or a user name and password: API keys "
-            "belong in an environment variable."
-        )
-    return None
-
-
-def _host_matches(host: str, pattern: str) -> bool:
-    pattern = pattern.strip().lower().strip("[]").rstrip(".")
-    if pattern.startswith("*."):
-        return host.endswith(pattern[1:])
-    return host == pattern
-
-
-def provider_host_problem(base_url: str) -> str | None:
-    """Why a request to this base URL may not be sent, or None.
-
-    Only hosts in settings.ALLOWED_PROVIDER_HOSTS are called: the public provider APIs and
-    loopback by default, more through the ALLOWED_PROVIDER_HOSTS environment variable, which
-    only whoever runs the server sets. No team member can aim a configuration at the server's
-    internal network (a database, a cloud metadata address) and read the reply on a page.
-    """
-    host = (urlsplit(base_url).hostname or "").lower().rstrip(".")
-    if not host:
-        return None  # no base URL: the adapter's own public default
-    if any(_host_matches(host, pattern) for pattern in settings.ALLOWED_PROVIDER_HOSTS):
-        return None
-    return _(
-        "This server does not send requests to %(host)s. The public provider APIs and local "
-        "servers (localhost, 127.0.0.1) are allowed; whoever runs the server can allow more "
-        "hosts with the ALLOWED_PROVIDER_HOSTS setting."
-    ) % {"host": host}
-
-
 def config_validate(*, team: Team, data: Mapping, instance: ModelConfig | None = None) -> dict:
     """The configuration's fields, cleaned; ValidationError naming each bad field otherwise.
 
@@ -162,7 +123,7 @@ def config_validate(*, team: Team, data: Mapping, instance: ModelConfig | None =
         refuse("provider", _("Choose one of the providers offered."))
     _check_names(team, instance, values, refuse)
     if values["base_url"]:
-        problem = _check_url(values["base_url"]) or provider_host_problem(values["base_url"])
+        problem = check_url(values["base_url"]) or provider_host_problem(values["base_url"])
         if problem:
             refuse("base_url", problem)
     _check_key_variable(values, refuse, check_needed=known and "base_url" not in errors)
@@ -194,6 +155,15 @@ def options_check(provider: str, values: Mapping) -> tuple[dict, dict[str, list[
     return cleaned, {
         field: [problem.text(_) for problem in found] for field, found in problems.items()
     }
+
+
+def options_refusal(provider: str, values: Mapping) -> str:
+    """Why the provider refuses these settings, one sentence per setting, or "" (before sending)."""
+    _cleaned, problems = options_check(provider, values)
+    return "; ".join(
+        f"{capfirst(field_label(field))}: {' '.join(messages)}"
+        for field, messages in problems.items()
+    )
 
 
 def _check_names(team: Team, instance: ModelConfig | None, values: dict, refuse) -> None:
@@ -371,6 +341,11 @@ class ConnectionCheck:
         return str(ERROR_TITLES.get(self.error_kind, _("Error")))
 
 
+def config_settings(config: ModelConfig) -> dict:
+    """The configuration's settings, by name, as its adapter checks them."""
+    return {name: getattr(config, name) for name in FIELDS}
+
+
 def _scrub(text: str, secret: str | None) -> str:
     return text.replace(secret, "***") if secret and len(secret) >= 4 else text
 
@@ -399,6 +374,11 @@ def config_test_connection(
             sent=False,
             error_kind="configuration",
             error_message=_("Unknown provider “%(provider)s”.") % {"provider": config.provider},
+        )
+    refused = options_refusal(config.provider, config_settings(config))
+    if refused:
+        return ConnectionCheck(
+            ok=False, sent=False, error_kind="configuration", error_message=refused
         )
     api_key = None
     if config.api_key_env:

@@ -7,8 +7,11 @@ import re
 from django.utils import translation
 from django.utils.translation import gettext
 
+from adapters import get_adapter
 from api.models import ApiToken
+from probe.forms_prompts import provider_key_hints
 from probe.models import ModelConfig
+from probe.services import configs as config_services
 from tests.api.conftest import ApiClient
 from tests.prompts.test_model_configs import errors_of, form_data, make, url
 
@@ -123,3 +126,22 @@ def test_a_japanese_user_reads_the_refusal_in_japanese(editor, world):
     assert expected != "This provider takes a value from 0 to 1."
     assert expected in body
     assert html.escape(help_text) in body
+
+
+def test_test_connection_refuses_settings_the_adapter_refuses_before_any_request(world):
+    config = make(world, **ANTHROPIC)
+    ModelConfig.objects.filter(pk=config.pk).update(temperature=1.5)
+    config.refresh_from_db()
+    check = config_services.config_test_connection(config=config)
+    assert (check.ok, check.sent, check.error_kind) == (False, False, "configuration")
+    assert check.error_message == "Temperature: This provider takes a value from 0 to 1."
+
+
+def test_the_key_hints_come_from_the_adapters(world):
+    hints = {label: (hint, need) for label, hint, need in provider_key_hints()}
+    assert hints[gettext(get_adapter("openai_chat").label)] == (
+        "OPENAI_API_KEY",
+        "for api.openai.com and OpenRouter; optional for local servers",
+    )
+    assert hints[gettext(get_adapter("anthropic").label)] == ("ANTHROPIC_API_KEY", "needed")
+    assert hints[gettext(get_adapter("simulator").label)] == ("", "none")

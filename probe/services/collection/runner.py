@@ -11,7 +11,6 @@ import time
 from django.db import DatabaseError, connection, transaction
 from django.db.models.functions import Now
 from django.utils import timezone
-from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 
 from adapters import (
@@ -27,7 +26,8 @@ from ...models import (
     Response,
     Run,
 )
-from ..configs import field_label, options_check, provider_host_problem
+from ..configs import options_refusal
+from ..hosts import provider_host_problem
 from .lease import lease_release, lease_renew, lease_take
 from .parsing import parse_attempt, response_row
 from .rollup import experiment_rollup
@@ -195,12 +195,9 @@ class RunCollector:
         """Why the run may not be sent as configured, or "": the settings, checked by the
         adapter again (the configuration was saved under other rules, or edited in the
         database), and the allowed hosts (they may have narrowed since it was saved)."""
-        cleaned, problems = options_check(adapter.name, self.run.config_snapshot)
-        if problems:
-            return "; ".join(
-                f"{capfirst(field_label(field))}: {' '.join(messages)}"
-                for field, messages in problems.items()
-            )
+        refused = options_refusal(adapter.name, self.run.config_snapshot)
+        if refused:
+            return refused
         return provider_host_problem(request.base_url or adapter.default_base_url or "") or ""
 
     # -- the write loop ---------------------------------------------------------------------
