@@ -30,9 +30,7 @@ from probe.models import ROLE_RANK, Experiment, ExperimentItem, Membership, Resp
 
 from . import agreement, selectors
 from .models import (
-    SCHEME_BUCKETS,
     Assignment,
-    Bucket,
     FinalBucket,
     Judgement,
     KeyDecision,
@@ -559,7 +557,8 @@ def agreement_report(experiment: Experiment) -> AgreementReport | None:
     by_block: dict[tuple[str, str], list[int]] = defaultdict(list)
     for unit in units:
         by_block[blocks[unit]].append(unit)
-    order = SCHEME_BUCKETS[experiment.scheme]
+    scheme = experiment.scheme_obj
+    order = list(scheme.buckets)
     pairs = []
     for a, b in combinations(parts, 2):
         col_a, col_b = overall.rater_column(a.pk), overall.rater_column(b.pk)
@@ -585,7 +584,7 @@ def agreement_report(experiment: Experiment) -> AgreementReport | None:
             for (code, title), ids in sorted(by_block.items())
         ],
         pairs=pairs,
-        bucket_labels={b: Bucket(b).label for b in order},
+        bucket_labels={b: scheme.bucket_label(b) for b in order},
         left_out=len(triples) - len(units),
         awaiting=awaiting,
     )
@@ -693,7 +692,7 @@ def final_bucket_set(
         raise ValidationError(_("That response is not in this experiment."))
     if not decisions_visible(experiment, user):
         raise ValidationError(_("Judge every response of your own first."))
-    if bucket not in SCHEME_BUCKETS[experiment.scheme]:
+    if not experiment.scheme_obj.allows(bucket):
         raise ValidationError(
             {"bucket": _("Choose a bucket of this experiment's scheme (keys 1 to 4).")}
         )

@@ -28,7 +28,6 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from probe.access import can, is_blinded, team_view
 from probe.downloads import attachment, file_stem
@@ -60,21 +59,6 @@ FORMATS = {
     "responses": {"csv", "json", "jsonl"},
     "figures": {"csv", "json"},
     "moves": {"csv", "json"},
-}
-
-# The headline figures set beside each scorer's: (name in ConfigReport.summary, label, unit).
-# Units: "pct" a share (its move in percentage points), "items" (net usable), "points" (index).
-HEADLINES = {
-    Experiment.Scheme.FOUR: (
-        ("knowledge", gettext_lazy("Knowledge"), "pct"),
-        ("hallucination_rate", gettext_lazy("Hallucination rate (probe)"), "pct"),
-        ("net_usable", gettext_lazy("Net usable"), "items"),
-    ),
-    Experiment.Scheme.AA: (
-        ("index", gettext_lazy("Index"), "points"),
-        ("accuracy", gettext_lazy("Accuracy"), "pct"),
-        ("hallucination_rate", gettext_lazy("Hallucination rate (AA-Omniscience)"), "pct"),
-    ),
 }
 
 MOVE_COLUMNS = [
@@ -231,7 +215,7 @@ def figure_moves(final: Report, scorers: list[Report]) -> list[ConfigMoves]:
     result = []
     for config in final.configs:
         figures = []
-        for name, label, unit in HEADLINES[final.scheme]:
+        for name, label, unit in final.scheme_obj.headlines:
             final_value = config.summary[name].mean
             cells = []
             for report, configs in zip(scorers, by_key, strict=True):
@@ -484,7 +468,7 @@ def _move_rows(data: FinalReport) -> list[dict]:
                     {
                         "experiment": report.experiment.name,
                         "scheme": report.scheme,
-                        "w": None if report.is_aa else report.w,
+                        "w": report.weight,
                         "configuration": config.label,
                         "provider": config.provider,
                         "model": config.model_name,
@@ -568,7 +552,7 @@ def final_export(request, experiment: Experiment, what: str, fmt: str):
             rows = exports.figure_rows(data.report)
             for report in data.scorers:
                 rows += exports.figure_rows(report)
-            body = exports.csv_text(rows, exports.FIGURE_COLUMNS)
+            body = exports.csv_text(rows, exports.figure_columns(data.report))
         elif what == "figures":
             body = json.dumps(
                 {

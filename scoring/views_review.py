@@ -20,7 +20,7 @@ from probe.access import can, is_blinded, team_view
 from probe.models import Bank, Experiment, Item, Role
 
 from . import reconcile, review
-from .models import SCHEME_BUCKETS, Bucket, KeyDecision
+from .models import Bucket, KeyDecision
 from .services import scoring_open
 
 OUTCOME_KEYS = {
@@ -382,15 +382,12 @@ def _reconcile_item_response(request, experiment: Experiment, position: int, sta
     data = reconcile.reconcile_item(experiment, position, user=request.user)
     if data is None:
         raise Http404
-    scheme = experiment.scheme
     context = {
         "experiment": experiment,
         "team": experiment.team,
         "section": "reconcile",
         "r": data,
-        "bucket_keys": [
-            (str(i), b, Bucket(b).label) for i, b in enumerate(SCHEME_BUCKETS[scheme], start=1)
-        ],
+        "bucket_keys": experiment.scheme_obj.bucket_keys,
         "bucket_labels": dict(Bucket.choices),
         **extra,
     }

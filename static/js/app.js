@@ -52,7 +52,7 @@
 })();
 
 // A model configuration's settings follow the provider chosen: each setting's field carries, in
-// data-options, the help text and bounds every provider declares for it (probe/forms_prompts.py).
+// data-options, the help text and bounds every provider declares for it (probe/forms/configs.py).
 (function () {
   "use strict";
   function follow(select) {

@@ -9,7 +9,7 @@ from django.utils.translation import gettext
 
 from adapters import get_adapter
 from api.models import ApiToken
-from probe.forms_prompts import provider_key_hints
+from probe.forms.configs import provider_key_hints
 from probe.models import ModelConfig
 from probe.services import configs as config_services
 from tests.api.conftest import ApiClient

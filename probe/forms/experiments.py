@@ -1,0 +1,131 @@
+"""Forms for experiments and pasted replies: input only; the writes are in services."""
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from ..models import Bank, Experiment, ModelConfig, PromptVersion, Team
+from ..services.collection import MAX_PASTE_CHARS
+from ..services.experiments import MAX_REPEATS, SEED_LIMIT
+
+
+class ConfigChoiceField(forms.ModelMultipleChoiceField):
+    def label_from_instance(self, config: ModelConfig) -> str:
+        label = config.label
+        if config.is_simulated and "simulated" not in label.lower():
+            label += " " + str(_("(simulated)"))
+        elif config.is_manual:
+            label += " " + str(_("(manual: you paste the reply)"))
+        return f"{label} · {config.model_name}" if config.model_name else label
+
+
+class ExperimentForm(forms.Form):
+    name = forms.CharField(
+        label=_("Name"),
+        max_length=200,
+        required=False,
+        help_text=_("Empty: the bank's name and today's date."),
+    )
+    bank = forms.ModelChoiceField(
+        label=_("Bank"),
+        queryset=Bank.objects.none(),
+        help_text=_(
+            "Its active items and their key are copied into the experiment now; later edits to the bank do not change it."
+        ),
+    )
+    prompt_version = forms.ModelChoiceField(
+        label=_("Prompt version"), queryset=PromptVersion.objects.none()
+    )
+    configs = ConfigChoiceField(
+        label=_("Model configurations"),
+        queryset=ModelConfig.objects.none(),
+        widget=forms.CheckboxSelectMultiple,
+    )
+    repeats = forms.IntegerField(
+        label=_("Repeats"),
+        min_value=1,
+        max_value=MAX_REPEATS,
+        initial=2,
+        help_text=_(
+            "Runs per configuration. Two or more show how much a model varies from run to run; with one, that variation is unknown."
+        ),
+    )
+    mode = forms.ChoiceField(
+        label=_("How the items are sent"),
+        choices=Experiment.Mode.choices,
+        initial=Experiment.Mode.SHEET,
+        widget=forms.RadioSelect,
+    )
+    seed = forms.IntegerField(
+        label=_("Run-order seed"),
+        required=False,
+        min_value=0,
+        max_value=SEED_LIMIT - 1,
+        help_text=_(
+            "Empty: a random seed. It is stored and shown, so the order can be reproduced."
+        ),
+    )
+
+    scheme = forms.ChoiceField(
+        label=_("Scoring scheme"),
+        choices=Experiment.Scheme.choices,
+        required=False,
+        initial=Experiment.Scheme.FOUR,
+        widget=forms.RadioSelect,
+        help_text=_(
+            "Four buckets: Correct, Confidently wrong, Hedged wrong, Abstained. The second scheme (AA-Omniscience style): Correct, Incorrect, Partial, Not attempted."
+        ),
+    )
+    hide_confidence = forms.BooleanField(
+        label=_("Hide the confidence while scorers judge correctness"),
+        required=False,
+        help_text=_("It is still used to derive the bucket."),
+    )
+    confirm_wrong = forms.ChoiceField(
+        label=_("Ask before a HIGH-confidence answer is marked wrong"),
+        choices=Experiment.ConfirmWrong.choices,
+        required=False,
+        initial=Experiment.ConfirmWrong.ONCE,
+        widget=forms.RadioSelect,
+        help_text=_(
+            "A confident, specific disagreement is more often a correct model than a wrong key. Once per item: the first such answer on an item asks, the rest of that item does not."
+        ),
+    )
+    noise_floor = forms.FloatField(
+        label=_("Noise floor (items)"),
+        required=False,
+        min_value=0,
+        help_text=_("Gaps in net usable below this are marked as noise. Empty: 3 items per 30."),
+    )
+
+    def clean_confirm_wrong(self):
+        return self.cleaned_data.get("confirm_wrong") or Experiment.ConfirmWrong.ONCE
+
+    def clean_scheme(self):
+        return self.cleaned_data.get("scheme") or Experiment.Scheme.FOUR
+
+    def __init__(self, *args, team: Team, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["bank"].queryset = team.banks.order_by("name", "pk")
+        self.fields["prompt_version"].queryset = team.prompt_versions.order_by("name", "-version")
+        self.fields["configs"].queryset = team.model_configs.filter(archived=False).order_by(
+            "label", "pk"
+        )
+        # Sensible starting points: the bank when there is only one, the default English prompt.
+        banks = list(self.fields["bank"].queryset[:2])
+        if len(banks) == 1:
+            self.fields["bank"].initial = banks[0].pk
+        default_prompt = (
+            team.prompt_versions.filter(name="Default (English)").order_by("-version").first()
+        )
+        if default_prompt is not None:
+            self.fields["prompt_version"].initial = default_prompt.pk
+
+
+class PasteForm(forms.Form):
+    text = forms.CharField(
+        label=_("The model's whole reply"),
+        strip=False,
+        max_length=MAX_PASTE_CHARS,
+        widget=forms.Textarea(attrs={"rows": 14, "spellcheck": "false", "class": "mono"}),
+    )
+    item = forms.IntegerField(required=False, widget=forms.HiddenInput)

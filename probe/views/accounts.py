@@ -1,0 +1,140 @@
+"""Accounts: the login lockout page, password change and reset, accepting an invitation."""
+
+import math
+
+from axes.models import AccessAttempt
+from axes.utils import reset as axes_reset
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_not_required
+from django.contrib.auth.forms import UserCreationForm
+from django.core.exceptions import ValidationError
+from django.db.models import Max, Q
+from django.shortcuts import redirect, render
+from django.urls import reverse_lazy
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
+
+from ..forms.common import apply_service_errors
+from ..middleware import client_ip
+from ..services import teams as team_services
+
+
+def _short_password_help(form, name: str):
+    # Django's help for a new password is a bulleted list of every validator; one line reads
+    # better on a small form, and the validators still explain any refusal in full.
+    if name in form.fields:
+        form.fields[name].help_text = _(
+            "At least 8 characters; not all digits, not a common password, not like your name."
+        )
+    return form
+
+
+def _minutes_left(request, username: str) -> int:
+    match = Q(ip_address=client_ip(request))
+    if username:
+        match |= Q(username=username)
+    last = AccessAttempt.objects.filter(match).aggregate(last=Max("attempt_time"))["last"]
+    if last is None:
+        return math.ceil(settings.AXES_COOLOFF_TIME.total_seconds() / 60)
+    left = last + settings.AXES_COOLOFF_TIME - timezone.now()
+    return max(1, math.ceil(left.total_seconds() / 60))
+
+
+def locked_out(request, response=None, credentials=None):
+    """django-axes calls this for a login refused because of too many failures."""
+    username = (credentials or {}).get("username") or request.POST.get("username", "")
+    team_services.login_lockout_record(username=username, ip_address=client_ip(request))
+    return render(
+        request,
+        "registration/locked_out.html",
+        {"minutes": _minutes_left(request, username), "email_enabled": settings.EMAIL_ENABLED},
+        status=429,
+    )
+
+
+class PasswordChangeView(auth_views.PasswordChangeView):
+    success_url = reverse_lazy("home")
+
+    def get_form(self, form_class=None):
+        return _short_password_help(super().get_form(form_class), "new_password1")
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        messages.success(self.request, _("Your password has been changed."))
+        return response
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Mails a reset link when the server can send mail; otherwise says to ask an owner."""
+
+    def get_context_data(self, **kwargs):
+        return super().get_context_data(email_enabled=settings.EMAIL_ENABLED, **kwargs)
+
+    def post(self, request, *args, **kwargs):
+        if not settings.EMAIL_ENABLED:
+            return self.get(request, *args, **kwargs)
+        return super().post(request, *args, **kwargs)
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """Setting a new password through a one-time link also lifts a login lockout on the
+    account, so a member locked out by someone guessing can get back in at once."""
+
+    success_url = reverse_lazy("login")
+    post_reset_login = False
+
+    def get_form(self, form_class=None):
+        return _short_password_help(super().get_form(form_class), "new_password1")
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        axes_reset(username=form.user.get_username())
+        messages.success(self.request, _("Your new password is set. Log in with it."))
+        return response
+
+
+@never_cache
+@login_not_required
+def invitation_accept(request, token: str):
+    invitation = team_services.invitation_find(token=token)
+    problem = team_services.invitation_problem(invitation=invitation, user=request.user)
+    context = {"invitation": invitation, "problem": problem}
+    if problem:
+        return render(request, "registration/invitation.html", context, status=410)
+    signup = None
+    if not request.user.is_authenticated and not invitation.invitee_id:
+        signup = UserCreationForm(request.POST if "signup" in request.POST else None)
+        _short_password_help(signup, "password1")
+    if request.method == "POST":
+        try:
+            if request.user.is_authenticated and "accept" in request.POST:
+                team_services.invitation_accept(invitation=invitation, user=request.user)
+                messages.success(
+                    request, _("Welcome to %(team)s.") % {"team": invitation.team.name}
+                )
+                return redirect(invitation.team)
+            if signup is not None and signup.is_valid():
+                membership = team_services.invitation_accept_with_new_account(
+                    invitation=invitation,
+                    username=signup.cleaned_data["username"],
+                    password=signup.cleaned_data["password1"],
+                )
+                login(request, membership.user, backend="django.contrib.auth.backends.ModelBackend")
+                messages.success(
+                    request,
+                    _("Your account is ready. Welcome to %(team)s.")
+                    % {"team": invitation.team.name},
+                )
+                return redirect(invitation.team)
+        except ValidationError as error:
+            if signup is not None:
+                apply_service_errors(signup, error)
+            else:
+                context["problem"] = " ".join(error.messages)
+                return render(request, "registration/invitation.html", context, status=410)
+    context["signup"] = signup
+    return render(request, "registration/invitation.html", context)
