@@ -27,7 +27,8 @@ from adapters.errors import (
     api_key_from_env,
     retry_delay,
 )
-from adapters.registry import PROVIDERS, get_adapter, provider_choices
+from adapters.options import Option, Problem
+from adapters.registry import PROVIDERS, get_adapter, is_simulated, provider_choices
 
 __all__ = [
     "PROVIDERS",
@@ -39,6 +40,8 @@ __all__ = [
     "ConfigurationError",
     "ConflictError",
     "MissingAPIKeyError",
+    "Option",
+    "Problem",
     "QuotaExceededError",
     "RateLimitError",
     "RequestRejected",
@@ -48,6 +51,7 @@ __all__ = [
     "api_key_from_env",
     "check_connection",
     "get_adapter",
+    "is_simulated",
     "new_async_client",
     "new_client",
     "provider_choices",

@@ -8,9 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.base import Adapter, CompletionRequest, ParsedAnswer, as_int, join_url
+from adapters.base import Adapter, CompletionRequest, ParsedAnswer
 from adapters.errors import ConfigurationError
 from adapters.i18n import gettext_noop
+from adapters.options import INT, SEED_NOT_SENT, Option, Problem, max_output_tokens
+from adapters.options import reasoning_effort as effort_option
+from adapters.options import seed as seed_option
+from adapters.options import temperature as temperature_option
+from adapters.wire import as_int, join_url
 
 ANTHROPIC_VERSION = "2023-06-01"
 # max_tokens is required by the API; used when the configuration leaves the limit open.
@@ -26,6 +31,49 @@ class AnthropicAdapter(Adapter):
     needs_api_key = True
     default_base_url = "https://api.anthropic.com"
     api_key_env_hint = "ANTHROPIC_API_KEY"
+    options = (
+        temperature_option(1),
+        max_output_tokens(
+            wire="max_tokens",
+            default=DEFAULT_MAX_TOKENS,
+            help=gettext_noop("Empty: 4096 (the API needs a limit)."),
+        ),
+        effort_option(wire="output_config.effort"),
+        Option(
+            "thinking_budget",
+            INT,
+            gettext_noop(
+                "At least 1024 tokens and below the output token limit; instead of a reasoning "
+                "effort."
+            ),
+            minimum=MIN_THINKING_BUDGET,
+            wire="thinking.budget_tokens",
+        ),
+        seed_option(wire=None, help=SEED_NOT_SENT),
+    )
+    # Overloaded (529) is the provider's trouble, worth waiting out whatever a header says.
+    RETRY_CODES = frozenset({"overloaded_error"})
+
+    def check_options(self, cleaned, problems) -> None:
+        super().check_options(cleaned, problems)
+        budget = cleaned.get("thinking_budget")
+        if budget is None or "thinking_budget" in problems or "max_output_tokens" in problems:
+            return
+        ceiling = cleaned.get("max_output_tokens") or DEFAULT_MAX_TOKENS
+        if budget >= ceiling:
+            problems["thinking_budget"] = [
+                Problem(
+                    gettext_noop(
+                        "The thinking budget must be below the output token limit (%(limit)s)."
+                    ),
+                    {"limit": ceiling},
+                )
+            ]
+
+    def should_retry(self, error) -> bool:
+        if error.status == 529 or (error.code or "").lower() in self.RETRY_CODES:
+            return True
+        return super().should_retry(error)
 
     def endpoint(self, request: CompletionRequest) -> str:
         return join_url(self.base_url(request), "/messages")

@@ -33,6 +33,9 @@ from adapters.errors import (
     status_for_error,
     truncate_body,
 )
+from adapters.i18n import gettext_noop
+from adapters.options import Option, Problem, validate
+from adapters.wire import sent_request
 
 logger = logging.getLogger("adapters")
 
@@ -97,6 +100,8 @@ class Completion:
     raw_body: str
     reported_model: str | None
     refusal: str | None
+    # The request as sent, without the key (adapters.wire.sent_request).
+    request_sent: dict[str, Any] | None = None
 
 
 @dataclass
@@ -123,6 +128,12 @@ class Adapter(abc.ABC):
     default_base_url: ClassVar[str | None] = None
     # The environment variable a form suggests for this provider's key.
     api_key_env_hint: ClassVar[str | None] = None
+    # When a key is needed, if not simply always (needs_api_key), in words for the form's help.
+    api_key_note: ClassVar[str | None] = None
+    # The settings this provider takes (adapters.options); any other one is refused.
+    options: ClassVar[tuple[Option, ...]] = ()
+    # Whether the answers are simulated, not a real model's (adapters.registry.is_simulated).
+    simulated: ClassVar[bool] = False
 
     # --- hooks ------------------------------------------------------------------------------
 
@@ -145,6 +156,30 @@ class Adapter(abc.ABC):
     def requires_api_key(self, request: CompletionRequest) -> bool:
         return self.needs_api_key
 
+    def validate_options(self, values) -> tuple[dict[str, Any], dict[str, list[Problem]]]:
+        """(cleaned, problems): the settings checked against `options`, then `check_options`."""
+        cleaned, problems = validate(self.options, values)
+        self.check_options(cleaned, problems)
+        return cleaned, problems
+
+    def check_options(self, cleaned: dict[str, Any], problems: dict[str, list[Problem]]) -> None:
+        """Rules across settings; a provider adds its own. Adds to `problems` in place."""
+        if "thinking_budget" in problems or "reasoning_effort" in problems:
+            return
+        if cleaned.get("thinking_budget") is not None and cleaned.get("reasoning_effort"):
+            problems["thinking_budget"] = [
+                Problem(gettext_noop("Set a thinking budget or a reasoning effort, not both."))
+            ]
+
+    def request_record(self, url: str, headers: dict, payload: dict, request) -> dict[str, Any]:
+        """The request as sent, for its attempt: never with the key (adapters.wire)."""
+        return sent_request("POST", url, headers, payload, request.api_key)
+
+    def should_retry(self, error: AdapterError) -> bool:
+        """Whether another attempt may succeed: the retry table's word (adapters.errors),
+        which a provider may refine for what its own error bodies say."""
+        return error.retryable
+
     # --- the one request --------------------------------------------------------------------
 
     def base_url(self, request: CompletionRequest) -> str:
@@ -166,16 +201,19 @@ class Adapter(abc.ABC):
 
     def complete(self, request: CompletionRequest, *, client: httpx.Client) -> Completion:
         """Send `request` once. Returns the answer or raises an `AdapterError` (never retries)."""
+        sent = None
         try:
             url, headers, payload, timeout = self._prepare(request)
+            sent = self.request_record(url, headers, payload, request)
             started = time.monotonic()
             try:
                 response = client.post(url, headers=headers, json=payload, timeout=timeout)
             except httpx.TransportError as exc:
                 raise self._transport_error(exc, request, url, started) from exc
-            return self._finish(request, response, started)
+            return dataclasses.replace(self._finish(request, response, started), request_sent=sent)
         except AdapterError as error:
             _scrub_secret(error, request.api_key)
+            error.request_sent = sent
             raise
 
     async def acomplete(
@@ -186,16 +224,19 @@ class Adapter(abc.ABC):
         Only the one `post` differs; building the request and classifying what comes back are
         the same methods, so the synchronous and the asynchronous paths cannot drift apart.
         """
+        sent = None
         try:
             url, headers, payload, timeout = self._prepare(request)
+            sent = self.request_record(url, headers, payload, request)
             started = time.monotonic()
             try:
                 response = await client.post(url, headers=headers, json=payload, timeout=timeout)
             except httpx.TransportError as exc:
                 raise self._transport_error(exc, request, url, started) from exc
-            return self._finish(request, response, started)
+            return dataclasses.replace(self._finish(request, response, started), request_sent=sent)
         except AdapterError as error:
             _scrub_secret(error, request.api_key)
+            error.request_sent = sent
             raise
 
     def _prepare(self, request: CompletionRequest):
@@ -410,43 +451,6 @@ def new_async_client(*, connections: int = 100, **kwargs: Any) -> httpx.AsyncCli
         httpx.Limits(max_connections=connections, max_keepalive_connections=connections),
     )
     return httpx.AsyncClient(**kwargs)
-
-
-def join_url(base: str, path: str, *, version: str = "v1") -> str:
-    """`base` + `path`, adding `/{version}` unless the base already ends in a version segment.
-
-    Users paste base URLs both ways ("https://api.openai.com", "http://localhost:11434/v1",
-    "https://openrouter.ai/api/v1"); both must reach the same endpoint.
-    """
-    base = base.rstrip("/")
-    if base.endswith(path):
-        return base
-    last = base.rsplit("/", 1)[-1]
-    if _is_version_segment(last):
-        return f"{base}{path}"
-    return f"{base}/{version}{path}"
-
-
-def _is_version_segment(segment: str) -> bool:
-    return (
-        len(segment) >= 2
-        and segment[0] == "v"
-        and segment[1].isdigit()
-        and segment[1:].replace("beta", "").replace("alpha", "").isdigit()
-    )
-
-
-def is_reasoning_model(model: str) -> bool:
-    """OpenAI reasoning models (o-series, gpt-5 except the chat variants) reject `temperature`."""
-    name = model.rsplit("/", 1)[-1].lower()
-    if name.startswith("gpt-5"):
-        return "chat" not in name
-    return len(name) >= 2 and name[0] == "o" and name[1].isdigit()
-
-
-def as_int(value) -> int | None:
-    """`value` if it is a real integer (token counts), else None."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _header_request_id(headers: httpx.Headers) -> str | None:

@@ -97,6 +97,7 @@ class AdapterError(Exception):
 
     kind = "error"
     default_retryable = False
+    request_sent: dict | None = None  # the request as sent, without the key (adapters.wire)
 
     def __init__(
         self,

@@ -10,8 +10,10 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from adapters.base import Adapter, CompletionRequest, ParsedAnswer, as_int, join_url
+from adapters.base import Adapter, CompletionRequest, ParsedAnswer
 from adapters.i18n import gettext_noop
+from adapters.options import INT, Option, max_output_tokens, reasoning_effort, seed, temperature
+from adapters.wire import as_int, join_url
 
 TRUNCATED_FINISH_REASONS = ("MAX_TOKENS",)
 REFUSED_FINISH_REASONS = (
@@ -31,6 +33,21 @@ class GeminiAdapter(Adapter):
     needs_api_key = True
     default_base_url = "https://generativelanguage.googleapis.com"
     api_key_env_hint = "GEMINI_API_KEY"
+    options = (
+        temperature(2, wire="generationConfig.temperature"),
+        max_output_tokens(wire="generationConfig.maxOutputTokens"),
+        reasoning_effort(wire="generationConfig.thinkingConfig.thinkingLevel"),
+        Option(
+            "thinking_budget",
+            INT,
+            gettext_noop(
+                "0 turns thinking off where the model allows it; instead of a reasoning effort."
+            ),
+            minimum=0,
+            wire="generationConfig.thinkingConfig.thinkingBudget",
+        ),
+        seed(wire="generationConfig.seed"),
+    )
 
     def endpoint(self, request: CompletionRequest) -> str:
         model = request.model.strip()

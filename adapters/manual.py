@@ -9,6 +9,10 @@ import httpx
 from adapters.base import Adapter, Completion, CompletionRequest, ParsedAnswer
 from adapters.errors import ConfigurationError
 from adapters.i18n import gettext_noop
+from adapters.options import max_output_tokens, reasoning_effort, seed, temperature
+
+# A person collects the replies: the settings are kept with the configuration, never sent.
+NOT_SENT = gettext_noop("Not sent: a person sets the chat window; kept with the configuration.")
 
 
 class ManualRunError(ConfigurationError):
@@ -22,6 +26,12 @@ class ManualAdapter(Adapter):
     label = gettext_noop("Manual (a person pastes the reply)")
     needs_api_key = False
     default_base_url = None
+    options = (
+        temperature(2, wire=None, help=NOT_SENT),
+        max_output_tokens(wire=None, help=NOT_SENT),
+        reasoning_effort(wire=None, help=NOT_SENT),
+        seed(wire=None, help=NOT_SENT),
+    )
 
     def complete(self, request: CompletionRequest, *, client: httpx.Client) -> Completion:
         raise self._no_api()

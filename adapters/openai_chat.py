@@ -10,19 +10,18 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from adapters.base import (
-    Adapter,
-    CompletionRequest,
-    ParsedAnswer,
-    as_int,
-    is_reasoning_model,
-    join_url,
-)
+from adapters.base import Adapter, CompletionRequest, ParsedAnswer
 from adapters.i18n import gettext_noop
+from adapters.options import max_output_tokens, reasoning_effort, seed, temperature
+from adapters.wire import as_int, is_reasoning_model, join_url
 
 # Hosts that always want a key. Other base URLs (a local vLLM, Ollama, llama.cpp) may run without
 # one, so there the Authorization header is simply left out when no key is configured.
 KEYED_HOSTS = ("api.openai.com", "openrouter.ai")
+
+# What an error body says when the prompt does not fit the model: sending it again cannot help,
+# even when a compatible server (or a proxy) answers it with a 5xx.
+CONTEXT_PHRASES = ("context length", "context size", "context window", "too many tokens")
 
 # Some open models served through compatible servers put their reasoning inline as a leading
 # <think>...</think> block; it is reasoning, not the answer (the raw body still keeps it).
@@ -40,6 +39,24 @@ class OpenAIChatAdapter(Adapter):
     needs_api_key = True
     default_base_url = "https://api.openai.com/v1"
     api_key_env_hint = "OPENAI_API_KEY"
+    api_key_note = gettext_noop("for api.openai.com and OpenRouter; optional for local servers")
+    options = (
+        temperature(2),
+        max_output_tokens(
+            wire="max_completion_tokens",
+            help=gettext_noop(
+                "Sent as max_completion_tokens to api.openai.com, as max_tokens to other servers."
+            ),
+        ),
+        reasoning_effort(),
+        seed(),
+    )
+
+    def should_retry(self, error) -> bool:
+        text = f"{error.message} {error.body or ''}".lower()
+        if any(phrase in text for phrase in CONTEXT_PHRASES):
+            return False
+        return super().should_retry(error)
 
     def requires_api_key(self, request: CompletionRequest) -> bool:
         host = (urlsplit(self.base_url(request)).hostname or "").lower()

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.base import CompletionRequest, ParsedAnswer, as_int, is_reasoning_model, join_url
+from adapters.base import CompletionRequest, ParsedAnswer
 from adapters.errors import ServerError
 from adapters.i18n import gettext_noop
 from adapters.openai_chat import OpenAIChatAdapter
+from adapters.options import SEED_NOT_SENT, max_output_tokens, reasoning_effort, seed, temperature
+from adapters.wire import as_int, is_reasoning_model, join_url
 
 
 class OpenAIResponsesAdapter(OpenAIChatAdapter):
@@ -21,6 +23,13 @@ class OpenAIResponsesAdapter(OpenAIChatAdapter):
     needs_api_key = True
     default_base_url = "https://api.openai.com/v1"
     api_key_env_hint = "OPENAI_API_KEY"
+    api_key_note = None
+    options = (
+        temperature(2),
+        max_output_tokens(wire="max_output_tokens"),
+        reasoning_effort(wire="reasoning.effort"),
+        seed(wire=None, help=SEED_NOT_SENT),
+    )
 
     def endpoint(self, request: CompletionRequest) -> str:
         return join_url(self.base_url(request), "/responses")

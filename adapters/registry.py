@@ -14,7 +14,7 @@ _PATHS = {
     "anthropic": "adapters.anthropic:AnthropicAdapter",
     "gemini": "adapters.gemini:GeminiAdapter",
     "manual": "adapters.manual:ManualAdapter",
-    "simulator": "adapters.simulator:SimulatorAdapter",
+    "simulator": "adapters.simulator.adapter:SimulatorAdapter",
 }
 
 
@@ -55,3 +55,10 @@ def get_adapter(name: str) -> Adapter:
 def provider_choices() -> list[tuple[str, str]]:
     """(name, label) pairs for a form's provider field."""
     return [(name, PROVIDERS[name].label) for name in PROVIDERS]
+
+
+def is_simulated(provider: str | None) -> bool:
+    """Whether `provider` gives simulated answers, not a real model's (its adapter says so)."""
+    if provider not in _PATHS:
+        return False
+    return PROVIDERS[provider].simulated

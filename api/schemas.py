@@ -73,6 +73,22 @@ class ConfigOut(Schema):
     concurrency_limit: int | None
 
 
+class ConfigIn(Strict):
+    """A model configuration. The settings' bounds are the provider's (its adapter checks them)."""
+
+    label: str = Field(..., max_length=120)
+    provider: str = Field(..., max_length=30)
+    model_name: str = Field(..., max_length=200)
+    base_url: str = Field("", max_length=200)
+    temperature: float | None = None
+    max_output_tokens: int | None = None
+    reasoning_effort: str = Field("", max_length=10)
+    thinking_budget: int | None = None
+    seed: int | None = None
+    api_key_env: str = Field("", max_length=100, description="the NAME of the variable")
+    concurrency_limit: int = 4
+
+
 class RunOut(Schema):
     """A run as the requester may see it: anonymous ("Run N") while they are blinded."""
 

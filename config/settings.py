@@ -275,7 +275,7 @@ CELERY_TASK_TIME_LIMIT = 15 * 60
 CELERY_TASK_SOFT_TIME_LIMIT = 14 * 60
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
-# --- Collection: self-healing and pace (probe/services/collection.py, docs/collection.md) ------
+# --- Collection: self-healing and pace (probe/services/collection/, docs/collection.md) ------
 # One task collects one run, holding the run's lease (renewed every third of its term); the
 # sweep (Celery beat) queues again any active run with no live lease, no task sent and no
 # attempt for PROBE_REQUEUE_AFTER_SECONDS. Each may be set from the environment.

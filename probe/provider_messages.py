@@ -19,7 +19,7 @@ from django.utils.translation import gettext, gettext_noop
 
 # Whole messages, as adapters/base.py, adapters/errors.py and the adapters write them.
 MESSAGES = (
-    # What the collection service wraps around an adapter's message (probe/services/collection.py).
+    # What the collection service wraps around an adapter's message (probe/services/collection/).
     gettext_noop("Item %(n)s: %(message)s"),
     gettext_noop("Internal error while collecting: %(kind)s: %(error)s"),
     gettext_noop("%(provider)s: no base URL configured"),
@@ -68,7 +68,7 @@ PHRASES = (
     gettext_noop("redirected to %(location)s: check the base URL"),
     gettext_noop("request id %(id)s"),
 )
-# What collection appends to a run's message (probe/services/collection.py).
+# What collection appends to a run's message (probe/services/collection/).
 SUFFIXES = (
     gettext_noop(
         "(The server asked to wait %(wait)d s, longer than the %(cap)d s this collector "

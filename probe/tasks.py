@@ -1,6 +1,6 @@
 """Celery tasks: collect a run, and the periodic sweep that queues again what nothing works on.
 
-One task per run (services/collection.py sends its requests concurrently, within the
+One task per run (services/collection/ sends its requests concurrently, within the
 configuration's limit). Late acknowledgement with reject-on-worker-lost: a worker process killed
 mid-run leaves the message to be delivered again. The run's lease lets one task at a time work
 on it, and the units are idempotent, so a redelivery or a duplicate never stores a second
@@ -61,7 +61,7 @@ def collect_run(self, *, run_pk: int) -> str:
         collection.fail_run_unexpectedly(run_pk=run_pk, error=error)
         raise
     if outcome == "sliced":
-        collection._send_run(run_pk)
+        collection.send_run(run_pk)
     return outcome
 
 

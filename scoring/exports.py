@@ -20,6 +20,7 @@ from django.db.models import OuterRef, Subquery, Value
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Coalesce, Lower
 
+from adapters.registry import is_simulated
 from probe.models import Response
 
 from . import metrics, report_export, selectors
@@ -190,7 +191,7 @@ def response_rows(source: BucketSource) -> Iterator[dict]:
             "run_label": snapshot.get("label", ""),
             "provider": snapshot.get("provider", ""),
             "model": snapshot.get("model_name", ""),
-            "simulated": snapshot.get("provider") == "simulator",
+            "simulated": is_simulated(snapshot.get("provider")),
             "repeat": r["run__repeat"],
             "answer": r["answer"],
             "confidence": r["confidence"] or None,

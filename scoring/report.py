@@ -19,6 +19,7 @@ from datetime import datetime
 
 from django.db.models import Count, Q
 
+from adapters.registry import is_simulated
 from probe.models import Experiment, ExperimentItem, Response, Run
 from probe.sheetparser import issue_label
 
@@ -129,7 +130,7 @@ class ConfigReport:
 
     @property
     def simulated(self) -> bool:
-        return self.provider == "simulator"
+        return is_simulated(self.provider)
 
     @property
     def unblinded(self) -> int:

@@ -1,13 +1,41 @@
-"""The API's endpoint for model configurations."""
+"""The API's model configurations: the list, and a new one through the same service, and so the
+same checks, as the configuration form (the provider's adapter checks the settings it declares)."""
 
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
 from ninja import Router
+from ninja.responses import Status
 
 from probe.models import ModelConfig, Role
+from probe.services import configs as config_services
 
 from .. import schemas as s
 from ..auth import reach
+from ..errors import Refused, refuse
 
 router = Router()
+
+
+def refusal(error: ValidationError) -> Refused:
+    """A service's ValidationError as the API's refusal, one problem per message and field."""
+    problems = [
+        {"field": name, "message": message}
+        for name, messages in error.message_dict.items()
+        for message in messages
+    ]
+    return refuse(_("Nothing was saved."), problems)
+
+
+def config_out(config) -> dict:
+    return {
+        "id": config.pk,
+        "label": config.label,
+        "provider": config.provider,
+        "model_name": config.model_name,
+        "simulated": config.is_simulated,
+        "archived": config.archived,
+        "concurrency_limit": config.concurrency_limit,
+    }
 
 
 @router.get(
@@ -17,15 +45,18 @@ router = Router()
 )
 def config_list(request, slug: str):
     team, _m = reach(request, "team_slug", slug, Role.EDITOR)
-    return [
-        {
-            "id": c.pk,
-            "label": c.label,
-            "provider": c.provider,
-            "model_name": c.model_name,
-            "simulated": c.provider == "simulator",
-            "archived": c.archived,
-            "concurrency_limit": c.concurrency_limit,
-        }
-        for c in ModelConfig.objects.filter(team=team).order_by("label", "pk")
-    ]
+    return [config_out(c) for c in ModelConfig.objects.filter(team=team).order_by("label", "pk")]
+
+
+@router.post(
+    "/teams/{slug}/configs",
+    response={201: s.ConfigOut},
+    summary="Create a model configuration (the key is named by its environment variable)",
+)
+def config_create(request, slug: str, payload: s.ConfigIn):
+    team, _m = reach(request, "team_slug", slug, Role.EDITOR)
+    try:
+        config = config_services.config_create(team=team, user=request.user, **payload.model_dump())
+    except ValidationError as error:
+        raise refusal(error) from None
+    return Status(201, config_out(config))

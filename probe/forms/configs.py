@@ -1,5 +1,7 @@
 """Forms for model configurations: input only; the writes are in services."""
 
+import json
+
 from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.text import capfirst
@@ -7,6 +9,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 import adapters
+from adapters.options import CHOICE, FLOAT, OPTION_NAMES
 
 from ..models import ModelConfig
 from ..services import configs as config_services
@@ -30,8 +33,8 @@ def provider_key_hints() -> list[tuple[str, str, str]]:
     rows = []
     for name, label in provider_choices():
         adapter = adapters.get_adapter(name)
-        if name == "openai_chat":
-            need = _("for api.openai.com and OpenRouter; optional for local servers")
+        if adapter.api_key_note:
+            need = gettext(adapter.api_key_note)
         elif adapter.needs_api_key:
             need = _("needed")
         else:
@@ -40,8 +43,61 @@ def provider_key_hints() -> list[tuple[str, str, str]]:
     return rows
 
 
+def _declarations(name: str) -> dict[str, adapters.Option]:
+    """{provider: its declaration of option `name`} for the providers that take it."""
+    found = {}
+    for provider in adapters.PROVIDERS:
+        for option in adapters.PROVIDERS[provider].options:
+            if option.name == name:
+                found[provider] = option
+    return found
+
+
+def _bounds(option: adapters.Option) -> dict:
+    """The input's attributes for a number option's bounds (the browser's hint; the adapter
+    checks them again on the server, with its own message)."""
+    attrs = {"step": "any"} if option.kind == FLOAT else {}
+    if option.minimum is not None:
+        attrs["min"] = option.minimum
+    if option.maximum is not None:
+        attrs["max"] = option.maximum
+    return attrs
+
+
+def option_field(name: str, provider: str) -> forms.Field:
+    """The form field of setting `name`, as `provider` declares it: its help text and bounds.
+
+    A provider that does not take the setting still gets the field (the provider can be changed
+    on the same form), saying which providers take it; the page's script (static/js/app.js)
+    swaps help and bounds when another provider is chosen, from `data-options`.
+    """
+    declared = _declarations(name)
+    option = declared.get(provider) or next(iter(declared.values()))
+    labels = dict(provider_choices())
+    per_provider = {
+        p: {"help": gettext(o.help), **{k: v for k, v in _bounds(o).items() if k != "step"}}
+        for p, o in declared.items()
+    }
+    elsewhere = gettext("Only for: %(providers)s.") % {
+        "providers": ", ".join(labels[p] for p in declared)
+    }
+    attrs = {"data-options": json.dumps(per_provider), "data-not-taken": elsewhere}
+    help_text = gettext(option.help) if provider in declared else elsewhere
+    if provider in declared:
+        attrs.update(_bounds(option))
+    common = {"label": _model_label(name), "required": False, "help_text": help_text}
+    if option.kind == CHOICE:
+        shown = dict(ModelConfig.Effort.choices)
+        choices = [(value, shown.get(value, value)) for value in option.choices]
+        return forms.ChoiceField(choices=choices, widget=forms.Select(attrs=attrs), **common)
+    if option.kind == FLOAT:
+        return forms.FloatField(widget=forms.NumberInput(attrs=attrs), **common)
+    return forms.IntegerField(widget=forms.NumberInput(attrs=attrs), **common)
+
+
 class ModelConfigForm(forms.Form):
-    """Every field of a configuration. The rules are config_services.config_validate's."""
+    """Every field of a configuration. The rules are config_services.config_validate's; the
+    settings' fields (OPTION_NAMES) are built from the adapters' declarations."""
 
     label = forms.CharField(
         label=_model_label("label"),
@@ -68,30 +124,6 @@ class ModelConfigForm(forms.Form):
             "Empty: the provider's own API. For OpenAI-compatible servers (vLLM, Ollama, llama.cpp, OpenRouter) and the simulator."
         ),
     )
-    temperature = forms.FloatField(
-        label=_model_label("temperature"),
-        required=False,
-        help_text=_("0 to 2; empty: the provider's default."),
-    )
-    max_output_tokens = forms.IntegerField(
-        label=_model_label("max_output_tokens"), required=False, min_value=1
-    )
-    reasoning_effort = forms.ChoiceField(
-        label=_model_label("reasoning_effort"), required=False, choices=ModelConfig.Effort.choices
-    )
-    thinking_budget = forms.IntegerField(
-        label=_model_label("thinking_budget"),
-        required=False,
-        min_value=0,
-        help_text=_("Anthropic (at least 1024) and Gemini only; instead of a reasoning effort."),
-    )
-    seed = forms.IntegerField(
-        label=_model_label("seed"),
-        required=False,
-        min_value=-(2**63),
-        max_value=2**63 - 1,
-        help_text=_("Sent where the API takes one (OpenAI chat, Gemini, the simulator)."),
-    )
     api_key_env = forms.CharField(
         label=_model_label("api_key_env"),
         max_length=100,
@@ -115,6 +147,10 @@ class ModelConfigForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.team = team
         self.instance = instance
+        self.provider = self._provider()
+        for name in OPTION_NAMES:
+            self.fields[name] = option_field(name, self.provider)
+        self.order_fields(config_services.FIELDS)
         self.pasted_key_fields: list[str] = []
         if self.is_bound:
             # Take a pasted key out of the submitted data at once, so that no error path
@@ -128,6 +164,21 @@ class ModelConfigForm(forms.Form):
                     data[field] = ""
                     self.pasted_key_fields.append(field)
             self.data = data
+
+    def _provider(self) -> str:
+        """The provider whose declarations shape the settings' fields: the one submitted, else
+        the configuration's, else the first offered."""
+        names = list(adapters.PROVIDERS)
+        if self.is_bound:
+            chosen = str(self.data.get("provider", ""))
+        else:
+            chosen = self.initial.get("provider") or (self.instance and self.instance.provider)
+        return chosen if chosen in names else names[0]
+
+    @property
+    def option_fields(self) -> list:
+        """The settings' bound fields, in the order the adapters declare them."""
+        return [self[name] for name in OPTION_NAMES]
 
     @classmethod
     def initial_for(cls, config: ModelConfig) -> dict:

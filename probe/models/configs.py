@@ -4,6 +4,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from adapters import registry
+
 from .teams import Team
 
 
@@ -71,7 +73,7 @@ class ModelConfig(models.Model):
 
     @property
     def is_simulated(self) -> bool:
-        return self.provider == "simulator"
+        return registry.is_simulated(self.provider)
 
     @property
     def is_manual(self) -> bool:

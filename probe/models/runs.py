@@ -100,6 +100,8 @@ class Attempt(models.Model):
     retry_after = models.FloatField(null=True, blank=True)
     text = models.TextField(blank=True)  # the answer text extracted from the body
     raw_body = models.TextField(blank=True)  # exactly what the provider sent back
+    # The request as sent (method, URL, headers, JSON body), never with the key: adapters.wire.
+    request_sent = models.JSONField(null=True, blank=True)
     pasted_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

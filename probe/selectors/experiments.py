@@ -6,6 +6,8 @@ from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery, 
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from adapters.registry import is_simulated
+
 from .. import sheetparser
 from ..models import Attempt, Experiment, ExperimentItem, ModelConfig, Response, Run, Team
 from ..services.collection import parse_attempt, run_health
@@ -89,7 +91,7 @@ def experiment_progress(experiment: Experiment) -> Progress:
     now = timezone.now()
     for run in runs:
         run.percent = int(100 * run.n_responses / n_items) if n_items else 0
-        run.is_simulated = run.config_snapshot.get("provider") == "simulator"
+        run.is_simulated = is_simulated(run.config_snapshot.get("provider"))
         # Collecting only while something works on it: waiting, or stalled since when and why.
         run.health = run_health(run, now)
         run.is_stalled = run.health is not None and run.health.state == "stalled"

@@ -11,21 +11,19 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 import adapters
-from adapters.anthropic import DEFAULT_MAX_TOKENS as ANTHROPIC_DEFAULT_MAX_TOKENS
-from adapters.anthropic import MIN_THINKING_BUDGET
 from adapters.errors import CONNECTION_CHECK_TIMEOUT
 
 from ..models import AuditEvent, ModelConfig, Team
 from .audit import audit_record
+from .hosts import check_url, provider_host_problem
 
 logger = logging.getLogger(__name__)
 
@@ -66,8 +64,6 @@ MAX_CONCURRENCY = 200
 # Under gunicorn's 60-second worker timeout (docker-compose.yml), so a slow model ends in a
 # shown timeout, not a killed worker.
 TEST_CONNECTION_TIMEOUT = min(CONNECTION_CHECK_TIMEOUT, 45.0)
-# Providers whose adapters send a thinking budget; the others take a reasoning effort only.
-THINKING_BUDGET_PROVIDERS = ("anthropic", "gemini")
 
 
 def looks_like_secret(value: str) -> bool:
@@ -108,47 +104,12 @@ def requires_api_key(provider: str, base_url: str = "") -> bool:
         return adapter.needs_api_key
 
 
-def _check_url(base_url: str) -> str | None:
-    parts = urlsplit(base_url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return _("The base URL must start with http:// or https:// and name a host.")
-    if parts.query or parts.fragment or parts.username or parts.password:
-        return _(
-            "The base URL must not carry a query string or a user name and password: API keys "
-            "belong in an environment variable."
-        )
-    return None
-
-
-def _host_matches(host: str, pattern: str) -> bool:
-    pattern = pattern.strip().lower().strip("[]").rstrip(".")
-    if pattern.startswith("*."):
-        return host.endswith(pattern[1:])
-    return host == pattern
-
-
-def provider_host_problem(base_url: str) -> str | None:
-    """Why a request to this base URL may not be sent, or None.
-
-    Only hosts in settings.ALLOWED_PROVIDER_HOSTS are called: the public provider APIs and
-    loopback by default, more through the ALLOWED_PROVIDER_HOSTS environment variable, which
-    only whoever runs the server sets. No team member can aim a configuration at the server's
-    internal network (a database, a cloud metadata address) and read the reply on a page.
-    """
-    host = (urlsplit(base_url).hostname or "").lower().rstrip(".")
-    if not host:
-        return None  # no base URL: the adapter's own public default
-    if any(_host_matches(host, pattern) for pattern in settings.ALLOWED_PROVIDER_HOSTS):
-        return None
-    return _(
-        "This server does not send requests to %(host)s. The public provider APIs and local "
-        "servers (localhost, 127.0.0.1) are allowed; whoever runs the server can allow more "
-        "hosts with the ALLOWED_PROVIDER_HOSTS setting."
-    ) % {"host": host}
-
-
 def config_validate(*, team: Team, data: Mapping, instance: ModelConfig | None = None) -> dict:
-    """The configuration's fields, cleaned; ValidationError naming each bad field otherwise."""
+    """The configuration's fields, cleaned; ValidationError naming each bad field otherwise.
+
+    The settings (temperature, token limit, ...) are checked by the provider's adapter, against
+    the options it declares: the same check runs again before a run sends anything.
+    """
     values = {**DEFAULTS, **{k: v for k, v in data.items() if k in FIELDS}}
     for field in ("label", "provider", "model_name", "base_url", "api_key_env", "reasoning_effort"):
         values[field] = (values[field] or "").strip()
@@ -157,10 +118,56 @@ def config_validate(*, team: Team, data: Mapping, instance: ModelConfig | None =
     def refuse(field: str, message: str, code: str = "invalid") -> None:
         errors.setdefault(field, []).append(ValidationError(message, code=code))
 
-    provider = values["provider"]
-    known = dict(adapters.provider_choices())
-    if provider not in known:
+    known = values["provider"] in dict(adapters.provider_choices())
+    if not known:
         refuse("provider", _("Choose one of the providers offered."))
+    _check_names(team, instance, values, refuse)
+    if values["base_url"]:
+        problem = check_url(values["base_url"]) or provider_host_problem(values["base_url"])
+        if problem:
+            refuse("base_url", problem)
+    _check_key_variable(values, refuse, check_needed=known and "base_url" not in errors)
+    if known:
+        cleaned, problems = options_check(values["provider"], values)
+        values.update(cleaned)
+        for field, messages in problems.items():
+            for message in messages:
+                refuse(field, message)
+    concurrency = values["concurrency_limit"]
+    if concurrency is None or not 1 <= concurrency <= MAX_CONCURRENCY:
+        refuse(
+            "concurrency_limit",
+            _("Allow from 1 to %(max)s concurrent requests.") % {"max": MAX_CONCURRENCY},
+        )
+    if errors:
+        raise ValidationError(errors)
+    return values
+
+
+def field_label(name: str) -> str:
+    """The configuration field's name as a form shows it, in the user's language."""
+    return str(ModelConfig._meta.get_field(name).verbose_name)
+
+
+def options_check(provider: str, values: Mapping) -> tuple[dict, dict[str, list[str]]]:
+    """(cleaned settings, {field: [message]}) by the provider's adapter, in the user's language."""
+    cleaned, problems = adapters.get_adapter(provider).validate_options(values)
+    return cleaned, {
+        field: [problem.text(_) for problem in found] for field, found in problems.items()
+    }
+
+
+def options_refusal(provider: str, values: Mapping) -> str:
+    """Why the provider refuses these settings, one sentence per setting, or "" (before sending)."""
+    _cleaned, problems = options_check(provider, values)
+    return "; ".join(
+        f"{capfirst(field_label(field))}: {' '.join(messages)}"
+        for field, messages in problems.items()
+    )
+
+
+def _check_names(team: Team, instance: ModelConfig | None, values: dict, refuse) -> None:
+    """The label (given, unique in the team), the model's name, and no key pasted into either."""
     if not values["label"]:
         refuse("label", _("Give the configuration a label."))
     elif (
@@ -182,12 +189,11 @@ def config_validate(*, team: Team, data: Mapping, instance: ModelConfig | None =
                 code=SECRET_CODE,
             )
 
-    if values["base_url"]:
-        problem = _check_url(values["base_url"]) or provider_host_problem(values["base_url"])
-        if problem:
-            refuse("base_url", problem)
 
+def _check_key_variable(values: dict, refuse, *, check_needed: bool) -> None:
+    """A variable's name, never a key; and one at all where the provider needs a key."""
     name = values["api_key_env"]
+    provider = values["provider"]
     if name:
         if looks_like_secret(name):
             values["api_key_env"] = ""
@@ -208,11 +214,7 @@ def config_validate(*, team: Team, data: Mapping, instance: ModelConfig | None =
                     "does not start with a digit, such as OPENAI_API_KEY."
                 ),
             )
-    elif (
-        provider in known
-        and "base_url" not in errors
-        and requires_api_key(provider, values["base_url"])
-    ):
+    elif check_needed and requires_api_key(provider, values["base_url"]):
         hint = adapters.get_adapter(provider).api_key_env_hint
         refuse(
             "api_key_env",
@@ -221,48 +223,6 @@ def config_validate(*, team: Team, data: Mapping, instance: ModelConfig | None =
             )
             % {"hint": _(" (usually %(name)s)") % {"name": hint} if hint else ""},
         )
-
-    temperature = values["temperature"]
-    if temperature is not None and not 0 <= temperature <= 2:
-        refuse("temperature", _("Temperature goes from 0 to 2."))
-    limit = values["max_output_tokens"]
-    if limit is not None and limit < 1:
-        refuse("max_output_tokens", _("The output token limit must be at least 1."))
-    effort = values["reasoning_effort"]
-    if effort not in ModelConfig.Effort.values:
-        refuse("reasoning_effort", _("Choose one of the reasoning effort levels offered."))
-    budget = values["thinking_budget"]
-    if budget is not None:
-        if provider in known and provider not in THINKING_BUDGET_PROVIDERS:
-            refuse(
-                "thinking_budget",
-                _("This provider takes a reasoning effort, not a thinking budget: leave it empty."),
-            )
-        elif effort:
-            refuse("thinking_budget", _("Set a thinking budget or a reasoning effort, not both."))
-        elif provider == "anthropic":
-            ceiling = limit or ANTHROPIC_DEFAULT_MAX_TOKENS
-            if budget < MIN_THINKING_BUDGET:
-                refuse(
-                    "thinking_budget",
-                    _("Anthropic needs a thinking budget of at least %(min)s tokens.")
-                    % {"min": MIN_THINKING_BUDGET},
-                )
-            elif budget >= ceiling:
-                refuse(
-                    "thinking_budget",
-                    _("The thinking budget must be below the output token limit (%(limit)s).")
-                    % {"limit": ceiling},
-                )
-    concurrency = values["concurrency_limit"]
-    if concurrency is None or not 1 <= concurrency <= MAX_CONCURRENCY:
-        refuse(
-            "concurrency_limit",
-            _("Allow from 1 to %(max)s concurrent requests.") % {"max": MAX_CONCURRENCY},
-        )
-    if errors:
-        raise ValidationError(errors)
-    return values
 
 
 @transaction.atomic
@@ -381,6 +341,11 @@ class ConnectionCheck:
         return str(ERROR_TITLES.get(self.error_kind, _("Error")))
 
 
+def config_settings(config: ModelConfig) -> dict:
+    """The configuration's settings, by name, as its adapter checks them."""
+    return {name: getattr(config, name) for name in FIELDS}
+
+
 def _scrub(text: str, secret: str | None) -> str:
     return text.replace(secret, "***") if secret and len(secret) >= 4 else text
 
@@ -409,6 +374,11 @@ def config_test_connection(
             sent=False,
             error_kind="configuration",
             error_message=_("Unknown provider “%(provider)s”.") % {"provider": config.provider},
+        )
+    refused = options_refusal(config.provider, config_settings(config))
+    if refused:
+        return ConnectionCheck(
+            ok=False, sent=False, error_kind="configuration", error_message=refused
         )
     api_key = None
     if config.api_key_env:

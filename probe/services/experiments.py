@@ -2,7 +2,7 @@
 
 Each service checks the current state before changing it and raises ValidationError with a
 message a person can act on. Collection itself (the per-unit work, pasting, parsing, the
-status roll-up) is in services/collection.py.
+status roll-up) is in services/collection/.
 """
 
 import random

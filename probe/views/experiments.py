@@ -4,6 +4,8 @@ The key is sealed: until every run is collected, no page here shows a key entry.
 reveal, a blinded member (a scorer) sees runs only as anonymous rows: no label, no answers.
 """
 
+import json
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
@@ -11,6 +13,8 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+
+from adapters.registry import is_simulated
 
 from ..access import can, is_blinded, team_view
 from ..forms.common import apply_service_errors
@@ -213,7 +217,7 @@ def _run_context(request, run: Run, paste_form: PasteForm | None = None) -> dict
         "key_available": key_available,
         "show_key": show_key,
         "n_items": experiment.items.count(),
-        "is_simulated": run.config_snapshot.get("provider") == "simulator",
+        "is_simulated": is_simulated(run.config_snapshot.get("provider")),
     }
     # A simulated model answers from the experiment's key, so its answers show the key: they
     # are shown with the key only (sealed until collection ends, for editors, recorded).
@@ -223,7 +227,9 @@ def _run_context(request, run: Run, paste_form: PasteForm | None = None) -> dict
     # A run of 1,000 items (one request each) shows its answers, attempts and paste forms a page
     # at a time: the page opens in a second whatever the experiment's size.
     attempts = (
-        run.attempts.select_related("item", "pasted_by").defer("raw_body", "text").order_by("pk")
+        run.attempts.select_related("item", "pasted_by")
+        .defer("raw_body", "text", "request_sent")
+        .order_by("pk")
     )
     context["attempts"] = Paginator(attempts, RUN_ROWS_PER_PAGE).get_page(
         request.GET.get("attempts_page")
@@ -279,13 +285,20 @@ def run_raw(request, run: Run):
     blinded = is_blinded(run.experiment, request.user, request.membership)
     # A simulated model's replies are the key in part (see _run_context): sealed with it.
     sealed = (
-        run.config_snapshot.get("provider") == "simulator"
-        and not run.experiment.collection_complete
+        is_simulated(run.config_snapshot.get("provider")) and not run.experiment.collection_complete
     )
     attempts = run.attempts.select_related("item").order_by("pk")
     wanted = request.GET.get("attempt") or ""
     if wanted.isdigit():
         attempts = attempts.filter(pk=int(wanted))
+    attempts = [] if blinded or sealed else list(attempts)
+    for attempt in attempts:
+        # The request as sent, never with the key (adapters.wire.sent_request).
+        attempt.request_shown = (
+            json.dumps(attempt.request_sent, indent=2, ensure_ascii=False)
+            if attempt.request_sent
+            else ""
+        )
     return render(
         request,
         "probe/run_raw.html",
@@ -295,7 +308,7 @@ def run_raw(request, run: Run):
             "run": run,
             "blinded": blinded,
             "sealed": sealed,
-            "attempts": [] if blinded or sealed else list(attempts),
+            "attempts": attempts,
         },
     )
 

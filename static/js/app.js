@@ -50,3 +50,26 @@
   // htmx does not swap 4xx bodies by default; our validation fragments come back as 200, but a
   // session that expired answers 401 with HX-Redirect, which htmx follows by itself.
 })();
+
+// A model configuration's settings follow the provider chosen: each setting's field carries, in
+// data-options, the help text and bounds every provider declares for it (probe/forms/configs.py).
+(function () {
+  "use strict";
+  function follow(select) {
+    const form = select.form;
+    if (!form) return;
+    form.querySelectorAll("[data-options]").forEach(function (input) {
+      const declared = JSON.parse(input.dataset.options)[select.value];
+      const help = input.closest(".field") && input.closest(".field").querySelector(".help");
+      ["min", "max"].forEach(function (bound) {
+        if (declared && declared[bound] !== undefined) input.setAttribute(bound, declared[bound]);
+        else input.removeAttribute(bound);
+      });
+      if (help) help.textContent = declared ? declared.help : input.dataset.notTaken;
+    });
+  }
+  document.addEventListener("change", function (event) {
+    const select = event.target;
+    if (select.matches && select.matches("select[name=provider]")) follow(select);
+  });
+})();

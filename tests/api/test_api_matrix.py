@@ -24,6 +24,7 @@ NEEDED = {
     "bank_export": Role.EDITOR,
     "prompt_list": Role.VIEWER,
     "config_list": Role.EDITOR,
+    "config_create": Role.EDITOR,
     "experiment_list": Role.VIEWER,
     "experiment_create": Role.EDITOR,
     "experiment_detail": Role.VIEWER,
@@ -74,6 +75,7 @@ def _body(name: str, world) -> dict:
     """A body of the right shape, so that the request reaches the access check."""
     return {
         "bank_import": {"content": BANK_TEXT, "name": "Matrix bank"},
+        "config_create": {"label": "Matrix config", "provider": "manual", "model_name": "chat"},
         "experiment_create": {
             "bank": world.bank.pk,
             "prompt_version": world.prompt.pk,

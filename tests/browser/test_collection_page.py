@@ -28,7 +28,7 @@ def simulator_url():
 def test_a_stalled_run_is_shown_with_retry(live_server, page, world, simulator_url, monkeypatch):
     ARTIFACTS.mkdir(exist_ok=True)
     sent = []
-    monkeypatch.setattr(collection, "_send_run", lambda run_pk: sent.append(run_pk) or True)
+    monkeypatch.setattr(collection.dispatch, "send_run", lambda run_pk: sent.append(run_pk) or True)
     configs = [
         make_config(world, label=label, model_name=model, base_url=simulator_url)
         for label, model in [("Expert", "sim-expert"), ("Sloppy", "sim-sloppy")]

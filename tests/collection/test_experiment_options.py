@@ -54,12 +54,12 @@ def test_a_negative_noise_floor_is_refused_beside_the_field(client, world):
 
 
 def test_simulated_repeats_are_distinct_draws_unless_a_seed_is_set(world):
-    from probe.services.collection import _request_for
+    from probe.services.collection import request_for
 
     run_1, run_2 = world.runs
-    assert _request_for(run_1, None, []).seed == 1 and _request_for(run_2, None, []).seed == 2
+    assert request_for(run_1, None, []).seed == 1 and request_for(run_2, None, []).seed == 2
     run_2.config_snapshot = {**run_2.config_snapshot, "seed": 99}
-    assert _request_for(run_2, None, []).seed == 99
+    assert request_for(run_2, None, []).seed == 99
 
 
 def test_the_live_fragment_also_updates_the_scoring_card(client, world):

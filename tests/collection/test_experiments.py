@@ -171,7 +171,7 @@ def test_start_queues_every_pending_api_run_after_commit(
     from probe.services import collection
 
     sent = []
-    monkeypatch.setattr(collection, "_send_run", sent.append)
+    monkeypatch.setattr(collection.dispatch, "send_run", sent.append)
     sim = make_config(world, label="Sim")
     manual = make_config(world, label="By hand", provider="manual", model_name="chat")
     experiment = make_experiment(world, [sim, manual], repeats=2, start=False)

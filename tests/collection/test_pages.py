@@ -215,7 +215,7 @@ def test_page_actions_start_cancel_retry_close(
     from tests.collection.conftest import Reply
 
     sent = []
-    monkeypatch.setattr(collection, "_send_run", sent.append)
+    monkeypatch.setattr(collection.dispatch, "send_run", sent.append)
     replay.play([Reply(401, '{"error": {"message": "nope"}}')])
     bad = make_config(
         world, label="Local", provider="openai_chat", model_name="m", base_url=replay.base_url

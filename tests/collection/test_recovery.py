@@ -21,7 +21,7 @@ LONG_AGO = timedelta(minutes=10)
 def sent(monkeypatch):
     """The runs the sweep (or Retry) sends to the broker, in order."""
     runs: list[int] = []
-    monkeypatch.setattr(collection, "_send_run", lambda run_pk: runs.append(run_pk) or True)
+    monkeypatch.setattr(collection.dispatch, "send_run", lambda run_pk: runs.append(run_pk) or True)
     return runs
 
 

@@ -25,7 +25,7 @@ DEMO_USERS = [
     ("dave", Role.VIEWER),
 ]
 DEMO_BANK = Path(__file__).resolve().parents[2] / "demo" / "demo_bank.txt"
-# Three simulated models of clearly different character (profiles in adapters/simulator.py).
+# Three simulated models of clearly different character (profiles in adapters/simulator/profiles.py).
 DEMO_CONFIGS = [
     ("Expert (simulated)", "sim-expert"),
     ("Overconfident (simulated)", "sim-overconfident"),

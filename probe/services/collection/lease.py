@@ -1,0 +1,64 @@
+"""Leases on runs: one worker at a time collects a run."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from datetime import timedelta
+
+from django.db.models import Case, F, Q, Value, When
+from django.db.models.functions import Coalesce, Now
+
+from ...models import (
+    Run,
+)
+from .units import ACTIVE, setting
+
+logger = logging.getLogger("probe.collection")
+
+
+# Leases on runs -----------------------------------------------------------------------------
+#
+# One worker at a time collects a run: it holds the run's lease (a token and an expiry, by the
+# database's clock) and renews it while it works. A redelivered or duplicate task finds the lease
+# held and leaves; a worker that dies stops renewing, and the sweep queues the run again.
+
+
+def _lease_expiry():
+    return Now() + timedelta(seconds=setting("PROBE_RUN_LEASE_SECONDS"))
+
+
+def lease_take(run_pk: int) -> str | None:
+    """Take the run's lease if nobody holds it and the run is active; the token, or None."""
+    token = secrets.token_hex(16)
+    taken = (
+        Run.objects.filter(pk=run_pk, status__in=ACTIVE)
+        .filter(Q(lease_expires__isnull=True) | Q(lease_expires__lt=Now()))
+        .update(
+            lease_token=token,
+            lease_expires=_lease_expiry(),
+            status=Case(
+                When(status=Run.Status.QUEUED, then=Value(Run.Status.RUNNING)),
+                default=F("status"),
+            ),
+            started_at=Coalesce(F("started_at"), Now()),
+        )
+    )
+    return token if taken else None
+
+
+def lease_renew(run_pk: int, token: str, activity: dict) -> bool:
+    """Renew a held lease and say what the collector is doing; False: stop (cancelled, failed,
+    or the lease was lost)."""
+    return (
+        Run.objects.filter(pk=run_pk, lease_token=token, status__in=ACTIVE).update(
+            lease_expires=_lease_expiry(), activity=activity
+        )
+        > 0
+    )
+
+
+def lease_release(run_pk: int, token: str) -> None:
+    Run.objects.filter(pk=run_pk, lease_token=token).update(
+        lease_token="", lease_expires=None, activity={}
+    )

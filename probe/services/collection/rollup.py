@@ -1,0 +1,67 @@
+"""The status roll-up: a run is collected when every item has a response; then maybe the
+experiment is too."""
+
+from __future__ import annotations
+
+import logging
+
+from django.utils import timezone
+
+from ...models import (
+    Experiment,
+    ExperimentItem,
+    Response,
+    Run,
+)
+from .units import ACTIVE
+
+logger = logging.getLogger("probe.collection")
+
+
+# Roll-up -------------------------------------------------------------------------------------
+
+
+def _compliance(issue_lists) -> float | None:
+    issue_lists = list(issue_lists)
+    if not issue_lists:
+        return None
+    return sum(1 for issues in issue_lists if not issues) / len(issue_lists)
+
+
+def run_rollup(*, run_pk: int) -> None:
+    """A run is collected when every item has a response; then maybe the experiment is too.
+
+    Called after the responses are committed, so of two units finishing together the later
+    one always sees both.
+    """
+    run = Run.objects.filter(pk=run_pk).only("pk", "experiment_id").first()
+    if run is None:
+        return
+    n_items = ExperimentItem.objects.filter(experiment_id=run.experiment_id).count()
+    issues = list(Response.objects.filter(run_id=run_pk).values_list("issues", flat=True))
+    fields = {"compliance": _compliance(issues)}
+    Run.objects.filter(pk=run_pk).update(**fields)
+    if len(issues) >= n_items:
+        Run.objects.filter(pk=run_pk, status__in=(Run.Status.PENDING, *ACTIVE)).update(
+            status=Run.Status.COLLECTED, finished_at=timezone.now()
+        )
+    experiment_rollup(experiment_pk=run.experiment_id)
+
+
+def experiment_rollup(*, experiment_pk: int) -> bool:
+    """The experiment is collected (and its key unsealed) when every run is collected or closed.
+
+    Not with a manual run: a person may still see that a paste was wrong and replace it, so an
+    editor ends that collection (`experiment_finish`) once every run is in.
+    """
+    runs = Run.objects.filter(experiment_id=experiment_pk)
+    if runs.exclude(status__in=Run.FINISHED).exists():
+        return False
+    if runs.filter(config_snapshot__provider="manual").exists():
+        return False
+    return (
+        Experiment.objects.filter(pk=experiment_pk, status=Experiment.Status.COLLECTING).update(
+            status=Experiment.Status.COLLECTED, collection_finished=timezone.now()
+        )
+        > 0
+    )
