@@ -7,6 +7,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext as _
 
 from scoring.models import Bucket
+from scoring.report_definitions import definitions
 
 register = template.Library()
 
@@ -131,8 +132,6 @@ def definition(values, key: str):
 @register.simple_tag
 def report_definitions():
     """Every definition shown side by side: name, source, formula (scoring.report_intervals)."""
-    from scoring.report_definitions import definitions
-
     return definitions()
 
 
