@@ -23,6 +23,7 @@ from probe.selectors_experiments import experiment_progress
 from probe.services import banks as bank_services
 from probe.services import experiments as experiment_services
 from scoring import compare, exports, followups
+from scoring.final_report import final_gate, final_report_build, may_see_keys
 from scoring.models import Assignment
 from scoring.report import (
     final_source,
@@ -32,7 +33,6 @@ from scoring.report import (
     without_dropped,
 )
 from scoring.review import keys_in_force
-from scoring.views_final import final_gate, final_report_build, may_see_keys
 
 from . import schemas as s
 from .auth import blinded, reach

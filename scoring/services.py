@@ -13,6 +13,7 @@ from probe.models import Experiment, ExperimentItem, Response
 
 from . import selectors
 from .carry import carried_of, carry_sync
+from .finals import final_buckets_sync
 from .models import (
     SCHEME_BUCKETS,
     Assignment,
@@ -21,6 +22,7 @@ from .models import (
     JudgementChange,
     KeyDecision,
     KeyDispute,
+    Reconciliation,
 )
 
 WRONG_CONFIDENT = {"HIGH", "MEDIUM"}
@@ -277,9 +279,6 @@ def judgement_undo(*, assignment: Assignment) -> int | None:
 
 def _sync_final_buckets(experiment: Experiment) -> None:
     """Once reconciliation has begun, unanimous final buckets follow the scorers' changes."""
-    from .models import Reconciliation
-    from .reconcile import final_buckets_sync
-
     if Reconciliation.objects.filter(experiment=experiment).exists():
         final_buckets_sync(experiment=experiment)
 

@@ -4,7 +4,7 @@ version carry their final bucket; a changed answer, confidence, key or question 
 import pytest
 
 from probe.models import Attempt, Experiment, Response, Run
-from scoring import carry, followups, reconcile, services
+from scoring import agreement_report, carry, followups, reconcile_services, services
 from scoring.models import Bucket, CarriedBucket
 from tests.api.test_follow_ups import _collected
 from tests.review.conftest import judge_everything
@@ -16,7 +16,7 @@ def _reconciled(world, experiment, bucket=Bucket.CORRECT):
     for kind in ("scorer", "owner"):
         assignment = services.assignment_start(experiment=experiment, user=world.users[kind])
         judge_everything(assignment, bucket)
-    reconcile.reconciliation_start(experiment=experiment, user=world.users["editor"])
+    reconcile_services.reconciliation_start(experiment=experiment, user=world.users["editor"])
 
 
 def _answer(experiment, answers: dict):
@@ -78,7 +78,7 @@ def test_identical_answers_carry_and_changed_ones_do_not(world):
 
 
 def test_an_amended_key_on_either_side_stops_the_carry(world):
-    from scoring.review import key_decision_create
+    from scoring.review_services import key_decision_create
 
     origin, again = _follow_up(world)
     _answer(
@@ -197,7 +197,7 @@ def test_a_team_can_send_carried_answers_through_the_queue(world):
 
 def test_an_amended_key_reopens_the_carried_answers_of_its_item(world):
     from scoring.models import Judgement
-    from scoring.review import key_decision_create
+    from scoring.review_services import key_decision_create
     from scoring.selectors import queue_item
 
     _origin, again = _carried_follow_up(world)
@@ -227,7 +227,7 @@ def test_carried_buckets_do_not_inflate_agreement(world):
     for kind, bucket in (("scorer", Bucket.CORRECT), ("owner", Bucket.HEDGED_WRONG)):
         assignment = services.assignment_start(experiment=again, user=world.users[kind])
         judge_everything(assignment, bucket)
-    report = reconcile.agreement_report(again)
+    report = agreement_report.agreement_report(again)
     assert report.overall.units == 2  # the two answers judged here, not the four carried
     assert report.overall.percent == 0
 

@@ -1,6 +1,6 @@
 """An item the key review judged ambiguous drops out of a scorer's own report too."""
 
-from scoring import review, services
+from scoring import review_services, services
 from scoring.report import scorer_report
 
 
@@ -18,7 +18,7 @@ def test_a_dropped_item_leaves_the_scorers_report(world):
                 )
     before = scorer_report(assignment)
     assert before.n_items == 3
-    review.key_decision_create(
+    review_services.key_decision_create(
         item=world.scored.items.get(position=2),
         user=world.users["owner"],
         outcome="ambiguous",

@@ -7,7 +7,14 @@ import re
 from django.urls import reverse
 
 from probe.models import ExperimentItem, Response
-from scoring import reconcile, review, selectors, services
+from scoring import (
+    keys,
+    reconcile_page,
+    reconcile_services,
+    review,
+    review_services,
+    services,
+)
 from scoring.models import Bucket, FinalBucket
 from tests.probe import factories
 
@@ -73,7 +80,7 @@ def test_the_queue_opens_on_flags_and_disputes_then_ranks_suspects(client, world
     disputed = client.get(url, {"reason": "disputed"}).content.decode()
     assert positions(disputed) == [5]
     assert positions(client.get(url, {"state": "decided"}).content.decode()) == []
-    review.key_decision_create(
+    review_services.key_decision_create(
         item=experiment.items.get(position=4),
         user=world.users["owner"],
         outcome="amended",
@@ -109,7 +116,7 @@ def test_the_bank_queue_shows_decisions_taken_in_its_experiments(client, world):
     ExperimentItem.objects.filter(experiment=experiment, position=3).update(
         source_item=world.items[1]
     )
-    review.key_decision_create(
+    review_services.key_decision_create(
         item=experiment.items.get(position=3),
         user=world.users["owner"],
         outcome="confirmed",
@@ -130,12 +137,12 @@ def test_identical_disagreements_are_one_decision(client, world):
         for r in Response.objects.filter(run__experiment=world.scored, abstained=False):
             chosen = bucket if r.answer == "429" else Bucket.CORRECT
             services.judgement_decide(assignment=assignment, responses=[r], bucket=chosen)
-    reconcile.reconciliation_start(experiment=world.scored, user=world.users["owner"])
+    reconcile_services.reconciliation_start(experiment=world.scored, user=world.users["owner"])
     client.force_login(world.users["owner"])
     url = reverse(
         "scoring:reconcile_item", kwargs={"experiment_pk": world.scored.pk, "position": 1}
     )
-    data = reconcile.reconcile_item(world.scored, 1, user=world.users["owner"])
+    data = reconcile_page.reconcile_item(world.scored, 1, user=world.users["owner"])
     assert len(data.rows) == 1 and data.rows[0].size == 2  # "429" twice, Correct vs Hedged
     body = client.get(url, **HX).content.decode()
     assert "×2" in body
@@ -147,4 +154,4 @@ def test_identical_disagreements_are_one_decision(client, world):
         response__answer="429", response__run__experiment=world.scored
     )
     assert finals.count() == 2 and {f.bucket for f in finals} == {Bucket.CORRECT}
-    assert selectors.key_in_force(world.scored.items.get(position=1)).answer == "key 1"
+    assert keys.key_in_force(world.scored.items.get(position=1)).answer == "key 1"

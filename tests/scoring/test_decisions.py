@@ -9,7 +9,7 @@ from django.db import connection
 from django.urls import reverse
 
 from probe.models import Experiment, Response
-from scoring import selectors, services
+from scoring import reconcile_services, review_services, selectors, services
 from scoring.models import Bucket, Judgement, JudgementChange
 from tests.conftest import make_collected_experiment
 from tests.probe import factories
@@ -223,7 +223,6 @@ def test_the_option_is_chosen_when_the_experiment_is_created(client, world):
 
 
 def test_a_note_on_a_judgement_is_for_the_lead_only(client, world):
-    from scoring import reconcile
 
     assignment = start(client, world, world.scored)
     tokens = tokens_of(assignment, 1, "429")
@@ -259,7 +258,7 @@ def test_a_note_on_a_judgement_is_for_the_lead_only(client, world):
         responses=list(Response.objects.filter(item__experiment=world.scored, answer="429")),
         bucket=Bucket.HEDGED_WRONG,
     )
-    reconcile.reconciliation_start(experiment=world.scored, user=world.users["owner"])
+    reconcile_services.reconciliation_start(experiment=world.scored, user=world.users["owner"])
     client.force_login(world.users["owner"])
     page = client.get(
         reverse("scoring:reconcile_item", kwargs={"experiment_pk": world.scored.pk, "position": 1})
@@ -271,7 +270,6 @@ def test_a_note_on_a_judgement_is_for_the_lead_only(client, world):
 
 
 def test_item_overview_states_jump_and_next_open(client, world):
-    from scoring import review
 
     assignment = start(client, world, world.scored)
     item2 = world.scored.items.get(position=2)
@@ -290,7 +288,7 @@ def test_item_overview_states_jump_and_next_open(client, world):
     assert states == {1: "done", 2: "open", 3: "open"}
     assert page.count('<span class="flag"') == 1  # item 2's flag
     # An amended key sends item 1 back: re-check.
-    review.key_decision_create(
+    review_services.key_decision_create(
         item=world.scored.items.get(position=1),
         user=world.users["owner"],
         outcome="amended",

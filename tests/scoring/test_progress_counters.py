@@ -5,7 +5,7 @@ import pytest
 
 from scoring import selectors, services
 from scoring.models import Assignment, Judgement
-from scoring.review import key_decision_create
+from scoring.review_services import key_decision_create
 from tests.review.conftest import build_experiment, judge, responses_in_order
 
 pytestmark = pytest.mark.django_db

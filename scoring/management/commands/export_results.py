@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from probe.models import Experiment
 from scoring import exports
+from scoring.export_format import csv_text
 from scoring.models import Assignment
 from scoring.report import judgement_source, parse_weight, report_build
 
@@ -80,7 +81,7 @@ class Command(BaseCommand):
             reports = [report_build(source, w=weight) for source in sources]
             if format == "csv":
                 rows = (row for report in reports for row in exports.figure_rows(report))
-                text = exports.csv_text(rows, exports.FIGURE_COLUMNS)
+                text = csv_text(rows, exports.FIGURE_COLUMNS)
             else:
                 # --scorer: that scorer's report, one object; otherwise a list, one per scorer.
                 text = exports.figures_json(reports[0] if scorer else reports)
