@@ -92,7 +92,7 @@ def render_preview(result) -> str:
     from django.template.loader import render_to_string
     from django.test import RequestFactory
 
-    from probe.views_import import _source_lines
+    from probe.views.bank_import import _source_lines
 
     request = RequestFactory().get("/")
     request.user = AnonymousUser()

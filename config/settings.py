@@ -205,7 +205,7 @@ CONTENT_SECURITY_POLICY = {
 AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("LOGIN_LOCKOUT_MINUTES", default=15))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
-AXES_LOCKOUT_CALLABLE = "probe.views_accounts.locked_out"
+AXES_LOCKOUT_CALLABLE = "probe.views.accounts.locked_out"
 AXES_CLIENT_IP_CALLABLE = "probe.middleware.client_ip"
 AXES_RESET_ON_SUCCESS = True
 AXES_USERNAME_FORM_FIELD = "username"

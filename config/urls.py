@@ -7,7 +7,9 @@ from django.urls import include, path
 from django.views.i18n import JavaScriptCatalog
 
 from api import pages as api_pages
-from probe import views, views_accounts, views_language
+from probe.views import accounts as views_accounts
+from probe.views import language as views_language
+from probe.views import teams as views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -49,7 +51,7 @@ urlpatterns = [
         name="invitation_accept",
     ),
     path("admin/", admin.site.urls),
-    path("", include("probe.app_urls")),
+    path("", include("probe.urls")),
     path("", include("scoring.urls")),
     path("api/", include("api.urls")),
     path("account/tokens/", api_pages.token_list, name="token_list"),

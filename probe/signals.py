@@ -4,7 +4,7 @@ from django.contrib.auth.signals import user_logged_in
 from django.dispatch import receiver
 
 from .middleware import SESSION_LANGUAGE_KEY
-from .selectors_preferences import user_language
+from .selectors.preferences import user_language
 
 
 @receiver(user_logged_in, dispatch_uid="probe_language_at_login")

@@ -10,8 +10,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from probe.access import is_blinded, team_view
-from probe.forms import apply_service_errors
-from probe.forms_experiments import ConfigChoiceField
+from probe.forms.common import apply_service_errors
+from probe.forms.experiments import ConfigChoiceField
 from probe.models import Experiment, ModelConfig, PromptVersion, Role, Run
 from probe.services.experiments import MAX_REPEATS, SEED_LIMIT
 

@@ -29,6 +29,7 @@ from django.utils.translation import gettext as _
 
 from ..models import AuditEvent, Invitation, Membership, Role, Team
 from .audit import audit_record
+from .prompts import prompt_defaults_ensure
 
 logger = logging.getLogger(__name__)
 
@@ -42,8 +43,6 @@ def team_create(*, name: str, owner, slug: str = "") -> Team:
         candidate = f"{base}-{n}"
     team = Team.objects.create(name=name, slug=candidate)
     Membership.objects.create(team=team, user=owner, role=Role.OWNER)
-    from .prompts import prompt_defaults_ensure
-
     prompt_defaults_ensure(team=team)
     return team
 

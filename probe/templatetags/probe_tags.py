@@ -7,6 +7,9 @@ from django import template
 from django.utils.html import conditional_escape, escape
 from django.utils.safestring import mark_safe
 
+from probe.provider_messages import translate_message
+from probe.services.configs import ERROR_TITLES
+
 register = template.Library()
 
 
@@ -22,8 +25,6 @@ def get(mapping, key):
 def error_title(kind):
     """{{ attempt.error_kind|error_title }}: what went wrong, in the user's language (the stored
     message beside it is the provider's own, technical and in English)."""
-    from probe.services.configs import ERROR_TITLES
-
     return ERROR_TITLES.get(kind, "") if kind else ""
 
 
@@ -31,8 +32,6 @@ def error_title(kind):
 def provider_message(text):
     """{{ run.error_message|provider_message }}: a stored error message, with the sentences the
     app and its adapters write put in the user's language (the provider's own words stay)."""
-    from probe.provider_messages import translate_message
-
     return translate_message(text)
 
 

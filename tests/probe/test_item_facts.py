@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from probe import bankformat
 from probe.models import AuditEvent, ExperimentItem, Item, ItemVersion
-from probe.selectors_items import items_due_for_recheck
+from probe.selectors.items import items_due_for_recheck
 from probe.services import banks as bank_services
 from probe.services import experiments
 from probe.services.teams import team_set_recheck_after

@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from probe.models import AuditEvent, Bank, Block, Item, KeyEntry
-from probe.views import ITEMS_PER_PAGE
+from probe.views.banks import ITEMS_PER_PAGE
 
 HX = {"HTTP_HX_REQUEST": "true"}
 

@@ -3,9 +3,9 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from .models import Bank, Experiment, ModelConfig, PromptVersion, Team
-from .services.collection import MAX_PASTE_CHARS
-from .services.experiments import MAX_REPEATS, SEED_LIMIT
+from ..models import Bank, Experiment, ModelConfig, PromptVersion, Team
+from ..services.collection import MAX_PASTE_CHARS
+from ..services.experiments import MAX_REPEATS, SEED_LIMIT
 
 
 class ConfigChoiceField(forms.ModelMultipleChoiceField):

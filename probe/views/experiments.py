@@ -12,14 +12,15 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
-from . import selectors_experiments as selectors
-from .access import can, is_blinded, team_view
-from .forms import apply_service_errors
-from .forms_experiments import ExperimentForm, PasteForm
-from .models import AuditEvent, Experiment, Role, Run, Team
-from .services import collection
-from .services import experiments as experiment_services
-from .services.audit import audit_record
+from ..access import can, is_blinded, team_view
+from ..forms.common import apply_service_errors
+from ..forms.experiments import ExperimentForm, PasteForm
+from ..models import AuditEvent, Experiment, Role, Run, Team
+from ..selectors import experiments as selectors
+from ..services import collection
+from ..services import experiments as experiment_services
+from ..services.audit import audit_record
+from ..services.prompts import prompt_defaults_ensure
 
 RUN_ROWS_PER_PAGE = 100
 PASTES_PER_PAGE = 20
@@ -58,8 +59,6 @@ def experiment_list(request, team: Team):
 
 @team_view(scope="team_slug", get=Role.EDITOR, post=Role.EDITOR)
 def experiment_create(request, team: Team):
-    from .services.prompts import prompt_defaults_ensure
-
     prompt_defaults_ensure(team=team)  # a new team starts with the default prompts
     form = ExperimentForm(request.POST or None, team=team)
     if request.method == "POST" and form.is_valid():

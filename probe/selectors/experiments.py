@@ -6,9 +6,9 @@ from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery, 
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from . import sheetparser
-from .models import Attempt, Experiment, ExperimentItem, ModelConfig, Response, Run, Team
-from .services.collection import parse_attempt, run_health
+from .. import sheetparser
+from ..models import Attempt, Experiment, ExperimentItem, ModelConfig, Response, Run, Team
+from ..services.collection import parse_attempt, run_health
 
 
 def _count(model, link: str = "run", **filters):

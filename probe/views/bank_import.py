@@ -11,11 +11,11 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
-from . import bankformat
-from .access import team_view
-from .forms import ImportForm, ImportPreviewForm
-from .models import Role, Team
-from .services import banks as bank_services
+from .. import bankformat
+from ..access import team_view
+from ..forms.banks import ImportForm, ImportPreviewForm
+from ..models import Role, Team
+from ..services import banks as bank_services
 
 PREVIEW_TEMPLATE = "probe/bank_import_preview.html"
 

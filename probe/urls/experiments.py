@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views_experiments as views
+from ..views import experiments as views
 
 urlpatterns = [
     path("t/<slug:team_slug>/experiments/", views.experiment_list, name="experiment_list"),

@@ -18,9 +18,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 
-from .forms import apply_service_errors
-from .middleware import client_ip
-from .services import teams as team_services
+from ..forms.common import apply_service_errors
+from ..middleware import client_ip
+from ..services import teams as team_services
 
 
 def _short_password_help(form, name: str):

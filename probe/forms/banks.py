@@ -3,19 +3,10 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from . import bankformat
-from .models import Bank, Block, Item, Role
+from .. import bankformat
+from ..models import Bank, Block, Item
 
 TEXTAREA_SMALL = {"rows": 2}
-
-
-def apply_service_errors(form, error) -> None:
-    """Show a service's ValidationError on the form: beside its field, or above the form."""
-    if hasattr(error, "error_dict"):
-        for field, errors in error.error_dict.items():
-            form.add_error(field if field in form.fields else None, errors)
-    else:
-        form.add_error(None, error)
 
 
 class BankForm(forms.ModelForm):
@@ -205,20 +196,3 @@ def _human_size(n: int) -> str:
     if n >= 1024 * 1024:
         return f"{n / (1024 * 1024):.1f}".removesuffix(".0") + " MB"
     return f"{n / 1024:.0f} KB"
-
-
-class InvitationForm(forms.Form):
-    invitee = forms.CharField(
-        label=_("E-mail address or username"),
-        max_length=254,
-        help_text=_(
-            "A username works only for someone who already shares one of your teams; "
-            "invite anyone else by e-mail address."
-        ),
-        widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
-    )
-    role = forms.ChoiceField(label=_("Role"), choices=Role.choices, initial=Role.SCORER)
-
-
-class MemberRoleForm(forms.Form):
-    role = forms.ChoiceField(label=_("Role"), choices=Role.choices)

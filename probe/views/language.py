@@ -6,8 +6,8 @@ from django.utils.translation import check_for_language
 from django.views.decorators.http import require_POST
 from django.views.i18n import set_language
 
-from .middleware import SESSION_LANGUAGE_KEY
-from .services.preferences import user_language_set
+from ..middleware import SESSION_LANGUAGE_KEY
+from ..services.preferences import user_language_set
 
 
 @login_not_required

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from django.db import connection
 from django.db.models import Count, Q, QuerySet
 
-from .models import AuditEvent, Bank, Block, Invitation, Item, Membership, Team
+from ..models import Bank, Block, Item, Team
 
 
 def banks_of_team(team: Team) -> QuerySet[Bank]:
@@ -131,26 +131,3 @@ def item_number(item: Item) -> str:
         .count()
     )
     return f"{item.block.code}{before}"
-
-
-def team_members(team: Team) -> QuerySet[Membership]:
-    return team.memberships.select_related("user").order_by("user__username")
-
-
-def team_invitations_pending(team: Team) -> QuerySet[Invitation]:
-    """Invitations not yet accepted nor withdrawn, newest first; expired ones included (marked
-    in the page) so an owner sees that a link went unused."""
-    return team.invitations.filter(accepted=None, revoked=None).select_related(
-        "invitee", "created_by"
-    )
-
-
-def audit_events(
-    team: Team, *, bank_pk: int | None = None, action: str = ""
-) -> QuerySet[AuditEvent]:
-    qs = team.audit_events.select_related("user")
-    if bank_pk:
-        qs = qs.filter(bank_id=bank_pk)
-    if action:
-        qs = qs.filter(action=action)
-    return qs

@@ -5,7 +5,7 @@ import datetime
 from django.db.models import F, Q
 from django.utils import timezone
 
-from .models import Item, Team
+from ..models import Item, Team
 
 
 def recheck_cutoff(*, team: Team, today: datetime.date | None = None) -> datetime.date:

@@ -2,7 +2,7 @@
 
 from django.conf import settings
 
-from .models import UserPreference
+from ..models import UserPreference
 
 
 def user_language(*, user) -> str | None:

@@ -1,0 +1,86 @@
+"""The API's endpoints for banks: list, import, export."""
+
+from django.http import HttpResponse
+from django.utils.translation import gettext as _
+from ninja import Query, Router
+from ninja.responses import Status
+
+from probe import bankformat
+from probe.models import Bank, Role
+from probe.selectors.banks import banks_of_team
+from probe.services import banks as bank_services
+
+from .. import schemas as s
+from ..auth import reach
+from ..errors import refuse
+
+router = Router()
+
+
+# Banks ---------------------------------------------------------------------------------------
+
+
+def _bank_out(bank: Bank, items: int) -> dict:
+    return {
+        "id": bank.pk,
+        "name": bank.name,
+        "description": bank.description,
+        "items": items,
+        "updated": bank.updated,
+    }
+
+
+@router.get("/teams/{slug}/banks", response=list[s.BankOut], summary="The team's banks")
+def bank_list(request, slug: str):
+    team, _m = reach(request, "team_slug", slug, Role.VIEWER)
+    return [_bank_out(b, b.n_items) for b in banks_of_team(team)]
+
+
+@router.post(
+    "/teams/{slug}/banks",
+    response={201: s.BankImportOut},
+    summary="Import a bank file (all or nothing)",
+)
+def bank_import(request, slug: str, payload: s.BankImportIn):
+    team, _m = reach(request, "team_slug", slug, Role.EDITOR)
+    raw = payload.content.encode("utf-8", "surrogatepass")
+    try:
+        data = bankformat.load(raw, payload.filename)
+    except bankformat.BankFormatError as error:
+        raise refuse(
+            _("The bank file was refused; nothing was saved."),
+            [
+                {
+                    "field": "content" if p.line is None else f"content:{p.line}",
+                    "message": str(p),
+                }
+                for p in error.problems
+            ],
+        ) from None
+    bank = bank_services.bank_import(
+        team=team,
+        user=request.user,
+        data=data,
+        name=payload.name,
+        source=payload.filename or _("the API"),
+        file_format=bankformat.detect_format(payload.content, payload.filename),
+    )
+    return Status(
+        201,
+        {
+            "bank": _bank_out(bank, data.item_count),
+            "blocks": len(data.blocks),
+            "items": data.item_count,
+            "missing_keys": data.missing_key_count,
+        },
+    )
+
+
+@router.get("/banks/{bank_id}/export", summary="The bank as a file, in JSON or text")
+def bank_export(request, bank_id: int, format: str = Query("json", pattern="^(json|text)$")):
+    bank, _m = reach(request, "bank_pk", bank_id, Role.EDITOR)
+    text = bank_services.bank_export(bank=bank, user=request.user, file_format=format)
+    content_type = "application/json" if format == "json" else "text/plain; charset=utf-8"
+    response = HttpResponse(text, content_type=content_type)
+    response["Cache-Control"] = "no-store"  # it holds the key
+    return response

@@ -1,0 +1,19 @@
+"""The API's endpoint for prompt versions."""
+
+from ninja import Router
+
+from probe.models import PromptVersion, Role
+
+from .. import schemas as s
+from ..auth import reach
+
+router = Router()
+
+
+# Prompt versions and model configurations ----------------------------------------------------
+
+
+@router.get("/teams/{slug}/prompts", response=list[s.PromptOut], summary="Prompt versions")
+def prompt_list(request, slug: str):
+    team, _m = reach(request, "team_slug", slug, Role.VIEWER)
+    return list(PromptVersion.objects.filter(team=team).order_by("name", "-version"))

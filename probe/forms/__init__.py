@@ -1,0 +1,1 @@
+"""Forms of the probe app, one module per context."""

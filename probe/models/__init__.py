@@ -1,0 +1,39 @@
+"""The probe app's models, one module per context; every model is importable from here.
+
+teams: Team, Membership, Invitation, UserPreference (and the roles); banks: Bank, Block, Item,
+KeyEntry and their history; audit: AuditEvent; prompts: PromptVersion; configs: ModelConfig;
+experiments: Experiment, ExperimentItem; runs: Run, Attempt, Response.
+"""
+
+from .audit import AuditEvent
+from .banks import AnswerKind, Bank, Block, Item, ItemVersion, KeyEntry, KeyEntryRevision
+from .configs import ModelConfig
+from .experiments import Experiment, ExperimentItem
+from .prompts import PromptVersion
+from .runs import Attempt, Response, Run
+from .teams import ROLE_RANK, Invitation, Membership, Role, Team, UserPreference, role_at_least
+
+__all__ = [
+    "ROLE_RANK",
+    "AnswerKind",
+    "Attempt",
+    "AuditEvent",
+    "Bank",
+    "Block",
+    "Experiment",
+    "ExperimentItem",
+    "Invitation",
+    "Item",
+    "ItemVersion",
+    "KeyEntry",
+    "KeyEntryRevision",
+    "Membership",
+    "ModelConfig",
+    "PromptVersion",
+    "Response",
+    "Role",
+    "Run",
+    "Team",
+    "UserPreference",
+    "role_at_least",
+]

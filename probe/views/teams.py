@@ -1,0 +1,193 @@
+"""Pages for the team: home, members and invitations, and the audit log.
+
+One view serves both the full page and its htmx fragment (``request.htmx``); every write goes
+through a service, every object through ``access.team_view``.
+"""
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_not_required
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.db import connection
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET
+
+from ..access import can, team_view
+from ..forms.common import apply_service_errors
+from ..forms.teams import InvitationForm, MemberRoleForm
+from ..models import AuditEvent, Membership, Role, Team
+from ..selectors import teams as selectors
+from ..selectors.banks import banks_of_team
+from ..services import teams as team_services
+
+# Home and health ---------------------------------------------------------------------------
+
+
+def home(request):
+    membership = Membership.objects.filter(user=request.user).select_related("team").first()
+    if membership is None:
+        return render(request, "probe/no_team.html")
+    return redirect(membership.team)
+
+
+@login_not_required
+@require_GET
+def healthz(request):
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    return HttpResponse("ok", content_type="text/plain")
+
+
+# Teams -------------------------------------------------------------------------------------
+
+
+@team_view(scope="team_slug", get=Role.VIEWER)
+def team_home(request, team: Team):
+    return render(
+        request,
+        "probe/team_home.html",
+        {
+            "team": team,
+            "banks": banks_of_team(team),
+            "can_edit": can(request.membership, Role.EDITOR),
+        },
+    )
+
+
+def _member_page(request, team: Team, form: InvitationForm, *, status: int = 200):
+    return render(
+        request,
+        "probe/member_list.html",
+        {
+            "team": team,
+            "members": selectors.team_members(team),
+            "invitations": selectors.team_invitations_pending(team),
+            "form": form,
+            "roles": Role.choices,
+            "email_enabled": settings.EMAIL_ENABLED,
+            "now": timezone.now(),
+        },
+        status=status,
+    )
+
+
+@team_view(scope="team_slug", get=Role.OWNER, post=Role.OWNER)
+def member_list(request, team: Team):
+    form = InvitationForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            issued = team_services.invitation_create(
+                team=team,
+                by=request.user,
+                invitee=form.cleaned_data["invitee"],
+                role=form.cleaned_data["role"],
+                site_url=request.build_absolute_uri("/").rstrip("/"),
+            )
+        except ValidationError as error:
+            apply_service_errors(form, error)
+        else:
+            # The link exists only now (the database keeps its hash): show it this once.
+            return render(
+                request,
+                "probe/link_issued.html",
+                {
+                    "team": team,
+                    "kind": "invitation",
+                    "invitation": issued.invitation,
+                    "url": request.build_absolute_uri(issued.path),
+                    "mailed": issued.mailed,
+                },
+            )
+    return _member_page(request, team, form, status=422 if form.errors else 200)
+
+
+@team_view(scope="invitation_pk", get=None, post=Role.OWNER)
+def invitation_revoke(request, invitation):
+    try:
+        team_services.invitation_revoke(invitation=invitation, by=request.user)
+        messages.success(
+            request, _("The invitation to %(who)s is withdrawn.") % {"who": invitation.addressee}
+        )
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    return redirect("probe:member_list", team_slug=invitation.team.slug)
+
+
+@team_view(scope="member_pk", get=None, post=Role.OWNER)
+def member_reset_link(request, membership: Membership):
+    try:
+        path = team_services.password_reset_link_create(membership=membership, by=request.user)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+        return redirect("probe:member_list", team_slug=membership.team.slug)
+    return render(
+        request,
+        "probe/link_issued.html",
+        {
+            "team": membership.team,
+            "kind": "reset",
+            "member": membership.user,
+            "url": request.build_absolute_uri(path),
+            "hours": settings.PASSWORD_RESET_TIMEOUT // 3600,
+        },
+    )
+
+
+@team_view(scope="member_pk", get=None, post=Role.OWNER)
+def member_update(request, membership: Membership):
+    form = MemberRoleForm(request.POST)
+    if form.is_valid():
+        try:
+            team_services.member_set_role(
+                membership=membership, by=request.user, role=form.cleaned_data["role"]
+            )
+            messages.success(request, _("Role changed."))
+        except ValidationError as error:
+            messages.error(request, " ".join(error.messages))
+    else:
+        messages.error(request, _("Choose a role."))
+    return redirect("probe:member_list", team_slug=membership.team.slug)
+
+
+@team_view(scope="member_pk", get=None, post=Role.OWNER)
+def member_remove(request, membership: Membership):
+    slug = membership.team.slug
+    try:
+        team_services.member_remove(membership=membership, by=request.user)
+        messages.success(request, _("Member removed."))
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    if (
+        membership.user_id == request.user.pk
+        and not Membership.objects.filter(team__slug=slug, user=request.user).exists()
+    ):
+        return redirect("home")
+    return redirect("probe:member_list", team_slug=slug)
+
+
+@team_view(scope="team_slug", get=Role.OWNER)
+def audit_log(request, team: Team):
+    bank_pk = request.GET.get("bank") or ""
+    action = request.GET.get("action") or ""
+    events = selectors.audit_events(
+        team,
+        bank_pk=int(bank_pk) if bank_pk.isdigit() else None,
+        action=action if action in AuditEvent.Action.values else "",
+    )
+    page = Paginator(events, 50).get_page(request.GET.get("page"))
+    return render(
+        request,
+        "probe/audit_log.html",
+        {
+            "team": team,
+            "page": page,
+            "banks": team.banks.order_by("name"),
+            "actions": AuditEvent.Action.choices,
+            "selected_bank": bank_pk,
+            "selected_action": action,
+        },
+    )
