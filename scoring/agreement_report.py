@@ -10,7 +10,7 @@ from itertools import combinations
 from probe.models import Experiment
 
 from . import agreement
-from .models import SCHEME_BUCKETS, Bucket, Judgement
+from .models import Judgement
 from .reconcile import participants, reconciliation_of, scorer_labels
 
 
@@ -86,7 +86,8 @@ def agreement_report(experiment: Experiment) -> AgreementReport | None:
     by_block: dict[tuple[str, str], list[int]] = defaultdict(list)
     for unit in units:
         by_block[blocks[unit]].append(unit)
-    order = SCHEME_BUCKETS[experiment.scheme]
+    scheme = experiment.scheme_obj
+    order = list(scheme.buckets)
     pairs = []
     for a, b in combinations(parts, 2):
         col_a, col_b = overall.rater_column(a.pk), overall.rater_column(b.pk)
@@ -112,7 +113,7 @@ def agreement_report(experiment: Experiment) -> AgreementReport | None:
             for (code, title), ids in sorted(by_block.items())
         ],
         pairs=pairs,
-        bucket_labels={b: Bucket(b).label for b in order},
+        bucket_labels={b: scheme.bucket_label(b) for b in order},
         left_out=len(triples) - len(units),
         awaiting=awaiting,
     )

@@ -82,7 +82,7 @@ def sweep_chart(report: Report) -> SweepChart | None:
     w), the crossings marked. Under the w axis, t = w / (1 + w): the confidence at which answering
     pays. None for the AA scheme (its index has no w) or without a sweep."""
     inference = report.inference
-    if report.is_aa or inference is None or inference.sweep is None:
+    if not report.scheme_obj.uses_weight or inference is None or inference.sweep is None:
         return None
     sweep = inference.sweep
     by_key = {c.key: c for c in report.configs}

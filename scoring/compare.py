@@ -24,7 +24,7 @@ from django.utils.translation import gettext as _
 from probe.models import Experiment, ExperimentItem, Response, Run
 
 from . import stats
-from .models import Assignment, Bucket, FinalBucket, Judgement
+from .models import Assignment, FinalBucket, Judgement
 from .reconcile import reconcile_summary
 from .review import dropped_items, keys_in_force
 
@@ -156,24 +156,21 @@ class ItemValues:
     repeats: int
 
 
-WRONG = {Bucket.CONFIDENT_WRONG, Bucket.INCORRECT}
-NOT_ATTEMPTED = {Bucket.ABSTAINED, Bucket.NOT_ATTEMPTED}
-
-
 def item_values(experiment: Experiment, buckets: dict[int, str], config_id: int) -> ItemValues:
     runs = list(
         Run.objects.filter(experiment=experiment, model_config_id=config_id).values_list(
             "pk", flat=True
         )
     )
+    scheme = experiment.scheme_obj
     sums = {name: defaultdict(float) for name in ("correct", "wrong", "attempted")}
     for pk, item_id in Response.objects.filter(run_id__in=runs).values_list("pk", "item_id"):
         bucket = buckets.get(pk)
         if bucket is None:
             continue
-        sums["correct"][item_id] += bucket == Bucket.CORRECT
-        sums["wrong"][item_id] += bucket in WRONG
-        sums["attempted"][item_id] += bucket not in NOT_ATTEMPTED
+        sums["correct"][item_id] += bucket == scheme.correct
+        sums["wrong"][item_id] += bucket == scheme.penalised
+        sums["attempted"][item_id] += bucket != scheme.abstain
     n = max(len(runs), 1)
     return ItemValues(
         correct={k: v / n for k, v in sums["correct"].items()},

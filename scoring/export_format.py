@@ -36,7 +36,7 @@ def _csv_value(value) -> str:
     if isinstance(value, float):
         # 12.0 -> "12"; fractions to 6 decimals, no float noise such as 0.30000000000000004.
         # A number is a number: a negative gap keeps its minus sign.
-        value = round(value, 6)
+        value = round(float(value), 6)  # a numpy float's repr is "np.float64(0.5)"
         return str(int(value)) if value.is_integer() else repr(value)
     if isinstance(value, int):
         return str(value)

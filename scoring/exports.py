@@ -224,7 +224,7 @@ def _config_columns(report: Report, config: ConfigReport) -> dict:
         "experiment": report.experiment.name,
         "scheme": report.scheme,
         "scorer": report.scorer or None,
-        "w": None if report.is_aa else report.w,
+        "w": report.weight,
         "noise_floor": report.noise_floor_items,
         "configuration": config.label,
         "provider": config.provider,
@@ -263,7 +263,7 @@ def _run_row(report: Report, config: ConfigReport, run: RunReport) -> dict:
 
 def _summary_columns(report: Report, summary: dict) -> dict:
     out = {name: s.mean for name, s in summary.items() if name != "net"}
-    key = "index" if report.is_aa else "net_usable"
+    key = report.scheme_obj.compared_figure
     out[f"{key}_min"] = summary[key].min
     out[f"{key}_max"] = summary[key].max
     return out
@@ -312,7 +312,15 @@ def figure_rows(report: Report) -> list[dict]:
         )
     rows.extend(report_export.extra_rows(report, lambda config: _config_columns(report, config)))
     rows = [report_export.split_hallucination_rate(report, row) for row in rows]
-    return [{column: row.get(column) for column in FIGURE_COLUMNS} for row in rows]
+    columns = figure_columns(report)
+    return [{column: row.get(column) for column in columns} for row in rows]
+
+
+def figure_columns(report: Report) -> list[str]:
+    """The figures export's columns: FIGURE_COLUMNS, then any the report's scheme adds (its own
+    figures, Scheme.export_columns)."""
+    extra = [c for c in report.scheme_obj.export_columns if c not in FIGURE_COLUMNS]
+    return FIGURE_COLUMNS + extra if extra else FIGURE_COLUMNS
 
 
 def _summary_dict(summary: dict) -> dict:
@@ -361,11 +369,11 @@ def report_dict(report: Report) -> dict:
         },
         "scorer": report.scorer or None,
         "revealed_at": report.revealed_at.isoformat() if report.revealed_at else None,
-        "w": None if report.is_aa else report.w,
+        "w": report.weight,
         "noise_floor": {
             "items": report.noise_floor_items,
             "default": report.noise_floor_default,
-            "compared_in": "index points" if report.is_aa else "items",
+            "compared_in": report.scheme_obj.compared_in,
             "value": report.noise_floor,
         },
         "responses": report.responses,

@@ -63,7 +63,7 @@ def _move_rows(data: FinalReport) -> list[dict]:
                     {
                         "experiment": report.experiment.name,
                         "scheme": report.scheme,
-                        "w": None if report.is_aa else report.w,
+                        "w": report.weight,
                         "configuration": config.label,
                         "provider": config.provider,
                         "model": config.model_name,
@@ -140,7 +140,7 @@ def figures_body(data: FinalReport, fmt: str, *, show_keys: bool) -> str:
         rows = exports.figure_rows(data.report)
         for report in data.scorers:
             rows += exports.figure_rows(report)
-        return csv_text(rows, exports.FIGURE_COLUMNS)
+        return csv_text(rows, exports.figure_columns(data.report))
     return json.dumps(
         {
             "final": exports.report_dict(data.report),

@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 
 from django.db.models import Count, F
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from probe.access import can, is_blinded
 from probe.models import Experiment, Role
@@ -36,22 +35,6 @@ from .reconcile import ReconcileSummary, key_changes, reconcile_summary, scorer_
 from .report import BucketSource, ConfigReport, Report, final_source, report_build, without_dropped
 from .review import KEY_VERDICTS, dropped_items
 from .templatetags.report_tags import DASH, num, pct
-
-# The headline figures set beside each scorer's: (name in ConfigReport.summary, label, unit).
-# Units: "pct" a share (its move in percentage points), "items" (net usable), "points" (index).
-HEADLINES = {
-    Experiment.Scheme.FOUR: (
-        ("knowledge", gettext_lazy("Knowledge"), "pct"),
-        ("hallucination_rate", gettext_lazy("Hallucination rate (probe)"), "pct"),
-        ("net_usable", gettext_lazy("Net usable"), "items"),
-    ),
-    Experiment.Scheme.AA: (
-        ("index", gettext_lazy("Index"), "points"),
-        ("accuracy", gettext_lazy("Accuracy"), "pct"),
-        ("hallucination_rate", gettext_lazy("Hallucination rate (AA-Omniscience)"), "pct"),
-    ),
-}
-
 
 # --------------------------------------------------------------------------------------------
 # The gate
@@ -190,7 +173,7 @@ def figure_moves(final: Report, scorers: list[Report]) -> list[ConfigMoves]:
     result = []
     for config in final.configs:
         figures = []
-        for name, label, unit in HEADLINES[final.scheme]:
+        for name, label, unit in final.scheme_obj.headlines:
             final_value = config.summary[name].mean
             cells = []
             for report, configs in zip(scorers, by_key, strict=True):

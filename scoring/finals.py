@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 
 from probe.models import Experiment, Response
 
-from .models import SCHEME_BUCKETS, FinalBucket
+from .models import FinalBucket
 from .reconcile import UNANIMOUS, decisions_visible, participants, reconciliation_of, standings
 
 
@@ -64,7 +64,7 @@ def final_bucket_set(
         raise ValidationError(_("That response is not in this experiment."))
     if not decisions_visible(experiment, user):
         raise ValidationError(_("Judge every response of your own first."))
-    if bucket not in SCHEME_BUCKETS[experiment.scheme]:
+    if not experiment.scheme_obj.allows(bucket):
         raise ValidationError(
             {"bucket": _("Choose a bucket of this experiment's scheme (keys 1 to 4).")}
         )

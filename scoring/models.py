@@ -8,28 +8,19 @@ from django.utils.translation import gettext_lazy as _
 
 from probe.models import Experiment, ExperimentItem, Response
 
+from .schemes import Bucket
 
-class Bucket(models.TextChoices):
-    # Four-bucket scheme
-    CORRECT = "correct", _("Correct")
-    CONFIDENT_WRONG = "confident_wrong", _("Confidently wrong")
-    HEDGED_WRONG = "hedged_wrong", _("Hedged wrong")
-    ABSTAINED = "abstained", _("Abstained")
-    # AA-Omniscience scheme (Correct is shared)
-    INCORRECT = "incorrect", _("Incorrect")
-    PARTIAL = "partial", _("Partial")
-    NOT_ATTEMPTED = "not_attempted", _("Not attempted")
-
-
-SCHEME_BUCKETS = {
-    Experiment.Scheme.FOUR: [
-        Bucket.CORRECT,
-        Bucket.CONFIDENT_WRONG,
-        Bucket.HEDGED_WRONG,
-        Bucket.ABSTAINED,
-    ],
-    Experiment.Scheme.AA: [Bucket.CORRECT, Bucket.INCORRECT, Bucket.PARTIAL, Bucket.NOT_ATTEMPTED],
-}
+__all__ = [
+    "Assignment",
+    "Bucket",
+    "CarriedBucket",
+    "FinalBucket",
+    "Judgement",
+    "JudgementChange",
+    "KeyDecision",
+    "KeyDispute",
+    "Reconciliation",
+]
 
 
 def new_token() -> str:

@@ -34,6 +34,7 @@ from .metrics import (
 from .models import Assignment
 from .report_intervals import report_intervals
 from .report_source import BucketSource, final_source, judgement_source, without_dropped
+from .schemes import Scheme, as_scheme, scheme_for
 
 __all__ = [
     "BlockRow",
@@ -53,18 +54,6 @@ __all__ = [
 
 # The most common format issues listed per configuration.
 TOP_ISSUES = 5
-
-FOUR_FIGURES = ("knowledge", "hallucination_rate", "net_usable")
-AA_FIGURES = (
-    "index",
-    "accuracy",
-    "attempt_rate",
-    "partial_rate",
-    "abstention_rate",
-    "hallucination_rate",
-    "net",
-)
-
 
 # ------------------------------------------------------------------------------------------------
 # The report's shape
@@ -110,13 +99,12 @@ class RunReport:
     # per block code: the figures over that block's items
     blocks: dict[str, FourBucketFigures | AAFigures] = field(default_factory=dict)
     ci: dict = field(default_factory=dict)  # figure name -> Interval or None (report_intervals)
+    compared_figure: str = "net_usable"  # the scheme's (Scheme.compared_figure)
 
     @property
     def net(self) -> float | None:
         """The figure the configurations are compared on: net usable, or the AA index."""
-        if isinstance(self.figures, AAFigures):
-            return self.figures.index
-        return self.figures.net_usable
+        return getattr(self.figures, self.compared_figure)
 
 
 @dataclass
@@ -137,6 +125,7 @@ class ConfigReport:
     definitions: list = field(default_factory=list)
     repeat_noise: object = None
     risk_coverage: list = field(default_factory=list)
+    compared_figure: str = "net_usable"  # the scheme's (Scheme.compared_figure)
 
     @property
     def simulated(self) -> bool:
@@ -148,7 +137,7 @@ class ConfigReport:
 
     @property
     def net(self) -> RepeatSummary:
-        return self.summary["index" if "index" in self.summary else "net_usable"]
+        return self.summary[self.compared_figure]
 
 
 @dataclass
@@ -202,19 +191,34 @@ class Report:
     inference: object = None  # report_intervals.Inference: resamples, clusters, the sweep
 
     @property
+    def scheme_obj(self) -> Scheme:
+        """The scoring scheme (scoring.schemes): buckets, figures, columns, texts."""
+        return scheme_for(self.scheme)
+
+    @property
     def is_aa(self) -> bool:
-        return self.scheme == Experiment.Scheme.AA
+        """Whether this is the AA-Omniscience scheme (for callers; the code asks the scheme)."""
+        return self.scheme_obj.key == "aa"
 
     @property
     def bucket_names(self) -> tuple[str, ...]:
-        return metrics.AA_BUCKETS if self.is_aa else metrics.FOUR_BUCKETS
+        return tuple(self.scheme_obj.buckets)
+
+    @property
+    def weight(self) -> float | None:
+        """w, or None under a scheme without one (the exports' "w")."""
+        return self.scheme_obj.weight(self.w)
 
     @property
     def noise_floor(self) -> float:
         """The floor in the unit the configurations are compared in (items; AA: index points)."""
-        if self.is_aa:
-            return 100 * self.noise_floor_items / self.n_items if self.n_items else 0.0
-        return self.noise_floor_items
+        return self.scheme_obj.noise_floor(self.noise_floor_items, self.n_items)
+
+    def slice_floor(self, n: int) -> float:
+        """The floor over a slice of n items (blocks, facets)."""
+        return self.scheme_obj.slice_floor(
+            self.noise_floor, self.noise_floor_items, n, self.n_items
+        )
 
     @property
     def separable_pairs(self) -> int:
@@ -250,39 +254,18 @@ def scorer_report(assignment: Assignment, *, w: float = 1.0) -> Report:
     return report_build(without_dropped(judgement_source(assignment)), w=w)
 
 
-def _figures(scheme: str, bucket_counts: dict[str, int], n_items: int, w: float):
-    if scheme == Experiment.Scheme.AA:
-        counts = AACounts.from_mapping(bucket_counts)
-        figs = metrics.aa_figures(
-            counts.correct,
-            counts.incorrect,
-            counts.partial,
-            counts.not_attempted,
-            n_items=max(n_items, counts.n),
-        )
-        return counts, figs
-    counts = BucketCounts.from_mapping(bucket_counts)
-    return counts, metrics.four_bucket_figures(counts, n_items=max(n_items, counts.n), w=w)
+def _figures(scheme: Scheme | str, bucket_counts: dict[str, int], n_items: int, w: float):
+    return as_scheme(scheme).figures(bucket_counts, n_items, w)
 
 
-def _summaries(scheme: str, runs_figures: list) -> dict[str, RepeatSummary]:
-    names = metrics.AA_BUCKETS if scheme == Experiment.Scheme.AA else metrics.FOUR_BUCKETS
-    figure_names = AA_FIGURES if scheme == Experiment.Scheme.AA else FOUR_FIGURES
-    out = {}
-    for name in names:
-        out[name] = metrics.repeat_summary(getattr(f, name) for f in runs_figures)
-    for name in figure_names:
-        if name == "net":  # AA: correct - incorrect, in items
-            out[name] = metrics.repeat_summary(f.correct - f.incorrect for f in runs_figures)
-        else:
-            out[name] = metrics.repeat_summary(getattr(f, name) for f in runs_figures)
-    out["unscored"] = metrics.repeat_summary(f.unscored for f in runs_figures)
-    return out
+def _summaries(scheme: Scheme | str, runs_figures: list) -> dict[str, RepeatSummary]:
+    scheme = as_scheme(scheme)
+    values = [scheme.summary_values(f) for f in runs_figures]
+    return {name: metrics.repeat_summary(v[name] for v in values) for name in scheme.summary_names}
 
 
-def _calibration(cells: dict[tuple[str | None, str], int], scheme: str) -> Calibration:
-    abstain = metrics.NOT_ATTEMPTED if scheme == Experiment.Scheme.AA else metrics.ABSTAINED
-    return stats.calibration_from_cells(cells, abstain)
+def _calibration(cells: dict[tuple[str | None, str], int], scheme: Scheme | str) -> Calibration:
+    return stats.calibration_from_cells(cells, as_scheme(scheme).abstain)
 
 
 def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
@@ -290,7 +273,7 @@ def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
     row per bucket for the intervals: report_intervals), one more for each facet, topic or answer
     format, that the items have (report_slices)."""
     experiment = source.experiment
-    scheme = experiment.scheme
+    scheme = experiment.scheme_obj
     w = float(w)
 
     # 1. The runs, with what the report says of their configuration (after the reveal only).
@@ -383,6 +366,7 @@ def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
                 code: _figures(scheme, by_run_block[(run["pk"], code)], n, w)[1]
                 for code, n in block_n.items()
             },
+            compared_figure=scheme.compared_figure,
         )
         config_runs[run["model_config_id"]].append(run_report)
         config_meta.setdefault(run["model_config_id"], run["config_snapshot"] or {})
@@ -406,6 +390,7 @@ def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
                 summary=_summaries(scheme, [r.figures for r in run_reports]),
                 calibration=_calibration(pooled_cells, scheme),
                 compliance=compliance,
+                compared_figure=scheme.compared_figure,
             )
         )
     configs.sort(key=lambda c: (c.label.casefold(), c.key))
@@ -413,7 +398,7 @@ def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
     floor_items = metrics.noise_floor(n_items, experiment.noise_floor)
     report = Report(
         experiment=experiment,
-        scheme=scheme,
+        scheme=scheme.key,
         scorer=source.scorer,
         revealed_at=source.revealed_at,
         w=w,
@@ -441,10 +426,7 @@ def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
         ]
         # The floor scales with the items it is over (3 per 30 by default): a block of 6 items
         # has a floor of 0.6 items; an AA index is already per item, so its floor stays put.
-        floor = (
-            report.noise_floor if report.is_aa else (floor_items * n / n_items if n_items else 0.0)
-        )
-        report.blocks.append(BlockRow(code, block_titles[code], n, cells, floor))
+        report.blocks.append(BlockRow(code, block_titles[code], n, cells, report.slice_floor(n)))
     for facet in report_slices.FACETS:
         built = report_slices.facet_build(
             source,

@@ -90,10 +90,11 @@ def definitions() -> list[Definition]:
 def figures_from_sums(report, c, pen, att, n):
     """Net usable (AA: index), the Omniscience index and the SimpleQA F-score from sums (arrays
     or floats): c correct, pen confidently wrong (AA: incorrect), att attempted, over n items."""
-    incorrect_all = pen if report.is_aa else att - c  # AA's "incorrect": every wrong attempt
+    scheme = report.scheme_obj
+    incorrect_all = scheme.incorrect_from_sums(c, pen, att)  # AA's: every wrong attempt
     with np.errstate(divide="ignore", invalid="ignore"):
         index = 100 * (c - incorrect_all) / n if n else np.full_like(c, np.nan)
-        net = index if report.is_aa else c - report.w * pen
+        net = scheme.net_from_sums(c, pen, n, report.w)
         overall = c / n if n else np.full_like(c, np.nan)
         given = np.where(att > 0, c / np.where(att > 0, att, 1), np.nan)
         total = overall + given
@@ -111,22 +112,17 @@ def definition_values(report, definitions, config, sums, n, boot_ci) -> list[Def
     """Every definition's value for one configuration (means over repeats), with its interval:
     Wilson for a proportion, the bootstrap (``boot_ci``) for the others."""
     c, p, a = sums
-    s = config.summary
-    if report.is_aa:
-        incorrect, partial = p, s["partial"].mean or 0.0
-        not_attempted = s["not_attempted"].mean or 0.0
-    else:
-        incorrect, partial = a - c, 0.0
-        not_attempted = n - a
+    scheme = report.scheme_obj
+    incorrect, partial, not_attempted = scheme.aa_terms(c, p, a, n, config.summary)
     net, index, _f = figures_from_sums(report, np.array(c), np.array(p), np.array(a), n)
     # SimpleQA grades correct, incorrect (every other attempt) and not attempted.
     simpleqa = simpleqa_figures(c, a - c, n - a)
     values = {
         "knowledge": (c / n if n else None, stats.wilson(c, n)),
-        "hallucination_rate_probe": (None, None)
-        if report.is_aa
-        else (p / a if a else None, stats.wilson(p, a)),
-        "net_usable": (None, None) if report.is_aa else (float(net), None),
+        "hallucination_rate_probe": (p / a if a else None, stats.wilson(p, a))
+        if scheme.defines_probe_figures
+        else (None, None),
+        "net_usable": (float(net), None) if scheme.defines_probe_figures else (None, None),
         "aa_index": (_none_if_nan(index), None),
         "aa_accuracy": (c / n if n else None, stats.wilson(c, n)),
         "aa_attempt_rate": (a / n if n else None, stats.wilson(a, n)),

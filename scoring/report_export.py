@@ -98,27 +98,13 @@ def split_hallucination_rate(report, row: dict) -> dict:
     (confidently wrong / attempted) or ``hallucination_rate_aa`` (incorrect / not correct)."""
     if "hallucination_rate" in row:
         value = row.pop("hallucination_rate")
-        row["hallucination_rate_aa" if report.is_aa else "hallucination_rate_probe"] = value
+        row[report.scheme_obj.hallucination_column] = value
     return row
 
 
 def _scheme_intervals(report, ci: dict) -> dict:
     out = {}
-    names = (
-        ("index", "net"),
-        ("accuracy", "accuracy"),
-        ("attempt_rate", "attempt_rate"),
-        ("partial_rate", "partial_rate"),
-        ("abstention_rate", "abstention_rate"),
-        ("hallucination_rate_aa", "hallucination_rate"),
-    )
-    if not report.is_aa:
-        names = (
-            ("knowledge", "knowledge"),
-            ("hallucination_rate_probe", "hallucination_rate"),
-            ("net_usable", "net"),
-        )
-    for column, key in names:
+    for column, key in report.scheme_obj.export_intervals:
         out.update(_ends(column, ci.get(key)))
     for level in ("HIGH", "MEDIUM", "LOW"):
         out.update(_ends(f"{level.lower()}_accuracy", ci.get(f"accuracy_{level}")))
@@ -147,15 +133,10 @@ def config_columns(report, config) -> dict:
 
 
 def block_columns(report, cell) -> dict:
-    if report.is_aa:
-        return {
-            **_ends("accuracy", cell.ci.get("accuracy")),
-            **_ends("index", cell.ci.get("index")),
-        }
-    return {
-        **_ends("knowledge", cell.ci.get("knowledge")),
-        **_ends("net_usable", cell.ci.get("net_usable")),
-    }
+    out = {}
+    for key in report.scheme_obj.export_slice_intervals:
+        out.update(_ends(key, cell.ci.get(key)))
+    return out
 
 
 def gap_columns(report, gap) -> dict:

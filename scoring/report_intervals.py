@@ -193,8 +193,11 @@ def report_intervals(source, report) -> None:
     n = len(blocks)
     weights = stats.bootstrap_weights(n, blocks)
     configs = report.configs
-    correct_b, pen_b = 0, 1
-    attempted_mask = (buckets >= 0) & (buckets != 3)
+    scheme = report.scheme_obj
+    names = list(report.bucket_names)
+    correct_b, pen_b = names.index(scheme.correct), names.index(scheme.penalised)
+    abstain_b = names.index(scheme.abstain) if scheme.abstain in names else -1
+    attempted_mask = (buckets >= 0) & (buckets != abstain_b)
     is_correct = (buckets == correct_b).astype(float)
     is_pen = (buckets == pen_b).astype(float)
     attempted = attempted_mask.astype(float)
@@ -226,7 +229,7 @@ def report_intervals(source, report) -> None:
     boot = stats.bootstrap_sums(weights, matrix) if n else np.zeros((weights.shape[0], 0))
 
     def net_of(c, p):
-        return c - report.w * p if not report.is_aa else (100 * (c - p) / n if n else c * np.nan)
+        return scheme.net_from_sums(c, p, n, report.w)
 
     pending = _Pending()
     estimates, samples, boot_cis, repeat_gaps = [], [], [], []
@@ -250,7 +253,7 @@ def report_intervals(source, report) -> None:
             pending.add(run_nets[-1], run.ci, "net")
         repeat_gaps.append(_repeat_gap(config, run_nets, pending))
         config.risk_coverage = _risk_rows(report, config, point, boot, start, n, pending)
-        if not report.is_aa:
+        if scheme.uses_weight:
             sweep_table[config.key] = {}
             for w in SWEEP_TABLE:
                 pending.add(boot[:, start] - w * boot[:, start + 1], sweep_table[config.key], w)
@@ -258,7 +261,7 @@ def report_intervals(source, report) -> None:
     pending.resolve()
     all_definitions = definitions()
     for k, (config, sums, boot_ci) in enumerate(boot_cis):
-        boot_ci["net_usable"] = None if report.is_aa else config.ci["net"]
+        boot_ci["net_usable"] = config.ci["net"] if scheme.defines_probe_figures else None
         config.definitions = definition_values(report, all_definitions, config, sums, n, boot_ci)
         config.repeat_noise = _repeat_noise(config, buckets[per_config[k][1]], repeat_gaps[k])
         config.risk_coverage = [
@@ -297,44 +300,23 @@ def report_intervals(source, report) -> None:
         clustered=stats.clustered(blocks),
         n_blocks=len(set(blocks)),
         min_repeats=min_repeats,
-        sweep=None if report.is_aa else _sweep(report, configs, point, per_config, sweep_table),
+        sweep=_sweep(report, configs, point, per_config, sweep_table)
+        if scheme.uses_weight
+        else None,
     )
 
 
 def _proportion_intervals(report, config, c, p, a, n) -> None:
     """Wilson intervals of the configuration's proportions (means over its repeats, over its N
     items: repeats of one item are not independent draws) and of each run's."""
+    scheme = report.scheme_obj
     for run in config.runs:
-        f = run.figures
-        if report.is_aa:
-            for name, count in (
-                ("accuracy", f.correct),
-                ("attempt_rate", f.correct + f.incorrect + f.partial),
-                ("partial_rate", f.partial),
-                ("abstention_rate", f.not_attempted),
-            ):
-                run.ci[name] = stats.wilson(count, f.n)
-            run.ci["hallucination_rate"] = stats.wilson(
-                f.incorrect, f.incorrect + f.partial + f.not_attempted
-            )
-        else:
-            run.ci["knowledge"] = stats.wilson(f.correct, f.n)
-            run.ci["hallucination_rate"] = stats.wilson(f.confident_wrong, f.attempted)
+        for name, (count, total) in scheme.run_proportions(run.figures).items():
+            run.ci[name] = stats.wilson(count, total)
         for level in run.calibration.levels:
             run.ci[f"accuracy_{level.level}"] = stats.wilson(level.correct, level.count)
-    s = config.summary
-    if report.is_aa:
-        not_att = s["not_attempted"].mean or 0.0
-        partial = s["partial"].mean or 0.0
-        incorrect = s["incorrect"].mean or 0.0
-        config.ci["accuracy"] = stats.wilson(c, n)
-        config.ci["attempt_rate"] = stats.wilson(a, n)
-        config.ci["partial_rate"] = stats.wilson(partial, n)
-        config.ci["abstention_rate"] = stats.wilson(not_att, n)
-        config.ci["hallucination_rate"] = stats.wilson(incorrect, incorrect + partial + not_att)
-    else:
-        config.ci["knowledge"] = stats.wilson(c, n)
-        config.ci["hallucination_rate"] = stats.wilson(p, a)
+    for name, (count, total) in scheme.config_proportions(config.summary, c, p, a, n).items():
+        config.ci[name] = stats.wilson(count, total)
     repeats = max(len(config.runs), 1)
     for level in config.calibration.levels:
         config.ci[f"accuracy_{level.level}"] = stats.wilson(
@@ -395,7 +377,7 @@ def _risk_rows(report, config, point, boot, start, n, pending: _Pending) -> list
     cells["HIGH"] = (*cells["HIGH"][:2], pen_high)
     cells["MEDIUM"] = (*cells["MEDIUM"][:2], pen_hm - pen_high)
     cells["LOW"] = (*cells["LOW"][:2], pen_all - pen_hm)
-    w = 1.0 if report.is_aa else report.w
+    w = report.scheme_obj.risk_weight(report.w)
     points = stats.risk_coverage(cells, n, w)
     score_samples = [
         boot[:, start + 3] - w * boot[:, start + 4],
@@ -421,6 +403,7 @@ def _block_intervals(report, blocks, is_correct, is_pen, run_index, pending: _Pe
     """Per block: Wilson on knowledge (AA: accuracy), an item bootstrap of net usable (AA:
     index) within the block's items."""
     codes = np.array(blocks, dtype=object)
+    scheme = report.scheme_obj
     for block in report.blocks:
         members = np.flatnonzero(codes == block.code)
         m = len(members)
@@ -438,11 +421,8 @@ def _block_intervals(report, blocks, is_correct, is_pen, run_index, pending: _Pe
             cell.ci["knowledge"] = stats.wilson(float(c_items.sum()), m)
             cell.ci["accuracy"] = cell.ci["knowledge"]
             correct, pen = sums[:, 2 * k], sums[:, 2 * k + 1]
-            if report.is_aa:
-                net = 100 * (correct - pen) / m if m else correct * np.nan
-                pending.add(net, cell.ci, "index")
-            else:
-                pending.add(correct - report.w * pen, cell.ci, "net_usable")
+            net = scheme.net_from_sums(correct, pen, m, report.w)
+            pending.add(net, cell.ci, scheme.compared_figure)
 
 
 def _sweep(report, configs, point, per_config, table) -> Sweep:

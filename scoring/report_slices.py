@@ -87,19 +87,14 @@ def facet_build(
             cell(
                 config,
                 summaries(
-                    report.scheme,
+                    report.scheme_obj,
                     [
-                        figures(report.scheme, counts[(run.pk, value)], n, report.w)[1]
+                        figures(report.scheme_obj, counts[(run.pk, value)], n, report.w)[1]
                         for run in config.runs
                     ],
                 ),
             )
             for config in report.configs
         ]
-        floor = (
-            report.noise_floor
-            if report.is_aa
-            else (report.noise_floor_items * n / report.n_items if report.n_items else 0.0)
-        )
-        rows.append(SliceRow(value, _label(facet, value), n, cells, floor))
+        rows.append(SliceRow(value, _label(facet, value), n, cells, report.slice_floor(n)))
     return Facet(facet, _heading(facet), rows)

@@ -15,17 +15,14 @@ from . import selectors
 from .carry import carried_of, carry_sync
 from .finals import final_buckets_sync
 from .models import (
-    SCHEME_BUCKETS,
     Assignment,
-    Bucket,
     Judgement,
     JudgementChange,
     KeyDecision,
     KeyDispute,
     Reconciliation,
 )
-
-WRONG_CONFIDENT = {"HIGH", "MEDIUM"}
+from .schemes import scheme_for
 
 
 class BucketNeeded(ValidationError):
@@ -37,24 +34,13 @@ def scoring_open(experiment: Experiment) -> bool:
 
 
 def abstain_bucket(scheme: str) -> str:
-    return Bucket.NOT_ATTEMPTED if scheme == Experiment.Scheme.AA else Bucket.ABSTAINED
+    """The bucket an UNKNOWN answer is preset to under the scheme stored as ``scheme``."""
+    return scheme_for(scheme).preset_bucket
 
 
 def derive_bucket(*, scheme: str, verdict: str, response: Response) -> str | None:
     """The bucket that follows from "correct" or "wrong" and the parsed confidence, or None."""
-    if verdict == Judgement.Verdict.CORRECT:
-        return Bucket.CORRECT
-    if response.abstained or response.answer is None:
-        return abstain_bucket(scheme)
-    if scheme == Experiment.Scheme.AA:
-        return Bucket.INCORRECT
-    if response.hedged:
-        return None
-    if response.confidence in WRONG_CONFIDENT:
-        return Bucket.CONFIDENT_WRONG
-    if response.confidence == "LOW":
-        return Bucket.HEDGED_WRONG
-    return None
+    return scheme_for(scheme).derive(verdict, response)
 
 
 @transaction.atomic
@@ -66,7 +52,7 @@ def assignment_start(*, experiment: Experiment, user, invited_by=None) -> Assign
         experiment=experiment, user=user, defaults={"invited_by": invited_by}
     )
     if created:
-        preset = abstain_bucket(experiment.scheme)
+        preset = experiment.scheme_obj.preset_bucket
         responses = Response.objects.filter(run__experiment=experiment).filter(
             Q(abstained=True) | Q(answer__isnull=True)
         )
@@ -128,16 +114,15 @@ def judgement_decide(
     their assignment row, so two concurrent requests never both insert the same judgement. Each
     judgement records the key decision in force when it was made.
     """
-    scheme = assignment.experiment.scheme
-    allowed = SCHEME_BUCKETS[scheme]
+    scheme = assignment.experiment.scheme_obj
     if bucket:
-        if bucket not in allowed:
+        if not scheme.allows(bucket):
             raise ValidationError(_("That bucket does not belong to this experiment's scheme."))
         targets = {r.pk: (bucket, Judgement.Verdict.DIRECT) for r in responses}
     elif verdict in (Judgement.Verdict.CORRECT, Judgement.Verdict.WRONG):
         targets = {}
         for r in responses:
-            derived = derive_bucket(scheme=scheme, verdict=verdict, response=r)
+            derived = scheme.derive(verdict, r)
             if derived is None:
                 raise BucketNeeded(
                     _(

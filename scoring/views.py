@@ -12,15 +12,9 @@ from probe.models import Experiment, Role
 
 from . import selectors, services
 from .carry import carried_by_run, carry_counts
-from .models import SCHEME_BUCKETS, Assignment, Bucket, Judgement
+from .models import Assignment, Bucket, Judgement
 
 URL_NAMES = ("decide", "dispute", "item", "note")
-
-# Keys 1-4 choose these, in this order, per scheme.
-BUCKET_KEYS = {
-    scheme: [(str(i), b, Bucket(b).label) for i, b in enumerate(buckets, start=1)]
-    for scheme, buckets in SCHEME_BUCKETS.items()
-}
 
 
 @team_view(scope="experiment_pk", get=Role.SCORER, post=Role.SCORER)
@@ -71,11 +65,11 @@ def _item_context(request, assignment: Assignment, position: int, **extra) -> di
         "experiment": experiment,
         "team": experiment.team,
         "q": queue,
-        "bucket_keys": BUCKET_KEYS[experiment.scheme],
+        "bucket_keys": experiment.scheme_obj.bucket_keys,
         "bucket_labels": dict(Bucket.choices),
         "hide_confidence": experiment.hide_confidence,
         "note_tokens": "",
-        "scheme": experiment.scheme,
+        "scheme": experiment.scheme_obj,
         **extra,
     }
 

@@ -17,7 +17,7 @@ from probe.access import can, team_view
 from probe.models import Experiment, Role
 
 from . import agreement_report, finals, reconcile, reconcile_page, reconcile_services
-from .models import SCHEME_BUCKETS, Bucket
+from .models import Bucket
 from .services import scoring_open
 
 # --------------------------------------------------------------------------------------------
@@ -115,15 +115,12 @@ def _reconcile_item_response(request, experiment: Experiment, position: int, sta
     data = reconcile_page.reconcile_item(experiment, position, user=request.user)
     if data is None:
         raise Http404
-    scheme = experiment.scheme
     context = {
         "experiment": experiment,
         "team": experiment.team,
         "section": "reconcile",
         "r": data,
-        "bucket_keys": [
-            (str(i), b, Bucket(b).label) for i, b in enumerate(SCHEME_BUCKETS[scheme], start=1)
-        ],
+        "bucket_keys": experiment.scheme_obj.bucket_keys,
         "bucket_labels": dict(Bucket.choices),
         **extra,
     }

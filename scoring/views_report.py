@@ -69,7 +69,7 @@ def report_export(request, assignment: Assignment, what: str, fmt: str):
         w, _error = request_weight(request)
         result = report_build(source, w=w)
         if fmt == "csv":
-            body = csv_text(exports.figure_rows(result), exports.FIGURE_COLUMNS)
+            body = csv_text(exports.figure_rows(result), exports.figure_columns(result))
         else:
             body = exports.figures_json(result)
     name = file_stem(assignment.experiment.name, "experiment")

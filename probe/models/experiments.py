@@ -4,6 +4,9 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from scoring.schemes import Scheme as ScoringScheme
+from scoring.schemes import scheme_for
+
 from .banks import Bank, Item
 from .prompts import PromptVersion
 from .teams import Team
@@ -87,6 +90,11 @@ class Experiment(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def scheme_obj(self) -> ScoringScheme:
+        """The scoring scheme (scoring.schemes) stored as ``scheme``."""
+        return scheme_for(self.scheme)
 
     @property
     def collection_complete(self) -> bool:

@@ -3,7 +3,8 @@
 from django import template
 from django.conf import settings
 from django.utils.formats import get_format, number_format
-from django.utils.html import format_html
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 
 from scoring.models import Bucket
@@ -43,6 +44,25 @@ def pct(value, decimals: int = 1) -> str:
     if value is None or value == "":
         return DASH
     return f"{_number(float(value) * 100, int(decimals))} %"
+
+
+@register.filter
+def figure(value, fmt: str = "num") -> str:
+    """A figure written as a scheme's column says: "pct", "pct:0", "num" or "num:1"."""
+    kind, _sep, places = str(fmt).partition(":")
+    write = pct if kind == "pct" else num
+    return write(value, places) if places else write(value)
+
+
+@register.simple_tag
+def scheme_text(scheme, name: str, **values) -> str:
+    """One of the scheme's report texts (Scheme.texts), translated, its placeholders filled in
+    with ``values``; "" when the scheme has none by that name."""
+    message = scheme.texts.get(name)
+    if not message:
+        return ""
+    filled = {key: conditional_escape(value) for key, value in values.items()}
+    return mark_safe(_(message) % filled)
 
 
 @register.filter

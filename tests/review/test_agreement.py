@@ -149,7 +149,7 @@ def test_ac1_counts_every_bucket_of_the_scheme(world):
     scorers who used only Correct and Hedged wrong still chose among the scheme's four."""
     from scoring import services
     from scoring.agreement_chance import gwet_ac1
-    from scoring.models import SCHEME_BUCKETS, Bucket
+    from scoring.models import Bucket
     from tests.review.conftest import build_experiment, judge, responses_in_order
 
     config = world.config
@@ -179,6 +179,6 @@ def test_ac1_counts_every_bucket_of_the_scheme(world):
         ["correct", "hedged_wrong"],
         ["hedged_wrong", "hedged_wrong"],
     ]
-    four = gwet_ac1(ratings, SCHEME_BUCKETS[experiment.scheme])
+    four = gwet_ac1(ratings, list(experiment.scheme_obj.buckets))
     assert report.overall.gwet_ac1 == pytest.approx(four)
     assert four != pytest.approx(gwet_ac1(ratings, [Bucket.CORRECT, Bucket.HEDGED_WRONG]))

@@ -81,7 +81,8 @@ class Command(BaseCommand):
             reports = [report_build(source, w=weight) for source in sources]
             if format == "csv":
                 rows = (row for report in reports for row in exports.figure_rows(report))
-                text = csv_text(rows, exports.FIGURE_COLUMNS)
+                columns = exports.figure_columns(reports[0]) if reports else exports.FIGURE_COLUMNS
+                text = csv_text(rows, columns)
             else:
                 # --scorer: that scorer's report, one object; otherwise a list, one per scorer.
                 text = exports.figures_json(reports[0] if scorer else reports)

@@ -1,0 +1,49 @@
+"""The scoring schemes, in one place: a class per scheme and the registry that finds it.
+
+An experiment stores its scheme as a short value (``Experiment.scheme``: "four", "aa"); everything
+that depends on it asks the scheme object instead (``experiment.scheme_obj``, ``report.scheme_obj``
+or ``scheme_for(value)``): its buckets and the keys that choose them, the bucket a verdict and the
+parsed confidence give (and the preset bucket of an UNKNOWN answer), the figures of a set of
+counts and the headlines the report shows, the report's columns, texts and sections, and the export
+columns it renames or leaves empty.
+
+A new scheme is one subclass of ``Scheme`` (base.py) registered with ``@register``, in a module of
+its own here imported below: nothing else branches on the stored value. docs/scoring.md
+("Schemes") says what a subclass sets.
+
+This package reads no model and no database (probe.models imports it for
+``Experiment.scheme_obj``); its figures are those of scoring.metrics.
+"""
+
+from .aa import AAScheme
+from .base import (
+    Bucket,
+    Column,
+    Scheme,
+    UnknownScheme,
+    as_scheme,
+    register,
+    registered,
+    scheme_for,
+    unregister,
+)
+from .four import FourBucketScheme
+
+__all__ = [
+    "AA",
+    "FOUR",
+    "AAScheme",
+    "Bucket",
+    "Column",
+    "FourBucketScheme",
+    "Scheme",
+    "UnknownScheme",
+    "as_scheme",
+    "register",
+    "registered",
+    "scheme_for",
+    "unregister",
+]
+
+FOUR = scheme_for(FourBucketScheme.key)
+AA = scheme_for(AAScheme.key)

@@ -1,0 +1,260 @@
+"""The scheme base class, the bucket values, the report's column type and the registry.
+
+A scheme subclasses ``Scheme``, sets its class attributes (buckets, penalised and abstention
+buckets, figure names, columns, headlines, texts) and its ``figures``; ``@register`` makes it the
+scheme of every experiment whose ``scheme`` field holds its ``key``. Nothing here reads a model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from django.db import models
+from django.utils.translation import gettext_lazy
+
+__all__ = [
+    "Bucket",
+    "Column",
+    "Scheme",
+    "UnknownScheme",
+    "as_scheme",
+    "register",
+    "registered",
+    "scheme_for",
+    "unregister",
+]
+
+# The verdict "correct" (scoring.models.Judgement.Verdict.CORRECT, which this package cannot import).
+VERDICT_CORRECT = "correct"
+
+
+class Bucket(models.TextChoices):
+    """Every bucket value a judgement may carry, whatever its scheme."""
+
+    # Four-bucket scheme
+    CORRECT = "correct", gettext_lazy("Correct")
+    CONFIDENT_WRONG = "confident_wrong", gettext_lazy("Confidently wrong")
+    HEDGED_WRONG = "hedged_wrong", gettext_lazy("Hedged wrong")
+    ABSTAINED = "abstained", gettext_lazy("Abstained")
+    # AA-Omniscience scheme (Correct is shared)
+    INCORRECT = "incorrect", gettext_lazy("Incorrect")
+    PARTIAL = "partial", gettext_lazy("Partial")
+    NOT_ATTEMPTED = "not_attempted", gettext_lazy("Not attempted")
+
+
+@dataclass(frozen=True)
+class Column:
+    """One figure in a report table: where its value is, how it reads, and its interval.
+
+    ``name``: the attribute of a run's figures and the key of a configuration's summary;
+    ``fmt``: "pct", "pct:0", "num" or "num:1"; ``ci``: the key of the interval in ``ci`` dicts
+    ("" for none), written with ``ci_fmt`` (``fmt`` unless given); ``net``: the figure the
+    configurations are compared on, drawn as such."""
+
+    name: str
+    label: str
+    fmt: str
+    ci: str = ""
+    ci_fmt: str = ""
+    net: bool = False
+
+    @property
+    def css(self) -> str:
+        return "num net" if self.net else "num"
+
+    @property
+    def interval_fmt(self) -> str:
+        return self.ci_fmt or self.fmt
+
+    @property
+    def span(self) -> str:
+        """How its range over repeats reads: "pct" or "num"."""
+        return self.fmt.partition(":")[0]
+
+
+class Scheme:
+    """A scoring scheme. Subclasses set the class attributes and the figures; the rest follows.
+
+    Buckets are values of ``Bucket``; the first is the correct one. ``penalised`` is the bucket
+    counted against a configuration (its compared figure falls with it) and ``abstain`` the
+    bucket of an answer not attempted: the preset of an UNKNOWN answer, left out of "attempted".
+    """
+
+    key: str = ""
+    buckets: tuple[str, ...] = ()
+    correct: str = Bucket.CORRECT
+    penalised: str = ""
+    abstain: str | None = None
+    # The report: its figures (names of the figures' attributes summarised over repeats), the
+    # compared figure and its unit, whether it has a weight w (the w form, the sweep, "w" in the
+    # exports), the headlines set beside each scorer's figures, the table columns.
+    figure_names: tuple[str, ...] = ()
+    compared_figure: str = ""
+    compared_in: str = "items"  # "items", or "index points" (the floor is then per item)
+    uses_weight: bool = False
+    headlines: tuple[tuple[str, str, str], ...] = ()  # (summary name, label, "pct"/"items"/...)
+    summary_columns: tuple[Column, ...] = ()
+    slice_columns: tuple[Column, ...] = ()  # per block and per facet, "correct" first
+    # Exports: the name the scheme's hallucination rate goes by, and columns a scheme adds to the
+    # figures export (its own figures that no other scheme has).
+    hallucination_column: str = "hallucination_rate"
+    export_columns: tuple[str, ...] = ()
+    # The probe's own definitions (hallucination rate, net usable) need a confidently wrong bucket.
+    defines_probe_figures: bool = False
+    # Texts of the report (message ids, translated when shown: scoring.templatetags.report_tags
+    # scheme_text); a missing one shows nothing.
+    texts: Mapping[str, str] = {}
+
+    def __str__(self) -> str:
+        return self.key
+
+    # -- Buckets and keys ------------------------------------------------------------------------
+
+    def bucket_label(self, bucket: str) -> str:
+        return Bucket(bucket).label
+
+    @property
+    def bucket_keys(self) -> list[tuple[str, str, str]]:
+        """(keyboard key, bucket, label): keys 1, 2, ... choose the buckets in their order."""
+        return [(str(i), b, self.bucket_label(b)) for i, b in enumerate(self.buckets, start=1)]
+
+    @property
+    def summary_width(self) -> int:
+        """Columns of the report's summary table: the row label, the buckets, the figures."""
+        return 1 + len(self.buckets) + len(self.summary_columns)
+
+    def allows(self, bucket: str) -> bool:
+        return bucket in self.buckets
+
+    @property
+    def preset_bucket(self) -> str:
+        """The bucket an UNKNOWN (or missing) answer starts in, before anyone scores it."""
+        return self.abstain or self.penalised
+
+    def derive(self, verdict: str, response) -> str | None:
+        """The bucket that follows from "correct" or "wrong" and the response's parse, or None
+        when the scorer must choose it."""
+        if verdict == VERDICT_CORRECT:
+            return self.correct
+        if response.abstained or response.answer is None:
+            return self.preset_bucket
+        return self.wrong_bucket(response)
+
+    def wrong_bucket(self, response) -> str | None:
+        """The bucket of a wrong answer (attempted), or None when the parse does not settle it."""
+        return self.penalised
+
+    # -- Figures ---------------------------------------------------------------------------------
+
+    def figures(self, bucket_counts: Mapping[str, int], n_items: int, w: float):
+        """(counts, figures) of ``{bucket: count}`` over ``n_items`` items."""
+        raise NotImplementedError
+
+    @property
+    def summary_names(self) -> tuple[str, ...]:
+        """Every figure summarised over repeats: the buckets, the figures, unscored."""
+        return (*self.buckets, *self.figure_names, "unscored")
+
+    def figure_value(self, figures, name: str):
+        return getattr(figures, name)
+
+    def summary_values(self, figures) -> dict[str, float | None]:
+        return {name: self.figure_value(figures, name) for name in self.summary_names}
+
+    def compared(self, figures) -> float | None:
+        return getattr(figures, self.compared_figure)
+
+    def noise_floor(self, floor_items: float, n_items: int) -> float:
+        """The rule-of-thumb floor in the unit the configurations are compared in."""
+        return floor_items
+
+    def slice_floor(self, report_floor: float, floor_items: float, n: int, n_items: int) -> float:
+        """The floor over a slice of ``n`` of the ``n_items`` items (in items it shrinks)."""
+        return floor_items * n / n_items if n_items else 0.0
+
+    def weight(self, w: float) -> float | None:
+        """w as the exports write it: None for a scheme without one."""
+        return w if self.uses_weight else None
+
+    def risk_weight(self, w: float) -> float:
+        """The weight of a penalised answer in the risk-coverage score."""
+        return w if self.uses_weight else 1.0
+
+    # Sums over items (floats or bootstrap arrays): c correct, pen penalised, att attempted.
+
+    def net_from_sums(self, c, pen, n: int, w: float):
+        """The compared figure from sums over ``n`` items."""
+        return c - w * pen
+
+    def incorrect_from_sums(self, c, pen, att):
+        """AA-Omniscience's "incorrect" (every wrong attempt) from the sums."""
+        return att - c
+
+    def aa_terms(self, c, pen, att, n: int, summary: dict) -> tuple[float, float, float]:
+        """(incorrect, partial, not attempted) as AA-Omniscience counts them."""
+        return att - c, 0.0, n - att
+
+    def run_proportions(self, figures) -> dict[str, tuple[float, float]]:
+        """A run's proportions with a Wilson interval: ci key -> (count, denominator)."""
+        return {"accuracy": (figures.correct, figures.n)}
+
+    def config_proportions(self, summary: dict, c, pen, att, n) -> dict[str, tuple]:
+        """A configuration's (means over repeats): ci key -> (count, denominator)."""
+        return {"accuracy": (c, n)}
+
+    # -- Exports ---------------------------------------------------------------------------------
+
+    def export_name(self, name: str) -> str:
+        return self.hallucination_column if name == "hallucination_rate" else name
+
+    @property
+    def export_intervals(self) -> tuple[tuple[str, str], ...]:
+        """(export column, ci key) of the summary's intervals."""
+        return tuple((self.export_name(c.name), c.ci) for c in self.summary_columns if c.ci)
+
+    @property
+    def export_slice_intervals(self) -> tuple[str, ...]:
+        """The ci keys of a block's intervals, each its own export column."""
+        return tuple(c.ci for c in self.slice_columns if c.ci)
+
+
+# ------------------------------------------------------------------------------------------------
+# The registry
+# ------------------------------------------------------------------------------------------------
+
+
+class UnknownScheme(KeyError):
+    """No scheme is registered under that value."""
+
+
+_REGISTRY: dict[str, Scheme] = {}
+
+
+def register(cls: type[Scheme]) -> type[Scheme]:
+    """Register a scheme class (a decorator) under its ``key``."""
+    if not cls.key or cls.key in _REGISTRY:
+        raise ValueError(f"scheme key {cls.key!r} is empty or taken")
+    _REGISTRY[cls.key] = cls()
+    return cls
+
+
+def unregister(key: str) -> None:
+    _REGISTRY.pop(key, None)
+
+
+def scheme_for(key: str) -> Scheme:
+    """The scheme stored as ``key`` (an experiment's ``scheme`` field)."""
+    try:
+        return _REGISTRY[str(key)]
+    except KeyError:
+        raise UnknownScheme(key) from None
+
+
+def as_scheme(scheme: Scheme | str) -> Scheme:
+    """A scheme, given as itself or as its stored value."""
+    return scheme if isinstance(scheme, Scheme) else scheme_for(scheme)
+
+
+def registered() -> Iterable[Scheme]:
+    return tuple(_REGISTRY.values())
