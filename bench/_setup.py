@@ -3,6 +3,10 @@
 The benchmark's database is created by Django's test machinery next to the configured one
 (``bench_<name>_<database>`` on PostgreSQL, ``var/bench-<name>.sqlite3`` on SQLite) and dropped
 afterwards, so a run never touches real data nor the database the test suite uses.
+
+The data a benchmark measures is made by the test suite's builders (tests/builders.py: banks,
+collected experiments, judgements in bulk), imported once Django is set up:
+``django_setup()`` puts the project root on sys.path, then ``from tests import builders``.
 """
 
 import os
@@ -62,107 +66,43 @@ def median(values: list[float]) -> float:
     return statistics.median(values)
 
 
-def bulk_experiment(*, n_items: int, n_configs: int, repeats: int, answer_for, team_name="Bench"):
-    """A collected experiment made with bulk_create: n_configs x repeats runs, a response each.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
-    answer_for(item_index, run_index) -> (answer, confidence); "UNKNOWN" abstains.
-    Returns (experiment, scorer user).
-    """
-    from django.contrib.auth import get_user_model
 
-    from probe import prompts
-    from probe.models import (
-        Attempt,
-        Bank,
-        Experiment,
-        ExperimentItem,
-        Membership,
-        ModelConfig,
-        PromptVersion,
-        Response,
-        Run,
-        Team,
-    )
+@contextmanager
+def live_server(connection):
+    """The app served over HTTP on a free port, on the throwaway database; yields its URL.
+    Pages (the test client's too) render with the plain static storage: no collectstatic."""
+    from django.conf import settings
+    from django.test.testcases import LiveServerThread, _StaticFilesHandler
 
-    team = Team.objects.create(name=team_name, slug=team_name.lower())
-    user = get_user_model().objects.create_user("bench-scorer", password="bench-password-1")
-    Membership.objects.create(team=team, user=user, role="scorer")
-    bank = Bank.objects.create(team=team, name="Bench bank")
-    text = "Answer closed-book."
-    prompt = PromptVersion.objects.create(
-        team=team, name="Bench", text=text, content_hash=prompts.content_hash(text)
-    )
-    experiment = Experiment.objects.create(
-        team=team,
-        name="Bench experiment",
-        bank=bank,
-        bank_name=bank.name,
-        prompt_version=prompt,
-        repeats=repeats,
-        seed=1,
-        status=Experiment.Status.COLLECTED,
-    )
-    blocks = "ABCDE"
-    ExperimentItem.objects.bulk_create(
-        [
-            ExperimentItem(
-                experiment=experiment,
-                position=i + 1,
-                block_code=blocks[i * 5 // n_items],
-                block_title=f"Block {blocks[i * 5 // n_items]}",
-                question=f"Question {i + 1}?",
-                key_answer=f"key {i + 1}",
-                key_flagged=i % 17 == 0,
-            )
-            for i in range(n_items)
-        ]
-    )
-    items = list(ExperimentItem.objects.filter(experiment=experiment).order_by("position"))
-    configs = ModelConfig.objects.bulk_create(
-        [
-            ModelConfig(
-                team=team,
-                label=f"config {c:02d}",
-                provider="simulator" if c % 3 == 0 else "openai",
-                model_name=f"model-{c:02d}",
-            )
-            for c in range(n_configs)
-        ]
-    )
-    runs = Run.objects.bulk_create(
-        [
-            Run(
-                experiment=experiment,
-                model_config=config,
-                repeat=r + 1,
-                order=c * repeats + r,
-                status=Run.Status.COLLECTED,
-                config_snapshot=config.settings_snapshot(),
-            )
-            for c, config in enumerate(configs)
-            for r in range(repeats)
-        ]
-    )
-    attempts = Attempt.objects.bulk_create(
-        [Attempt(run=run, outcome="complete", text="(bench)", raw_body="{}") for run in runs]
-    )
-    batch = []
-    for run_index, (run, attempt) in enumerate(zip(runs, attempts, strict=True)):
-        for item_index, item in enumerate(items):
-            answer, confidence = answer_for(item_index, run_index)
-            batch.append(
-                Response(
-                    run=run,
-                    item=item,
-                    attempt=attempt,
-                    answer=answer,
-                    confidence=confidence,
-                    abstained=answer == "UNKNOWN",
-                    issues=["markdown"] if (item_index + run_index) % 23 == 0 else [],
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    # The server's request threads close their connections after each request, so the
+    # throwaway database can be dropped at the end.
+    connection.settings_dict["CONN_MAX_AGE"] = 0
+    server = LiveServerThread("127.0.0.1", _StaticFilesHandler, port=0)
+    server.daemon = True
+    server.start()
+    server.is_ready.wait()
+    try:
+        yield f"http://127.0.0.1:{server.port}"
+    finally:
+        server.terminate()
+        if connection.vendor == "postgresql":
+            # A request thread of the live server may still hold a session on the throwaway
+            # database; end those (this benchmark's own) so that the database can be dropped.
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    " WHERE datname = current_database() AND pid <> pg_backend_pid()"
                 )
-            )
-            if len(batch) >= 5000:
-                Response.objects.bulk_create(batch)
-                batch = []
-    Response.objects.bulk_create(batch)
-    return experiment, user

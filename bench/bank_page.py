@@ -13,64 +13,45 @@ BENCH_SCREENSHOT=var/bank-{n}.png saves what Chromium showed last (the page with
 
 import os
 import shutil
+import sys
 import time
 
-from _setup import describe, django_setup, median, percentile, throwaway_database
+from _setup import (
+    CHROMIUM_ARGS,
+    describe,
+    django_setup,
+    live_server,
+    median,
+    percentile,
+    throwaway_database,
+)
 
-SIZES = (1_000, 10_000)
+SIZES = (1_000, 10_000)  # `bench/bank_page.py 500`: other sizes
 PAGE_TARGET_MS, HTML_TARGET_KB, BROWSER_TARGET_MS, EDIT_TARGET_MS = 300, 300, 1000, 50
 ROUNDS, EDITS = 7, 30
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 def make_bank(team, n_items: int):
     """A bank of n_items in five blocks, every item keyed, one in 17 flagged, one in 50 retired."""
-    from probe.models import Bank, Block, Item, KeyEntry
+    from tests.builders import bulk_bank
 
-    bank = Bank.objects.create(team=team, name=f"Bank of {n_items}")
-    blocks = Block.objects.bulk_create(
-        [
-            Block(bank=bank, code=code, title=f"Topic {code}", order=i)
-            for i, code in enumerate("ABCDE", start=1)
-        ]
+    return bulk_bank(
+        team,
+        name=f"Bank of {n_items}",
+        n_items=n_items,
+        item=lambda b, i: {
+            "question": f"Question {b * (n_items // 5) + i + 1}: which value does setting "
+            f"{b}-{i} take by default, and where is it documented?",
+            "answer_format": "a number" if i % 3 == 0 else "",
+            "retired": i % 50 == 49,
+        },
+        key=lambda k: {
+            "answer": f"value {k} (section {k % 40})",
+            "flagged": k % 17 == 0,
+            "flag_note": "Check the current release notes." if k % 17 == 0 else "",
+            "sources": [f"https://example.org/docs/{k}"],
+        },
     )
-    per_block = n_items // len(blocks)
-    items = Item.objects.bulk_create(
-        [
-            Item(
-                block=block,
-                question=f"Question {b * per_block + i + 1}: which value does setting "
-                f"{b}-{i} take by default, and where is it documented?",
-                answer_format="a number" if i % 3 == 0 else "",
-                retired=i % 50 == 49,
-                order=i + 1,
-            )
-            for b, block in enumerate(blocks)
-            for i in range(per_block)
-        ],
-        batch_size=2000,
-    )
-    KeyEntry.objects.bulk_create(
-        [
-            KeyEntry(
-                item=item,
-                answer=f"value {k} (section {k % 40})",
-                flagged=k % 17 == 0,
-                flag_note="Check the current release notes." if k % 17 == 0 else "",
-                sources=[f"https://example.org/docs/{k}"],
-            )
-            for k, item in enumerate(items)
-        ],
-        batch_size=2000,
-    )
-    return bank, items
 
 
 def time_get(client, url: str, rounds: int = ROUNDS, **headers) -> tuple[float, float, int]:
@@ -129,93 +110,65 @@ def main() -> None:
     django_setup()
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     with throwaway_database("bank_page") as connection:
-        from django.conf import settings
-        from django.contrib.auth import get_user_model
         from django.test import Client
-        from django.test.testcases import LiveServerThread, _StaticFilesHandler
         from django.urls import reverse
 
-        from probe.models import Membership, Team
+        from tests.builders import team_with_members
 
-        # Pages render with the plain static storage here (no collectstatic needed).
-        settings.STORAGES = {
-            **settings.STORAGES,
-            "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-        }
-        team = Team.objects.create(name="Bench", slug="bench")
-        user = get_user_model().objects.create_user("bench-editor", password="bench-password-1")
-        Membership.objects.create(team=team, user=user, role="editor")
+        team, users = team_with_members("Bench", {"bench-editor": "editor"})
         client = Client()
-        client.force_login(user)
-
-        # The server's request threads close their connections after each request, so the
-        # throwaway database can be dropped at the end.
-        connection.settings_dict["CONN_MAX_AGE"] = 0
-        server = LiveServerThread("127.0.0.1", _StaticFilesHandler, port=0)
-        server.daemon = True
-        server.start()
-        server.is_ready.wait()
-        base_url = f"http://127.0.0.1:{server.port}"
-
-        print(f"Bank page on {describe(connection)}, {ROUNDS} rounds (median / max)")
-        for n_items in SIZES:
-            bank, items = make_bank(team, n_items)
-            page_url = reverse("probe:bank_detail", kwargs={"bank_pk": bank.pk})
-            time_get(client, page_url, rounds=2)  # warm-up
-            page_ms, page_max, page_size = time_get(client, page_url)
-            key_ms, key_max, key_size = time_get(client, page_url + "?key=1")
-            search_ms, _, _ = time_get(
-                client,
-                page_url + "?q=documented&page=40",
-                HTTP_HX_REQUEST="true",
-                HTTP_HX_TARGET="item-list",
-            )
-            last_ms, _, _ = time_get(client, page_url + "?page=last")
-            edit_p50, edit_p95 = time_edits(
-                client,
-                items[n_items // 2 :],
-                lambda item: reverse("probe:item_edit", kwargs={"item_pk": item.pk}),
-            )
-            browser = browser_times(
-                base_url,
-                client.cookies["sessionid"].value,
-                [page_url] * 3 + [page_url + "?key=1"],
-                screenshot=os.environ.get("BENCH_SCREENSHOT", "").replace("{n}", str(n_items)),
-            )
-            print(f"\n{n_items:,} items")
-            print(
-                f"  page (first page of 100)     {page_ms:7.1f} ms / {page_max:6.1f} ms"
-                f"   target < {PAGE_TARGET_MS} ms"
-            )
-            print(
-                f"  page HTML                    {page_size / 1024:7.1f} KB"
-                f"                 target < {HTML_TARGET_KB} KB"
-            )
-            print(f"  page with the key            {key_ms:7.1f} ms / {key_max:6.1f} ms")
-            print(f"  page HTML with the key       {key_size / 1024:7.1f} KB")
-            print(f"  last page                    {last_ms:7.1f} ms")
-            print(f"  search, page 40 (htmx)       {search_ms:7.1f} ms")
-            print(
-                f"  inline edit (p50 / p95)      {edit_p50:7.1f} ms / {edit_p95:6.1f} ms"
-                f"   target < {EDIT_TARGET_MS} ms"
-            )
-            if isinstance(browser, str):
-                print(f"  Chromium: {browser}")
-            else:
+        client.force_login(users["bench-editor"])
+        with live_server(connection) as base_url:
+            print(f"Bank page on {describe(connection)}, {ROUNDS} rounds (median / max)")
+            for n_items in [int(a) for a in sys.argv[1:]] or SIZES:
+                bank, items = make_bank(team, n_items)
+                page_url = reverse("probe:bank_detail", kwargs={"bank_pk": bank.pk})
+                time_get(client, page_url, rounds=2)  # warm-up
+                page_ms, page_max, page_size = time_get(client, page_url)
+                key_ms, key_max, key_size = time_get(client, page_url + "?key=1")
+                search_ms, _, _ = time_get(
+                    client,
+                    page_url + "?q=documented&page=40",
+                    HTTP_HX_REQUEST="true",
+                    HTTP_HX_TARGET="item-list",
+                )
+                last_ms, _, _ = time_get(client, page_url + "?page=last")
+                edit_p50, edit_p95 = time_edits(
+                    client,
+                    items[n_items // 2 :],
+                    lambda item: reverse("probe:item_edit", kwargs={"item_pk": item.pk}),
+                )
+                browser = browser_times(
+                    base_url,
+                    client.cookies["sessionid"].value,
+                    [page_url] * 3 + [page_url + "?key=1"],
+                    screenshot=os.environ.get("BENCH_SCREENSHOT", "").replace("{n}", str(n_items)),
+                )
+                print(f"\n{n_items:,} items")
                 print(
-                    f"  Chromium, usable (median / max of {len(browser)})"
-                    f" {median(browser):5.0f} ms / {max(browser):5.0f} ms"
-                    f"   target < {BROWSER_TARGET_MS} ms"
+                    f"  page (first page of 100)     {page_ms:7.1f} ms / {page_max:6.1f} ms"
+                    f"   target < {PAGE_TARGET_MS} ms"
                 )
-        server.terminate()
-        if connection.vendor == "postgresql":
-            # A request thread of the live server may still hold a session on the throwaway
-            # database; end those (this benchmark's own) so that the database can be dropped.
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                    " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                print(
+                    f"  page HTML                    {page_size / 1024:7.1f} KB"
+                    f"                 target < {HTML_TARGET_KB} KB"
                 )
+                print(f"  page with the key            {key_ms:7.1f} ms / {key_max:6.1f} ms")
+                print(f"  page HTML with the key       {key_size / 1024:7.1f} KB")
+                print(f"  last page                    {last_ms:7.1f} ms")
+                print(f"  search, page 40 (htmx)       {search_ms:7.1f} ms")
+                print(
+                    f"  inline edit (p50 / p95)      {edit_p50:7.1f} ms / {edit_p95:6.1f} ms"
+                    f"   target < {EDIT_TARGET_MS} ms"
+                )
+                if isinstance(browser, str):
+                    print(f"  Chromium: {browser}")
+                else:
+                    print(
+                        f"  Chromium, usable (median / max of {len(browser)})"
+                        f" {median(browser):5.0f} ms / {max(browser):5.0f} ms"
+                        f"   target < {BROWSER_TARGET_MS} ms"
+                    )
 
 
 if __name__ == "__main__":

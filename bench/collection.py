@@ -108,24 +108,18 @@ class CpuMeter:
 
 
 def make_experiment(*, n_items: int, limit: int, base_url: str, name: str):
-    from django.contrib.auth import get_user_model
+    from probe.models import ModelConfig
+    from tests import builders
 
-    from probe import prompts
-    from probe.models import Bank, Block, Item, ModelConfig, PromptVersion, Team
-    from probe.services import experiments
-
-    team, _ = Team.objects.get_or_create(slug="bench", defaults={"name": "Bench"})
-    user = get_user_model().objects.filter(username="bench-editor").first()
-    if user is None:
-        user = get_user_model().objects.create_user("bench-editor", password="bench-password-1")
-    bank = Bank.objects.create(team=team, name=f"Bench bank {name}")
-    block = Block.objects.create(bank=bank, code="A", title="Bench", order=1)
-    Item.objects.bulk_create(
-        Item(block=block, question=f"Bench question {n}?", order=n) for n in range(1, n_items + 1)
-    )
-    text = "Answer closed-book."
-    prompt, _ = PromptVersion.objects.get_or_create(
-        team=team, name="Bench", defaults={"text": text, "content_hash": prompts.content_hash(text)}
+    team, users = builders.team_with_members("Bench", {"bench-editor": "editor"})
+    bank, _items = builders.bulk_bank(
+        team,
+        name=f"Bench bank {name}",
+        n_items=n_items,
+        codes="A",
+        block_title="Bench",
+        item=lambda _block, i: {"question": f"Bench question {i + 1}?"},
+        key=lambda _k: None,
     )
     config = ModelConfig.objects.create(
         team=team,
@@ -135,16 +129,17 @@ def make_experiment(*, n_items: int, limit: int, base_url: str, name: str):
         base_url=base_url,
         concurrency_limit=limit,
     )
-    return experiments.experiment_create(
+    experiment = builders.service_experiment(
         team=team,
-        user=user,
+        user=users["bench-editor"],
         bank=bank,
-        prompt_version=prompt,
+        prompt=builders.prompt_version(team),
         configs=[config],
-        repeats=1,
         mode="item",
         seed=1,
-    ), user
+        start=False,
+    )
+    return experiment, users["bench-editor"]
 
 
 def collect(*, server, latency: float, n_items: int, limit: int, meter: CpuMeter, worker):

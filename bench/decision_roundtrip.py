@@ -13,7 +13,7 @@ Without DATABASE_URL it runs on SQLite. It makes and drops a database of its own
 import sys
 import time
 
-from _setup import bulk_experiment, describe, django_setup, median, percentile, throwaway_database
+from _setup import describe, django_setup, median, percentile, throwaway_database
 
 TARGET_P95_MS = 20.0
 TARGET_SHEETS = 20
@@ -32,19 +32,9 @@ def answer_for(item_index: int, run_index: int):
 
 def judge_before(assignment, position: int) -> None:
     """Every response of items 1..position-1 judged (as a scorer who got that far)."""
-    from probe.models import Response
-    from scoring.models import Judgement
+    from tests.builders import bulk_judgements
 
-    open_responses = Response.objects.filter(
-        run__experiment=assignment.experiment, item__position__lt=position
-    ).exclude(judgements__assignment=assignment)
-    Judgement.objects.bulk_create(
-        [
-            Judgement(assignment=assignment, response=r, bucket="correct", verdict="correct")
-            for r in open_responses.only("pk")
-        ],
-        batch_size=5000,
-    )
+    bulk_judgements(assignment, lambda unit: "correct", item__position__lt=position)
 
 
 def measure(client, assignment, positions) -> tuple[list[float], list[float]]:
@@ -88,9 +78,10 @@ def run_size(n_sheets: int) -> bool:
         from django.urls import reverse
 
         from scoring import services
+        from tests.builders import standalone_experiment
 
         start = time.perf_counter()
-        experiment, user = bulk_experiment(
+        experiment, user = standalone_experiment(
             n_items=N_ITEMS, n_configs=n_sheets, repeats=1, answer_for=answer_for
         )
         assignment = services.assignment_start(experiment=experiment, user=user)

@@ -18,11 +18,11 @@ import subprocess
 import sys
 import time
 
-from _setup import ROOT, bulk_experiment, describe, django_setup, throwaway_database
+from _setup import ROOT, describe, django_setup, throwaway_database
 
 TARGET_MB = 150
 # (items, configurations, repeats): 10,000 and 200,000 responses, each judged.
-SIZES = ((500, 10, 2), (1000, 100, 2))
+SIZES = ((500, 10, 2), (1000, 100, 2))  # `bench/exports.py 100 5`: items, configurations
 FORMATS = ("csv", "json", "jsonl")
 
 
@@ -36,34 +36,24 @@ def answer_for(item_index: int, run_index: int):
     ]
 
 
+def bucket_for(unit) -> str:
+    if unit.abstained:
+        return "abstained"
+    if unit.index % 5 < 3:
+        return "correct"
+    return "hedged_wrong" if unit.confidence == "LOW" else "confident_wrong"
+
+
 def judge_everything(experiment, user):
     from django.utils import timezone
 
-    from probe.models import Response
-    from scoring.models import Assignment, Judgement
+    from scoring.models import Assignment
+    from tests.builders import bulk_judgements
 
     assignment = Assignment.objects.create(
         experiment=experiment, user=user, revealed_at=timezone.now()
     )
-    batch = []
-    rows = Response.objects.filter(run__experiment=experiment).values_list(
-        "pk", "abstained", "confidence"
-    )
-    for n, (pk, abstained, confidence) in enumerate(rows.iterator(chunk_size=10000)):
-        if abstained:
-            bucket, verdict = "abstained", "preset"
-        elif n % 5 < 3:
-            bucket, verdict = "correct", "correct"
-        else:
-            bucket = "hedged_wrong" if confidence == "LOW" else "confident_wrong"
-            verdict = "wrong"
-        batch.append(
-            Judgement(assignment=assignment, response_id=pk, bucket=bucket, verdict=verdict)
-        )
-        if len(batch) >= 10000:
-            Judgement.objects.bulk_create(batch)
-            batch = []
-    Judgement.objects.bulk_create(batch)
+    bulk_judgements(assignment, bucket_for)
     return assignment
 
 
@@ -108,12 +98,15 @@ def main() -> None:
     with throwaway_database("exports") as connection:
         from django.urls import reverse
 
+        from tests.builders import standalone_experiment
+
         database = connection.settings_dict["NAME"]
         print(f"Result exports on {describe(connection)}; peak memory of a fresh process")
         idle = None
-        for n, (n_items, n_configs, repeats) in enumerate(SIZES):
+        sizes = ((int(sys.argv[1]), int(sys.argv[2]), 2),) if len(sys.argv) == 3 else SIZES
+        for n, (n_items, n_configs, repeats) in enumerate(sizes):
             start = time.perf_counter()
-            experiment, user = bulk_experiment(
+            experiment, user = standalone_experiment(
                 n_items=n_items,
                 n_configs=n_configs,
                 repeats=repeats,
@@ -147,9 +140,6 @@ def main() -> None:
                     f"  responses.{fmt:<5} {got['bytes'] / 1e6:7.1f} MB in {got['seconds']:5.1f} s"
                     f"   peak {got['peak_mb']:6.1f} MB{verdict}"
                 )
-            # The next size makes its own scorer under bulk_experiment's fixed name.
-            user.username = f"bench-scorer-{n}"
-            user.save(update_fields=["username"])
 
 
 if __name__ == "__main__":

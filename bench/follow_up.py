@@ -9,7 +9,7 @@ Without DATABASE_URL it runs on SQLite. It makes and drops a database of its own
 
 import time
 
-from _setup import bulk_experiment, describe, django_setup, median, throwaway_database
+from _setup import describe, django_setup, median, throwaway_database
 
 TARGET_S = 2.0
 N_ITEMS, N_CONFIGS, ROUNDS = 1000, 5, 3
@@ -28,8 +28,9 @@ def main() -> None:
         from probe.services.experiments import experiment_start
         from scoring import carry, followups
         from scoring.models import FinalBucket
+        from tests.builders import standalone_experiment
 
-        experiment, user = bulk_experiment(
+        experiment, user = standalone_experiment(
             n_items=N_ITEMS, n_configs=N_CONFIGS, repeats=1, answer_for=answer_for
         )
         # The snapshot's bank items (a follow-up and the carry match item versions by them).

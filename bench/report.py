@@ -16,7 +16,7 @@ import os
 import sys
 import time
 
-from _setup import bulk_experiment, describe, django_setup, median, throwaway_database
+from _setup import describe, django_setup, median, throwaway_database
 
 TARGET_S = 1.0
 N_ITEMS, N_CONFIGS, REPEATS, ROUNDS = 1000, 50, 2, 5
@@ -61,43 +61,23 @@ def main() -> None:
         from django.urls import reverse
         from django.utils import timezone
 
-        from probe.models import Response
         from scoring.models import Assignment, Judgement
         from scoring.report import judgement_source, scorer_report, without_dropped
         from scoring.report_intervals import report_intervals
+        from tests.builders import bulk_judgements, standalone_experiment
 
         start = time.perf_counter()
-        experiment, user = bulk_experiment(
+        experiment, user = standalone_experiment(
             n_items=N_ITEMS, n_configs=N_CONFIGS, repeats=REPEATS, answer_for=answer_for
         )
         assignment = Assignment.objects.create(
             experiment=experiment, user=user, revealed_at=timezone.now()
         )
-        run_index = {
-            pk: i
-            for i, pk in enumerate(experiment.runs.order_by("order").values_list("pk", flat=True))
-        }
-        batch = []
-        rows = Response.objects.filter(run__experiment=experiment).values_list(
-            "pk", "run_id", "item__position", "abstained", "confidence"
+        bulk_judgements(
+            assignment,
+            lambda u: bucket_for(u.position - 1, u.run_index, u.abstained, u.confidence),
+            unblinded=lambda u: (u.position + u.run_index) % 997 == 0,
         )
-        for pk, run_id, position, abstained, confidence in rows.iterator(chunk_size=10000):
-            bucket = bucket_for(position - 1, run_index[run_id], abstained, confidence)
-            batch.append(
-                Judgement(
-                    assignment=assignment,
-                    response_id=pk,
-                    bucket=bucket,
-                    verdict="preset"
-                    if abstained
-                    else ("correct" if bucket == "correct" else "wrong"),
-                    unblinded=(position + run_index[run_id]) % 997 == 0,
-                )
-            )
-            if len(batch) >= 10000:
-                Judgement.objects.bulk_create(batch)
-                batch = []
-        Judgement.objects.bulk_create(batch)
         if connection.vendor == "postgresql":
             with connection.cursor() as cursor:
                 cursor.execute("ANALYZE")

@@ -4,6 +4,8 @@ from dataclasses import dataclass
 
 import pytest
 
+from tests.replay import ReplayServer, unused_port
+
 # Key answers that appear nowhere else, so a test can tell whether a page shows the key.
 KEY_ANSWERS = ("429 Too Many Requests (keyed)", "Retry-After (keyed)")
 # Text of the other team's bank: no page of this team may ever show it.
@@ -28,6 +30,14 @@ class World:
     def member(self, role: str):
         return self.users[role]
 
+    def collected_experiment(self, sheets, *, items, **fields):
+        """tests.builders.collected_experiment on this team's bank and prompt."""
+        from tests import builders
+
+        return builders.collected_experiment(
+            team=self.team, bank=self.bank, prompt=self.prompt, items=items, sheets=sheets, **fields
+        )
+
 
 def pytest_configure(config):
     from django.conf import settings
@@ -40,6 +50,28 @@ def pytest_configure(config):
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
+
+
+@pytest.fixture(scope="session")
+def replay_session():
+    """The session's replay server; tests take it emptied, as ``replay``."""
+    server = ReplayServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def replay(replay_session: ReplayServer) -> ReplayServer:
+    """A local server replaying provider responses over real HTTP (tests/replay.py)."""
+    replay_session.reset()
+    yield replay_session
+    replay_session.reset()
+
+
+@pytest.fixture
+def closed_port() -> int:
+    """A port nothing listens on."""
+    return unused_port()
 
 
 @pytest.fixture
@@ -97,23 +129,7 @@ def world(db) -> World:
         )
         for repeat in (1, 2)
     ]
-    scored = make_collected_experiment(
-        factories,
-        team=team,
-        bank=bank,
-        prompt=prompt,
-        configs=[
-            config,
-            factories.ModelConfigFactory(
-                team=team, label="Acme-second-config-label", model_name="sim-overconfident"
-            ),
-        ],
-        answers=[
-            [("429", "HIGH"), ("Retry-After", "HIGH"), ("UNKNOWN", "LOW")],
-            [("429", "MEDIUM"), ("Retry-Later", "HIGH"), ("3.9", "LOW")],
-        ],
-    )
-    return World(
+    world = World(
         team,
         other_team,
         users,
@@ -125,54 +141,36 @@ def world(db) -> World:
         config,
         experiment,
         runs,
-        scored,
     )
-
-
-def make_collected_experiment(factories, *, team, bank, prompt, configs, answers, name="Scored"):
-    """An experiment whose runs are collected: answers[run][item] = (answer, confidence)."""
-    from probe.models import Attempt, Experiment, Response, Run
-
-    experiment = factories.ExperimentFactory(
-        team=team,
-        bank=bank,
-        prompt_version=prompt,
-        name=name,
-        status=Experiment.Status.COLLECTED,
-        repeats=1,
+    world.scored = scored_experiment(
+        world,
+        [
+            config,
+            factories.ModelConfigFactory(
+                team=team, label="Acme-second-config-label", model_name="sim-overconfident"
+            ),
+        ],
+        [
+            [("429", "HIGH"), ("Retry-After", "HIGH"), ("UNKNOWN", "LOW")],
+            [("429", "MEDIUM"), ("Retry-Later", "HIGH"), ("3.9", "LOW")],
+        ],
     )
+    return world
+
+
+def scored_experiment(world, configs, answers, *, name="Scored"):
+    """A collected experiment on the world's bank: a run per configuration (repeat 1) with
+    answers[run][item] = (answer, confidence); items "Snapshot question N?" keyed "key N"."""
+    from tests import builders
+
     n_items = len(answers[0])
-    items = [
-        factories.ExperimentItemFactory(
-            experiment=experiment,
-            position=i + 1,
-            block_code="A",
-            block_title="HTTP semantics",
-            question=f"Snapshot question {i + 1}?",
-            key_answer=f"key {i + 1}",
-        )
-        for i in range(n_items)
-    ]
-    for order, (config, sheet) in enumerate(zip(configs, answers, strict=True), start=1):
-        run = factories.RunFactory(
-            experiment=experiment,
-            model_config=config,
-            repeat=1,
-            order=order,
-            status=Run.Status.COLLECTED,
-        )
-        text = "\n".join(f"{i + 1}. ANSWER: {a}\nCONFIDENCE: {c}" for i, (a, c) in enumerate(sheet))
-        attempt = Attempt.objects.create(run=run, outcome="complete", text=text, raw_body=text)
-        for item, (answer, confidence) in zip(items, sheet, strict=True):
-            Response.objects.create(
-                run=run,
-                item=item,
-                attempt=attempt,
-                answer=answer,
-                confidence=confidence,
-                abstained=answer == "UNKNOWN",
-            )
-    return experiment
+    return world.collected_experiment(
+        [builders.Sheet(config, sheet) for config, sheet in zip(configs, answers, strict=True)],
+        items=builders.snapshot_items(
+            n_items, question="Snapshot question {n}?", blocks=[("A", "HTTP semantics", n_items)]
+        ),
+        name=name,
+    ).experiment
 
 
 def login(client, user):

@@ -6,9 +6,18 @@ returned :class:`BankData` into rows; the export service builds a :class:`BankDa
 :func:`dump_json` or :func:`dump_text`. The grammar of every format is documented in
 ``docs/bank-format.md``; keep that file and this package in step.
 
-The stages live in small modules: ``decode`` (bytes to text), ``lexicon`` (the kinds of line),
-``textparse`` / ``textdump`` (plain text), ``jsonformat`` (JSON), ``readings`` and ``warnings``
-(what a person would read otherwise in a pasted document), ``preview`` (all of it, for a page).
+The stages live in small modules: ``decode`` (bytes to text), ``detect`` (which format),
+``lexicon`` (the kinds of line of plain text), ``textunits`` / ``textread`` / ``textparse`` (reading
+plain text: what is kept of a block, item or key entry; the reader fed line by line; checking and
+building the bank), ``textdump`` (writing it), ``jsonformat`` (JSON), ``tabular`` (CSV and JSON
+Lines), ``readings`` and ``warnings`` (what a person would read otherwise in a pasted document),
+``preview`` (all of it, for a page).
+
+The names this package exports below are its API. The modules share further names among
+themselves (``data.fail``, ``decode.prepare``, the patterns and helpers of ``lexicon`` such as
+``FLAG_RE`` or ``split_sources``, ``jsonformat.JSON_REASONS``, the reader's ``TextReader`` and
+its units): they have public names so that the stages can import one another, but they are
+internal to the package; code outside it imports from ``probe.bankformat`` only.
 
 Every problem found in a file is collected and raised together as one :class:`BankFormatError`
 whose ``problems`` each name the line and say in plain words what is wrong. The messages are
@@ -31,7 +40,8 @@ from .data import (
     ItemData,
     KeyData,
 )
-from .decode import decode, detect_format
+from .decode import decode
+from .detect import detect_format
 from .jsonformat import dump_json, parse_json
 from .preview import Preview, preview, preview_suggested, suggested_name
 from .readings import NO_READINGS, FormatWarning, ReadingError, Readings

@@ -148,5 +148,5 @@ class BankFormatError(ValueError):
         return "\n".join(str(problem) for problem in self.problems)
 
 
-def _fail(line: int | None, message: str) -> BankFormatError:
+def fail(line: int | None, message: str) -> BankFormatError:
     return BankFormatError([FormatProblem(line, message)])

@@ -1,4 +1,4 @@
-"""Bytes of an uploaded file to text, and which format the text is in."""
+"""Bytes of an uploaded file to text, with the size limit and line endings every parser expects."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 
 from django.utils.translation import gettext as _
 
-from .data import MAX_BYTES, BankFormatError, FormatProblem, _fail
+from .data import MAX_BYTES, BankFormatError, FormatProblem, fail
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 _CONTROL_BYTES = re.compile(rb"[\x00-\x08\x0e-\x1f]")  # tab, LF, VT, FF and CR are allowed
@@ -50,21 +50,21 @@ def decode(data: bytes) -> str:
     if len(data) > MAX_BYTES:
         raise BankFormatError([_size_problem(len(data))])
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise _fail(
+        raise fail(
             None,
             _(
                 "The file is UTF-16 text (it starts with a UTF-16 byte order mark); save it as UTF-8 and try again."
             ),
         )
     if data.startswith(b"PK\x03\x04"):
-        raise _fail(
+        raise fail(
             None,
             _(
                 "The file is a ZIP archive (a Word or OpenDocument file is one): save the bank as plain text (.txt) or JSON and try again."
             ),
         )
     if data.startswith(b"%PDF-"):
-        raise _fail(
+        raise fail(
             None,
             _(
                 "The file is a PDF document: save the bank as plain text (.txt) or JSON and try again."
@@ -88,13 +88,13 @@ def decode(data: bytes) -> str:
                 )
                 % values
             )
-        raise _fail(None, message)
+        raise fail(None, message)
     start = len(_UTF8_BOM) if data.startswith(_UTF8_BOM) else 0
     try:
         text = data[start:].decode("utf-8")
     except UnicodeDecodeError as error:
         offset = start + error.start
-        raise _fail(
+        raise fail(
             None,
             _(
                 "The file is not UTF-8 text (byte %(byte)s at offset %(offset)s, line %(line)s); save it as UTF-8 and try again."
@@ -104,34 +104,10 @@ def decode(data: bytes) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _prepare(text: str) -> str:
+def prepare(text: str) -> str:
     """Text handed straight to a parser gets the same size limit and line endings as decode()."""
     if len(text) > MAX_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
         raise BankFormatError([_size_problem(len(text.encode("utf-8", "surrogatepass")))])
     if text.startswith("\ufeff"):
         text = text[1:]
     return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-_EXTENSIONS = ((".jsonl", "jsonl"), (".ndjson", "jsonl"), (".json", "json"), (".csv", "csv"))
-
-
-def detect_format(text: str, filename: str = "") -> str:
-    """ "json", "jsonl", "csv" or "text": by the file name's extension (.json, .jsonl or
-    .ndjson, .csv), else by the text: a first line that is a JSON object with a "question"
-    field is JSON Lines, other text starting with '{' or '[' is JSON, a first line that is a
-    header of known columns with "question" among them is CSV; anything else is plain text."""
-    from .tabular import looks_like_csv, looks_like_jsonl
-
-    name = filename.lower()
-    for extension, kind in _EXTENSIONS:
-        if name.endswith(extension):
-            return kind
-    if looks_like_jsonl(text):
-        return "jsonl"
-    head = text.lstrip("\ufeff \t\r\n")
-    if head.startswith(("{", "[")):
-        return "json"
-    if looks_like_csv(text):
-        return "csv"
-    return "text"

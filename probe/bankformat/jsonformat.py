@@ -23,11 +23,11 @@ from .data import (
     FormatProblem,
     ItemData,
     KeyData,
-    _fail,
     checked_date,
+    fail,
 )
-from .decode import _prepare
-from .lexicon import _CODE_RE
+from .decode import prepare
+from .lexicon import CODE_RE
 
 LANGUAGES = ("en", "ja")  # the languages of the headings of the text form
 
@@ -36,7 +36,7 @@ _LOCATE_DEPTH = (
     7  # containers shallower than this are walked: down to blocks[i].items[j].key.sources[k]
 )
 
-_JSON_REASONS = {
+JSON_REASONS = {
     "Expecting value": lambda: _("a value was expected"),
     "Expecting ',' delimiter": lambda: _("a comma is missing"),
     "Expecting ':' delimiter": lambda: _("a colon is missing"),
@@ -227,7 +227,7 @@ class _JsonChecker:
 
     def bank(self, data) -> BankData:
         if not isinstance(data, dict):
-            raise _fail(
+            raise fail(
                 self.line(()),
                 _(
                     'the file is JSON but not a bank: a bank file is a JSON object ({ ... }) with "schema": "%(schema)s".'
@@ -235,7 +235,7 @@ class _JsonChecker:
                 % {"schema": SCHEMA},
             )
         if "schema" not in data:
-            raise _fail(
+            raise fail(
                 self.line(()),
                 _(
                     'the file is JSON but not a bank file: it has no "schema" field (a bank file has "schema": "%(schema)s").'
@@ -243,14 +243,14 @@ class _JsonChecker:
                 % {"schema": SCHEMA},
             )
         if data["schema"] != SCHEMA:
-            raise _fail(
+            raise fail(
                 self.line(("schema",)),
                 _('the file is not a bank file: its schema is %(found)s, not "%(schema)s".')
                 % {"found": json.dumps(data["schema"], ensure_ascii=False)[:80], "schema": SCHEMA},
             )
         version = data.get("version")
         if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
-            raise _fail(
+            raise fail(
                 self.line(("version",)),
                 _(
                     "the file uses bank format version %(version)s, which is newer than this app understands (version %(supported)s); update the app, or export the bank in version %(supported)s."
@@ -292,7 +292,7 @@ class _JsonChecker:
     def block(self, obj: dict, path: tuple, codes: dict[str, int]) -> BlockData:
         self.fields(obj, path, ("code", "title", "items"), ("description",))
         code = obj.get("code", "")
-        if not isinstance(code, str) or not _CODE_RE.match(code):
+        if not isinstance(code, str) or not CODE_RE.match(code):
             self.problem(
                 path + ("code",),
                 _('must be one or two letters or digits, such as "A" (found %(found)s).')
@@ -366,22 +366,20 @@ class _JsonChecker:
 
 def parse_json(text: str) -> BankData:
     """Read the JSON form: validates types and required fields, naming the JSON path and line."""
-    text = _prepare(text)
+    text = prepare(text)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        explain = _JSON_REASONS.get(error.msg)
-        raise _fail(
+        explain = JSON_REASONS.get(error.msg)
+        raise fail(
             error.lineno,
             _("the file is not valid JSON: %(reason)s (column %(column)s).")
             % {"reason": explain() if explain else error.msg, "column": error.colno},
         ) from None
     except RecursionError:
-        raise _fail(None, _("The file is not a bank: its JSON is nested far too deeply.")) from None
+        raise fail(None, _("The file is not a bank: its JSON is nested far too deeply.")) from None
     except ValueError as error:  # e.g. an integer with thousands of digits
-        raise _fail(
-            None, _("The file is not valid JSON: %(reason)s.") % {"reason": error}
-        ) from None
+        raise fail(None, _("The file is not valid JSON: %(reason)s.") % {"reason": error}) from None
     locator = _Locator(text)
     locator.value(0, ())
     checker = _JsonChecker(locator.lines)

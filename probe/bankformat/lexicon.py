@@ -33,34 +33,34 @@ _NUMBER_RE = re.compile(
 # Up to 999 a number at the start of a line is an item number anywhere; from 1000 on (a block of
 # a large bank, up to 99,999 items) only where it continues its block: the item after the one
 # before, or a key entry of an item the block has (see textparse). So "2023. A year..." stays text.
-_FREE_NUMBER_MAX = 999
+FREE_NUMBER_MAX = 999
 # What a person may read as an item though the grammar does not: "1000. ...", "Q7. ...", "問7．".
-_LOOSE_NUMBER_RE = re.compile(
+LOOSE_NUMBER_RE = re.compile(
     r"^(?:(?:q|question|item|問題?)\s*)?(?P<num>[" + _DIGITS + r"]{1,7})\s*[.):\uff0e\uff09\uff1a]"
     r"(?![" + _DIGITS + r"])\s*(?P<rest>\S.*)$",
     re.IGNORECASE,
 )
-_RETIRED_RE = re.compile(r"^[\[\uff3b](?:retired|廃止)[\]\uff3d]\s*(.*)$", re.IGNORECASE)
-_FORMAT_RE = re.compile(r"^(?:format|形式)\s*[:\uff1a]\s*(.*)$", re.IGNORECASE)
-_TOPIC_RE = re.compile(r"^(?:topic|トピック|話題)\s*[:\uff1a]\s*(.*)$", re.IGNORECASE)
-_SOURCE_RE = re.compile(r"^(?:sources?|出典)\s*[:\uff1a]\s*(.*)$", re.IGNORECASE)
-_NOTE_RE = re.compile(r"^(?:note|注記|注)\s*[:\uff1a]\s*(.*)$", re.IGNORECASE)
-_FLAG_RE = re.compile(r"(?<!\\)[(\uff08][!\uff01][)\uff09]")
+RETIRED_RE = re.compile(r"^[\[\uff3b](?:retired|廃止)[\]\uff3d]\s*(.*)$", re.IGNORECASE)
+FORMAT_RE = re.compile(r"^(?:format|形式)\s*[:\uff1a]\s*(.*)$", re.IGNORECASE)
+TOPIC_RE = re.compile(r"^(?:topic|トピック|話題)\s*[:\uff1a]\s*(.*)$", re.IGNORECASE)
+SOURCE_RE = re.compile(r"^(?:sources?|出典)\s*[:\uff1a]\s*(.*)$", re.IGNORECASE)
+NOTE_RE = re.compile(r"^(?:note|注記|注)\s*[:\uff1a]\s*(.*)$", re.IGNORECASE)
+FLAG_RE = re.compile(r"(?<!\\)[(\uff08][!\uff01][)\uff09]")
 _ESCAPED_FLAG_RE = re.compile(r"\\([(\uff08][!\uff01][)\uff09])")
-_NAME_HASHES_RE = re.compile(r"^#{1,6}(?:\s+|$)")
-_CODE_RE = re.compile(r"^[^\W_]{1,2}$")
-_CJK_RE = re.compile("[" + _CJK + "]")
-_DEEPER = 2  # columns deeper than an item's first line that make a line a continuation
+NAME_HASHES_RE = re.compile(r"^#{1,6}(?:\s+|$)")
+CODE_RE = re.compile(r"^[^\W_]{1,2}$")
+CJK_RE = re.compile("[" + _CJK + "]")
+DEEPER = 2  # columns deeper than an item's first line that make a line a continuation
 
 
 def _bare_heading(stripped: str) -> re.Match | None:
     match = _BARE_HEADING_RE.match(stripped)
-    if match and _CJK_RE.search(match["title"]):
+    if match and CJK_RE.search(match["title"]):
         return match
     return None
 
 
-def _classify(stripped: str) -> tuple[str, re.Match | None]:
+def classify(stripped: str) -> tuple[str, re.Match | None]:
     """blank | key (answer key heading) | heading (block) | number | plain."""
     if not stripped:
         return "blank", None
@@ -75,35 +75,35 @@ def _classify(stripped: str) -> tuple[str, re.Match | None]:
     return "plain", None
 
 
-def _normal_code(code: str) -> str:
+def normal_code(code: str) -> str:
     """Full-width letters and digits of a block code read as their ASCII forms."""
     return unicodedata.normalize("NFKC", code)
 
 
-def _language_of(match: re.Match) -> str:
+def language_of(match: re.Match) -> str:
     """The language of a heading line: "ja" for ブロック, 解答鍵 and bare "A. ..." headings."""
     word = match.groupdict().get("word")
-    if word is None or _CJK_RE.search(word):
+    if word is None or CJK_RE.search(word):
         return "ja"
     return "en"
 
 
-def _unescape_flag(text: str) -> str:
+def unescape_flag(text: str) -> str:
     """A flag written with a backslash before it is literal text."""
     return _ESCAPED_FLAG_RE.sub(r"\1", text)
 
 
-def _indent(raw: str) -> int:
+def indent_of(raw: str) -> int:
     expanded = raw.expandtabs(4)
     return len(expanded) - len(expanded.lstrip())
 
 
-def _unescape(stripped: str) -> str:
+def unescape(stripped: str) -> str:
     """A single leading backslash makes a line literal text; it is removed."""
     return stripped[1:].strip() if stripped.startswith("\\") else stripped
 
 
-def _trim(lines: list[str]) -> list[str]:
+def trim(lines: list[str]) -> list[str]:
     lines = [line.strip() for line in lines]
     start, end = 0, len(lines)
     while start < end and not lines[start]:
@@ -113,20 +113,20 @@ def _trim(lines: list[str]) -> list[str]:
     return lines[start:end]
 
 
-def _tidy(lines: list[str]) -> str:
-    return "\n".join(_trim(lines))
+def tidy(lines: list[str]) -> str:
+    return "\n".join(trim(lines))
 
 
-def _lines(text: str) -> list[str]:
+def text_lines(text: str) -> list[str]:
     """A stored multi-line text as the lines the text format writes."""
-    return _trim(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+    return trim(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
 
 
-def _one_line(text: str) -> str:
-    return " ".join(_lines(text))
+def one_line(text: str) -> str:
+    return " ".join(text_lines(text))
 
 
-def _split_sources(text: str) -> list[str]:
+def split_sources(text: str) -> list[str]:
     """Split on a semicolon with a space before or after it (not on 'a;b').
 
     Done by hand: the obvious regex (\\s+;\\s*|;\\s+) is quadratic on a long run of spaces."""
@@ -140,7 +140,7 @@ def _split_sources(text: str) -> list[str]:
     return [part.strip() for part in parts if part.strip()]
 
 
-def _ranges(numbers) -> str:
+def ranges(numbers) -> str:
     numbers = sorted(set(numbers))
     parts: list[str] = []
     start = prev = None

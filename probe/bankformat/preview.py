@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from .data import BankData, BankFormatError, FormatProblem
-from .decode import decode, detect_format
+from .decode import decode
+from .detect import detect_format
 from .jsonformat import parse_json
 from .readings import NO_READINGS, FormatWarning, Readings
 from .tabular import parse_csv, parse_jsonl
-from .textparse import read_text
+from .textparse import finish_text, read_text
 from .warnings import collect
 
 _PARSERS = {"json": parse_json, "jsonl": parse_jsonl, "csv": parse_csv}
@@ -63,7 +64,7 @@ def _read(text: str, readings: Readings) -> tuple[BankData | None, list, list]:
         return None, error.problems, []
     warnings = collect(parser, lines)
     try:
-        bank = parser.finish()
+        bank = finish_text(parser)
     except BankFormatError as error:
         return None, error.problems, warnings
     return bank, [], warnings

@@ -29,13 +29,13 @@ from .data import (
     FormatProblem,
     ItemData,
     KeyData,
-    _fail,
     answer_kind_of,
     checked_date,
+    fail,
 )
-from .decode import _prepare
-from .jsonformat import _JSON_REASONS
-from .lexicon import _CODE_RE, _split_sources
+from .decode import prepare
+from .jsonformat import JSON_REASONS
+from .lexicon import CODE_RE, split_sources
 
 COLUMNS = (
     "id",
@@ -102,9 +102,7 @@ def _csv_rows(text: str, problems: list[FormatProblem]) -> list[_Row]:
     except StopIteration:
         return []
     except csv.Error as error:
-        raise _fail(
-            1, _("the CSV header cannot be read: %(reason)s.") % {"reason": error}
-        ) from None
+        raise fail(1, _("the CSV header cannot be read: %(reason)s.") % {"reason": error}) from None
     columns = [_column(name) for name in header]
     _check_columns(columns, 1, problems)
     rows: list[_Row] = []
@@ -161,7 +159,7 @@ def _jsonl_rows(text: str, problems: list[FormatProblem]) -> list[_Row]:
         try:
             value = json.loads(raw)
         except json.JSONDecodeError as error:
-            explain = _JSON_REASONS.get(error.msg)
+            explain = JSON_REASONS.get(error.msg)
             reason = explain() if explain else error.msg
             problems.append(
                 FormatProblem(
@@ -277,12 +275,12 @@ class _Builder:
                 listed = None
             if isinstance(listed, list) and all(isinstance(part, str) for part in listed):
                 return [part.strip() for part in listed if part.strip()]
-        return _split_sources(text.replace("\n", " "))
+        return split_sources(text.replace("\n", " "))
 
     def block(self, row: _Row) -> BlockData:
         code = self.text(row, "block", one_line=True)
         title = self.text(row, "block_title", one_line=True, limit=MAX_TITLE_CHARS)
-        if code and not _CODE_RE.match(code):
+        if code and not CODE_RE.match(code):
             if "block_title" in row.values:
                 self.problem(
                     row.line,
@@ -315,7 +313,7 @@ class _Builder:
         for code in [*letters, *(a + b for a in letters for b in letters)]:
             if code.casefold() not in used:
                 return code
-        raise _fail(None, _("The file has more blocks than two-letter codes can name."))
+        raise fail(None, _("The file has more blocks than two-letter codes can name."))
 
     def item(self, row: _Row) -> None:
         block = self.block(row)
@@ -367,9 +365,9 @@ class _Builder:
 
 
 def _parse_rows(text: str, file_format: str) -> BankData:
-    text = _prepare(text)
+    text = prepare(text)
     if not text.strip():
-        raise _fail(None, _("The file is empty."))
+        raise fail(None, _("The file is empty."))
     problems: list[FormatProblem] = []
     if file_format == "csv":
         rows = _csv_rows(text, problems)
@@ -421,7 +419,7 @@ def _records(bank: BankData):
 
 def _csv_sources(sources: list[str]) -> str:
     joined = " ; ".join(sources)
-    if _split_sources(joined) == sources:
+    if split_sources(joined) == sources:
         return joined
     return json.dumps(sources, ensure_ascii=False)  # a source with " ; " in it: a JSON list
 

@@ -7,15 +7,15 @@ from dataclasses import dataclass
 
 from .data import BankData, BlockData, ItemData, KeyData
 from .lexicon import (
-    _FORMAT_RE,
-    _NOTE_RE,
-    _RETIRED_RE,
-    _SOURCE_RE,
-    _TOPIC_RE,
-    _classify,
-    _lines,
-    _one_line,
-    _split_sources,
+    FORMAT_RE,
+    NOTE_RE,
+    RETIRED_RE,
+    SOURCE_RE,
+    TOPIC_RE,
+    classify,
+    one_line,
+    split_sources,
+    text_lines,
 )
 
 
@@ -67,7 +67,7 @@ def _escape_flags(line: str) -> str:
 def _free_line(line: str) -> str:
     """A description line, written where it must not read as a heading or an item."""
     # A line starting with "#" could read as the document's title ("# Title" names the bank).
-    if line and (line.startswith(("\\", "#")) or _classify(line)[0] != "plain"):
+    if line and (line.startswith(("\\", "#")) or classify(line)[0] != "plain"):
         return "\\" + line
     return line
 
@@ -83,24 +83,24 @@ def _continuation_line(pad: str, line: str, keywords: tuple[re.Pattern, ...]) ->
 
 
 def _heading_line(block: BlockData, words: _Words) -> str:
-    heading = words.block.format(code=_one_line(block.code))
-    title = _one_line(block.title)
+    heading = words.block.format(code=one_line(block.code))
+    title = one_line(block.title)
     return f"{heading}. {title}" if title else heading
 
 
 def _item_lines(number: int, item: ItemData, words: _Words) -> list[str]:
     prefix = f"{number}. "
     pad = " " * len(prefix)
-    question = _lines(item.question) or [""]
+    question = text_lines(item.question) or [""]
     first = question[0]
-    if first.startswith("\\") or _RETIRED_RE.match(first):
+    if first.startswith("\\") or RETIRED_RE.match(first):
         first = "\\" + first
     if item.retired:
         first = words.retired + first
     out = [(prefix + first).rstrip()]
-    out += [_continuation_line(pad, line, (_FORMAT_RE, _TOPIC_RE)) for line in question[1:]]
-    out += [(pad + words.format + line).rstrip() for line in _lines(item.answer_format)]
-    topic = _one_line(item.topic)
+    out += [_continuation_line(pad, line, (FORMAT_RE, TOPIC_RE)) for line in question[1:]]
+    out += [(pad + words.format + line).rstrip() for line in text_lines(item.answer_format)]
+    topic = one_line(item.topic)
     if topic:
         out.append(pad + words.topic + topic)
     return out
@@ -109,9 +109,9 @@ def _item_lines(number: int, item: ItemData, words: _Words) -> list[str]:
 def _entry_lines(number: int, key: KeyData, words: _Words) -> list[str]:
     prefix = f"{number}. "
     pad = " " * len(prefix)
-    keywords = (_SOURCE_RE, _NOTE_RE)
-    answer = [_escape_flags(line) for line in _lines(key.answer)] or [""]
-    note = _lines(key.flag_note)
+    keywords = (SOURCE_RE, NOTE_RE)
+    answer = [_escape_flags(line) for line in text_lines(key.answer)] or [""]
+    note = text_lines(key.flag_note)
     tail: list[str] = []
     if key.flagged:
         answer[-1] = (answer[-1] + words.flag + (note[0] if note else "")).strip()
@@ -127,8 +127,8 @@ def _entry_lines(number: int, key: KeyData, words: _Words) -> list[str]:
         out.append(pad + words.note + tail[0])
         tail = tail[1:]
     out += [_continuation_line(pad, line, keywords) for line in tail]
-    sources = [part for source in key.sources for part in _split_sources(_one_line(source))]
-    if sources and _split_sources(" ; ".join(sources)) == sources:
+    sources = [part for source in key.sources for part in split_sources(one_line(source))]
+    if sources and split_sources(" ; ".join(sources)) == sources:
         label = words.sources if len(sources) > 1 else words.source
         out.append(pad + label + " ; ".join(sources))
     else:  # a source such as ";" would run into the separator: one line each
@@ -143,12 +143,12 @@ def dump_text(bank: BankData) -> str:
     and keywords are those of the bank's language (``BankData.language``: "en" or "ja")."""
     words = _WORDS.get(bank.language, _WORDS["en"])
     out: list[str] = []
-    name = _one_line(bank.name)
-    description = _lines(bank.description)
+    name = one_line(bank.name)
+    description = text_lines(bank.description)
     if name or description:
         if not name:
             out.append("#")
-        elif name.startswith("\\") or _classify("# " + name)[0] != "plain":
+        elif name.startswith("\\") or classify("# " + name)[0] != "plain":
             out.append("# \\" + name)
         else:
             out.append("# " + name)
@@ -156,7 +156,7 @@ def dump_text(bank: BankData) -> str:
         out.append("")
     for block in bank.blocks:
         out.append(_heading_line(block, words))
-        out += [_free_line(line) for line in _lines(block.description)]
+        out += [_free_line(line) for line in text_lines(block.description)]
         for number, item in enumerate(block.items, start=1):
             out += _item_lines(number, item, words)
         out.append("")

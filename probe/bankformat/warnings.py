@@ -13,7 +13,7 @@ import re
 
 from django.utils.translation import gettext as _
 
-from .lexicon import _CJK_RE, _DEEPER, _FLAG_RE, _FORMAT_RE, _NOTE_RE, _SOURCE_RE, _TOPIC_RE
+from .lexicon import CJK_RE, DEEPER, FLAG_RE, FORMAT_RE, NOTE_RE, SOURCE_RE, TOPIC_RE
 from .readings import FormatWarning, drop_code, drop_lines_code
 
 LONG_LINES = 4  # a question or key entry of more lines than this reads like glued prose
@@ -33,7 +33,7 @@ _DOCUMENT_HEADING_RE = re.compile(
 )
 _ANSWER_WORDS_RE = re.compile(r"answer|key|solution|解答|答え|正解", re.IGNORECASE)
 _SENTENCE_END = ".?!:。？！：)）"
-_KEYWORD_RES = (_FORMAT_RE, _TOPIC_RE, _SOURCE_RE, _NOTE_RE)
+_KEYWORD_RES = (FORMAT_RE, TOPIC_RE, SOURCE_RE, NOTE_RE)
 
 
 def _is_keyword(text: str) -> bool:
@@ -53,7 +53,7 @@ def _looks_like_heading(text: str, previous: str) -> bool:
         return False
     if not previous or previous[-1] not in _SENTENCE_END:
         return False
-    return text[0].isupper() or bool(_CJK_RE.match(text))
+    return text[0].isupper() or bool(CJK_RE.match(text))
 
 
 def _unit_name(unit) -> dict:
@@ -79,7 +79,7 @@ def _cut(unit, first_text: str = "") -> tuple[int, str] | None:
         if not text:
             after_blank = True
             continue
-        deeper = indent >= unit.indent + _DEEPER
+        deeper = indent >= unit.indent + DEEPER
         if _is_keyword(text):
             previous = text
             continue
@@ -93,7 +93,7 @@ def _cut(unit, first_text: str = "") -> tuple[int, str] | None:
 
 def _prose_follows(trail, unit) -> bool:
     return any(
-        text and not _is_keyword(text) and indent < unit.indent + _DEEPER
+        text and not _is_keyword(text) and indent < unit.indent + DEEPER
         for _lineno, text, indent in trail
     )
 
@@ -215,7 +215,7 @@ def _flag_warning(entry) -> FormatWarning | None:
 def _starts_with_flag(entry, lineno: int) -> bool:
     for number, text, _indent in entry.trail:
         if number == lineno:
-            return bool(_FLAG_RE.match(text))
+            return bool(FLAG_RE.match(text))
     return False
 
 

@@ -4,7 +4,8 @@ figures once reconciliation is complete, keys only for those who may see them.""
 import pytest
 
 from scoring import reconcile_services
-from tests.report.conftest import build, score_all
+from tests.report.conftest import build
+from tests.scoring.factories import score_all
 
 pytestmark = pytest.mark.django_db
 

@@ -3,11 +3,12 @@ version carry their final bucket; a changed answer, confidence, key or question 
 
 import pytest
 
-from probe.models import Attempt, Experiment, Response, Run
+from probe.models import Run
 from scoring import agreement_report, carry, followups, reconcile_services, services
 from scoring.models import Bucket, CarriedBucket
+from tests import builders
 from tests.api.test_follow_ups import _collected
-from tests.review.conftest import judge_everything
+from tests.scoring.factories import judge_everything, key_decision
 
 pytestmark = pytest.mark.django_db
 
@@ -21,22 +22,13 @@ def _reconciled(world, experiment, bucket=Bucket.CORRECT):
 
 def _answer(experiment, answers: dict):
     """Collect the follow-up: answers[(repeat, position)] = (answer, confidence)."""
-    for run in experiment.runs.filter(status=Run.Status.PENDING):
-        attempt = Attempt.objects.create(run=run, outcome="complete", text="sheet", raw_body="{}")
-        for item in experiment.items.all():
-            answer, confidence = answers[(run.repeat, item.position)]
-            Response.objects.create(
-                run=run,
-                item=item,
-                attempt=attempt,
-                answer=answer,
-                confidence=confidence,
-                abstained=answer == "UNKNOWN",
-            )
-        run.status = Run.Status.COLLECTED
-        run.save()
-    experiment.status = Experiment.Status.COLLECTED
-    experiment.save()
+    builders.collect_runs(
+        experiment,
+        list(experiment.runs.filter(status=Run.Status.PENDING)),
+        lambda run, item: answers[(run.repeat, item.position)],
+        attempt_text="sheet",
+        raw_body="{}",
+    )
 
 
 def _follow_up(world):
@@ -78,20 +70,14 @@ def test_identical_answers_carry_and_changed_ones_do_not(world):
 
 
 def test_an_amended_key_on_either_side_stops_the_carry(world):
-    from scoring.review_services import key_decision_create
-
     origin, again = _follow_up(world)
     _answer(
         again,
         {(r, p): (f"answer {p} of repeat {r}", "HIGH") for r in (1, 2) for p in (1, 2, 3)},
     )
     # Amended in the follow-up: the keys differ, nothing carries on item 1.
-    key_decision_create(
-        item=again.items.get(position=1),
-        user=world.users["editor"],
-        outcome="amended",
-        source="RFC 6585",
-        new_answer="429",
+    key_decision(
+        again, 1, world.users["editor"], outcome="amended", source="RFC 6585", new_answer="429"
     )
     carry.carry_sync(experiment=again)
     positions = sorted(CarriedBucket.objects.values_list("response__item__position", flat=True))
@@ -173,8 +159,6 @@ def test_carried_answers_stay_out_of_the_queue_and_count_as_decided(client, worl
     assert "they carry those buckets" in fully_carried
     assert "No sheet answered this item" not in fully_carried
     # Judging that one answer is all the scorer has to do before the reveal.
-    from tests.review.conftest import judge_everything
-
     judge_everything(assignment, Bucket.HEDGED_WRONG)
     services.assignment_reveal(assignment=assignment)
 
@@ -197,18 +181,13 @@ def test_a_team_can_send_carried_answers_through_the_queue(world):
 
 def test_an_amended_key_reopens_the_carried_answers_of_its_item(world):
     from scoring.models import Judgement
-    from scoring.review_services import key_decision_create
     from scoring.selectors import queue_item
 
     _origin, again = _carried_follow_up(world)
     assignment = services.assignment_start(experiment=again, user=world.users["scorer"])
     assert queue_item(assignment, 1).groups == []
-    key_decision_create(
-        item=again.items.get(position=1),
-        user=world.users["editor"],
-        outcome="amended",
-        source="RFC 6585",
-        new_answer="429",
+    key_decision(
+        again, 1, world.users["editor"], outcome="amended", source="RFC 6585", new_answer="429"
     )
     reopened = queue_item(assignment, 1)
     assert reopened.carried == 0 and len(reopened.groups) == 2
@@ -221,8 +200,6 @@ def test_an_amended_key_reopens_the_carried_answers_of_its_item(world):
 
 
 def test_carried_buckets_do_not_inflate_agreement(world):
-    from tests.review.conftest import judge_everything
-
     _origin, again = _carried_follow_up(world, changed=((1, 1), (2, 2)))
     for kind, bucket in (("scorer", Bucket.CORRECT), ("owner", Bucket.HEDGED_WRONG)):
         assignment = services.assignment_start(experiment=again, user=world.users[kind])
@@ -264,8 +241,6 @@ def test_the_counts_are_shown_before_scoring_starts(client, world):
 
 
 def test_the_reveal_says_what_was_carried_and_from_where(client, world):
-    from tests.review.conftest import judge_everything
-
     origin, again = _carried_follow_up(world)
     assignment = services.assignment_start(experiment=again, user=world.users["scorer"])
     judge_everything(assignment, Bucket.CORRECT)
@@ -279,7 +254,6 @@ def test_the_reveal_says_what_was_carried_and_from_where(client, world):
 def test_exports_name_where_a_bucket_was_carried_from(world):
     from scoring import exports
     from scoring.report import judgement_source
-    from tests.review.conftest import judge_everything
 
     origin, again = _carried_follow_up(world)
     assignment = services.assignment_start(experiment=again, user=world.users["scorer"])

@@ -3,9 +3,10 @@
 import pytest
 from django.core.exceptions import ValidationError
 
-from probe.models import Attempt, Experiment, Item, Response, Run
+from probe.models import Experiment, Item, Response, Run
 from scoring import followups
 from scoring.review_services import key_decision_create
+from tests import builders
 from tests.probe import factories
 
 pytestmark = pytest.mark.django_db
@@ -20,24 +21,12 @@ def _snapshot(experiment):
 
 def _collected(world):
     """world.experiment with every run collected: one reply per item, as a provider gave it."""
-    experiment = world.experiment
-    for run in world.runs:
-        attempt = Attempt.objects.create(
-            run=run, outcome="complete", text=f"sheet of run {run.pk}", raw_body='{"model": "x"}'
-        )
-        for item in experiment.items.all():
-            Response.objects.create(
-                run=run,
-                item=item,
-                attempt=attempt,
-                answer=f"answer {item.position} of repeat {run.repeat}",
-                confidence="HIGH",
-            )
-        run.status = Run.Status.COLLECTED
-        run.save()
-    experiment.status = Experiment.Status.COLLECTED
-    experiment.save()
-    return experiment
+    return builders.collect_runs(
+        world.experiment,
+        world.runs,
+        lambda run, item: (f"answer {item.position} of repeat {run.repeat}", "HIGH"),
+        raw_body='{"model": "x"}',
+    )
 
 
 def test_snapshot_follow_up_has_the_same_items_with_the_key_in_force(world):

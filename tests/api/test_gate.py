@@ -8,9 +8,9 @@ from django.core.management import call_command
 
 from probe.models import Experiment
 from scoring import compare, reconcile_services
-from scoring.review_services import key_decision_create
 from tests.probe import factories
-from tests.report.conftest import build, score_all
+from tests.report.conftest import build
+from tests.scoring.factories import key_decision, score_all
 
 pytestmark = pytest.mark.django_db
 
@@ -117,9 +117,10 @@ def test_an_item_judged_against_another_key_is_left_out_and_said(world):
     cand = build(world, {("Model", 1): GOOD}, name="Candidate", blocks=[("A", "HTTP", 30)])
     cand = cand.experiment
     _shared(world, base, cand)
-    key_decision_create(
-        item=cand.items.get(position=3),
-        user=world.users["editor"],
+    key_decision(
+        cand,
+        3,
+        world.users["editor"],
         outcome="amended",
         source="the manual",
         new_answer="another key",

@@ -23,7 +23,7 @@ from probe.bankformat import (
     ItemData,
     KeyData,
 )
-from probe.bankformat.lexicon import _tidy
+from probe.bankformat.lexicon import tidy as _tidy
 
 
 def text_of(*lines: str) -> str:

@@ -1,7 +1,6 @@
 """Collecting units over real HTTP: idempotency, retries, fatal errors, bad bodies, cancel, retry, close."""
 
 import json
-import socket
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -10,13 +9,13 @@ from adapters.errors import MAX_RETRIES
 from probe.models import Attempt, Experiment, Response, Run
 from probe.services import collection, experiments
 from probe.tasks import collect_run, collect_unit
+from tests.builders import sheet_text
 from tests.collection.conftest import (
     Reply,
     chat_body,
     collect_all,
     make_config,
     make_experiment,
-    sheet_text,
 )
 
 GOOD_SHEET = sheet_text([("429", "HIGH"), ("Retry-After", "MEDIUM"), ("3.10", "LOW")])
@@ -72,13 +71,14 @@ def test_a_redelivery_after_the_reply_but_before_the_responses_parses_the_stored
     assert Run.objects.get(pk=run.pk).status == Run.Status.COLLECTED
 
 
-def test_the_text_sent_is_the_exact_text_shown(world, replay_server, monkeypatch):
+def test_the_text_sent_is_the_exact_text_shown(world, replay, monkeypatch):
     monkeypatch.setenv("BLINDPROBE_TEST_KEY", SECRET)
-    replay = replay_server([Reply(200, chat_body(GOOD_SHEET))])
+    replay.play([Reply(200, chat_body(GOOD_SHEET))])
     experiment = make_experiment(world, [_openai_config(world, replay)])
     collect_all(experiment)
     [(_, shown)] = experiments.experiment_prompts(experiment)
-    path, headers, payload = replay.requests[0]
+    sent = replay.received[0]
+    path, headers, payload = sent.target, sent.headers, sent.json()
     assert payload["messages"] == [{"role": "user", "content": shown}]
     assert "tools" not in payload
     # The key went in the header and nowhere else.
@@ -92,16 +92,12 @@ def test_the_text_sent_is_the_exact_text_shown(world, replay_server, monkeypatch
     assert not any(SECRET in text for text in stored)
 
 
-def test_429_with_retry_after_then_200_is_collected_with_two_attempts(
-    world, replay_server, monkeypatch
-):
+def test_429_with_retry_after_then_200_is_collected_with_two_attempts(world, replay, monkeypatch):
     monkeypatch.setenv("BLINDPROBE_TEST_KEY", SECRET)
     rate_limited = json.dumps(
         {"error": {"message": "Slow down", "type": "requests", "code": "rate_limit_exceeded"}}
     )
-    replay = replay_server(
-        [Reply(429, rate_limited, {"retry-after": "1"}), Reply(200, chat_body(GOOD_SHEET))]
-    )
+    replay.play([Reply(429, rate_limited, {"retry-after": "1"}), Reply(200, chat_body(GOOD_SHEET))])
     experiment = make_experiment(world, [_openai_config(world, replay)])
     sleeps = collect_all(experiment)
     run = _run(experiment)
@@ -136,7 +132,7 @@ def test_the_flaky_simulated_model_is_collected_through_its_errors(world, simula
     assert simulator.count == Attempt.objects.filter(run__experiment=experiment).count()
 
 
-def test_401_fails_the_run_with_the_message_and_request_id(world, replay_server, monkeypatch):
+def test_401_fails_the_run_with_the_message_and_request_id(world, replay, monkeypatch):
     monkeypatch.setenv("BLINDPROBE_TEST_KEY", SECRET)
     body = json.dumps(
         {
@@ -147,7 +143,7 @@ def test_401_fails_the_run_with_the_message_and_request_id(world, replay_server,
             }
         }
     )
-    replay = replay_server([Reply(401, body)])
+    replay.play([Reply(401, body)])
     experiment = make_experiment(world, [_openai_config(world, replay)])
     assert collect_all(experiment) == []
     run = _run(experiment)
@@ -160,9 +156,9 @@ def test_401_fails_the_run_with_the_message_and_request_id(world, replay_server,
     assert Experiment.objects.get(pk=experiment.pk).status == Experiment.Status.COLLECTING
 
 
-def test_a_missing_key_variable_fails_before_any_request(world, replay_server, monkeypatch):
+def test_a_missing_key_variable_fails_before_any_request(world, replay, monkeypatch):
     monkeypatch.delenv("BLINDPROBE_UNSET_KEY", raising=False)
-    replay = replay_server([Reply(200, chat_body(GOOD_SHEET))])
+    replay.play([Reply(200, chat_body(GOOD_SHEET))])
     config = make_config(
         world,
         label="Real API",
@@ -181,19 +177,13 @@ def test_a_missing_key_variable_fails_before_any_request(world, replay_server, m
         assert not run.attempts.exists()
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def test_a_closed_port_is_retried_then_fails_clearly(world):
+def test_a_closed_port_is_retried_then_fails_clearly(world, closed_port):
     config = make_config(
         world,
         label="Nowhere",
         provider="openai_chat",
         model_name="local",
-        base_url=f"http://127.0.0.1:{_closed_port()}/v1",
+        base_url=f"http://127.0.0.1:{closed_port}/v1",
     )
     experiment = make_experiment(world, [config])
     sleeps = collect_all(experiment)
@@ -227,9 +217,9 @@ def test_a_closed_port_is_retried_then_fails_clearly(world):
     ],
     ids=["html", "empty", "garbage", "200-with-error", "wrong-shape"],
 )
-def test_a_bad_body_ends_in_a_clear_failed_state(world, replay_server, monkeypatch, reply, says):
+def test_a_bad_body_ends_in_a_clear_failed_state(world, replay, monkeypatch, reply, says):
     monkeypatch.setenv("BLINDPROBE_TEST_KEY", SECRET)
-    replay = replay_server([reply])
+    replay.play([reply])
     experiment = make_experiment(world, [_openai_config(world, replay)])
     collect_all(experiment)
     run = _run(experiment)
@@ -243,11 +233,11 @@ def test_a_bad_body_ends_in_a_clear_failed_state(world, replay_server, monkeypat
 
 
 def test_a_sheet_in_the_wrong_language_is_collected_with_every_item_missing(
-    world, replay_server, monkeypatch
+    world, replay, monkeypatch
 ):
     monkeypatch.setenv("BLINDPROBE_TEST_KEY", SECRET)
     french = "Réponse : 429\nConfiance : HAUTE\n\nRéponse : Retry-After\nConfiance : MOYENNE"
-    replay = replay_server([Reply(200, chat_body(french))])
+    replay.play([Reply(200, chat_body(french))])
     experiment = make_experiment(world, [_openai_config(world, replay)])
     collect_all(experiment)
     run = _run(experiment)
@@ -257,10 +247,10 @@ def test_a_sheet_in_the_wrong_language_is_collected_with_every_item_missing(
     assert run.attempts.get().text == french
 
 
-def test_a_truncated_reply_is_kept_and_not_retried(world, replay_server, monkeypatch):
+def test_a_truncated_reply_is_kept_and_not_retried(world, replay, monkeypatch):
     monkeypatch.setenv("BLINDPROBE_TEST_KEY", SECRET)
     cut = "1. ANSWER: 429\nCONFIDENCE: HIGH\n2. ANSWER: Retry"
-    replay = replay_server([Reply(200, chat_body(cut, finish_reason="length"))])
+    replay.play([Reply(200, chat_body(cut, finish_reason="length"))])
     experiment = make_experiment(world, [_openai_config(world, replay)])
     collect_all(experiment)
     run = _run(experiment)
@@ -294,9 +284,9 @@ def test_cancelled_runs_are_skipped(world, simulator):
         experiments.experiment_start(experiment=experiment, user=None)
 
 
-def test_a_failed_run_is_retried_keeping_its_attempts(world, replay_server, monkeypatch):
+def test_a_failed_run_is_retried_keeping_its_attempts(world, replay, monkeypatch):
     monkeypatch.setenv("BLINDPROBE_TEST_KEY", SECRET)
-    replay = replay_server(
+    replay.play(
         [
             Reply(403, json.dumps({"error": {"message": "Not allowed today"}})),
             Reply(200, chat_body(GOOD_SHEET)),
@@ -317,7 +307,7 @@ def test_a_failed_run_is_retried_keeping_its_attempts(world, replay_server, monk
 
 
 def test_retrying_a_per_item_run_asks_only_for_the_items_without_a_response(
-    world, replay_server, monkeypatch
+    world, replay, monkeypatch
 ):
     monkeypatch.setenv("BLINDPROBE_TEST_KEY", SECRET)
 
@@ -327,7 +317,7 @@ def test_retrying_a_per_item_run_asks_only_for_the_items_without_a_response(
             return Reply(400, json.dumps({"error": {"message": "Bad item"}}))
         return Reply(200, chat_body("ANSWER: something\nCONFIDENCE: LOW"))
 
-    replay = replay_server([script])
+    replay.play([script])
     experiment = make_experiment(world, [_openai_config(world, replay)], mode="item")
     collect_all(experiment)
     run = _run(experiment)
@@ -347,11 +337,9 @@ def test_retrying_a_per_item_run_asks_only_for_the_items_without_a_response(
     assert run.responses.count() == 3
 
 
-def test_closing_a_failed_run_lets_the_experiment_complete(
-    world, replay_server, simulator, monkeypatch
-):
+def test_closing_a_failed_run_lets_the_experiment_complete(world, replay, simulator, monkeypatch):
     monkeypatch.setenv("BLINDPROBE_TEST_KEY", SECRET)
-    replay = replay_server([Reply(404, json.dumps({"error": {"message": "No such model"}}))])
+    replay.play([Reply(404, json.dumps({"error": {"message": "No such model"}}))])
     good = make_config(world, label="Sim expert", base_url=simulator.base_url)
     experiment = make_experiment(world, [good, _openai_config(world, replay)])
     collect_all(experiment)

@@ -7,7 +7,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from probe.models import Experiment, Response, Run
-from tests.collection.conftest import Reply, chat_body, make_config, make_experiment, sheet_text
+from tests.builders import sheet_text
+from tests.collection.conftest import Reply, chat_body, make_config, make_experiment
 
 
 def test_collect_starts_and_collects_an_experiment(world, simulator):
@@ -35,10 +36,10 @@ def test_collect_starts_and_collects_an_experiment(world, simulator):
         call_command("collect", "999999", stdout=StringIO(), stderr=StringIO())
 
 
-def test_collect_reports_failures_and_retries_them(world, replay_server, monkeypatch):
+def test_collect_reports_failures_and_retries_them(world, replay, monkeypatch):
     monkeypatch.setenv("BLINDPROBE_TEST_KEY", "sk-test")
     good = sheet_text([("429", "HIGH"), ("Retry-After", "HIGH"), ("3.10", "HIGH")])
-    replay = replay_server(
+    replay.play(
         [Reply(401, json.dumps({"error": {"message": "Bad key"}})), Reply(200, chat_body(good))]
     )
     config = make_config(

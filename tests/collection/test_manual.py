@@ -11,7 +11,8 @@ from django.urls import reverse
 from probe.models import Attempt, Experiment, Run
 from probe.services import collection, experiments
 from probe.sheetparser import ISSUE_LABELS
-from tests.collection.conftest import make_config, make_experiment, sheet_text
+from tests.builders import sheet_text
+from tests.collection.conftest import make_config, make_experiment
 
 CHAT_REPLY = (
     "Sure! Here are my answers:\n\n"

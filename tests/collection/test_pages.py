@@ -104,10 +104,10 @@ def test_progress_polls_while_collecting_and_stops_when_done(client, world, simu
     assert POLL not in client.get(url).content.decode()
 
 
-def test_polling_stops_when_only_people_can_move_it_on(client, world, replay_server):
+def test_polling_stops_when_only_people_can_move_it_on(client, world, replay):
     from tests.collection.conftest import Reply
 
-    replay = replay_server([Reply(401, '{"error": {"message": "nope"}}')])
+    replay.play([Reply(401, '{"error": {"message": "nope"}}')])
     config = make_config(
         world, label="Local", provider="openai_chat", model_name="m", base_url=replay.base_url
     )
@@ -210,13 +210,13 @@ def test_exact_text_page_shows_what_is_sent_before_and_after(client, world, simu
 
 
 def test_page_actions_start_cancel_retry_close(
-    client, world, simulator, replay_server, django_capture_on_commit_callbacks, monkeypatch
+    client, world, simulator, replay, django_capture_on_commit_callbacks, monkeypatch
 ):
     from tests.collection.conftest import Reply
 
     sent = []
     monkeypatch.setattr(collection, "_send_run", sent.append)
-    replay = replay_server([Reply(401, '{"error": {"message": "nope"}}')])
+    replay.play([Reply(401, '{"error": {"message": "nope"}}')])
     bad = make_config(
         world, label="Local", provider="openai_chat", model_name="m", base_url=replay.base_url
     )

@@ -6,8 +6,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from probe import bankformat
-from probe.models import Bank, Block, Item, KeyEntry
+from probe.models import Bank, Item
 from probe.services.banks import bank_to_data
+from tests.builders import bulk_bank
 
 N_ITEMS = 10_000
 
@@ -16,42 +17,28 @@ N_ITEMS = 10_000
 def big(world):
     """10,000 items in five blocks: questions of about 90 characters, most keyed with a source,
     every 13th flagged with a note, every 40th retired, a few with an answer format."""
-    bank = Bank.objects.create(team=world.team, name="Ten thousand", description="Generated.")
-    blocks = Block.objects.bulk_create(
-        [
-            Block(bank=bank, code=code, title=f"Topic {code}: defaults and limits", order=n)
-            for n, code in enumerate("ABCDE", start=1)
-        ]
-    )
-    per_block = N_ITEMS // len(blocks)
-    items = Item.objects.bulk_create(
-        [
-            Item(
-                block=block,
-                question=f"Which default does setting {b}.{i} take in release {i % 9}, "
-                f"and which document states it?",
-                answer_format="a number" if i % 11 == 0 else "",
-                retired=i % 40 == 39,
-                order=i + 1,
-            )
-            for b, block in enumerate(blocks)
-            for i in range(per_block)
-        ],
-        batch_size=2000,
-    )
-    KeyEntry.objects.bulk_create(
-        [
-            KeyEntry(
-                item=item,
-                answer=f"{k * 7 % 1000} (since release {k % 9})",
-                flagged=k % 13 == 0,
-                flag_note="Check the release notes." if k % 13 == 0 else "",
-                sources=[f"https://docs.example.org/settings#{k}"],
-            )
-            for k, item in enumerate(items)
-            if k % 97 != 0  # a few items without a key
-        ],
-        batch_size=2000,
+    bank, _items = bulk_bank(
+        world.team,
+        name="Ten thousand",
+        description="Generated.",
+        n_items=N_ITEMS,
+        block_title="Topic {code}: defaults and limits",
+        item=lambda b, i: {
+            "question": f"Which default does setting {b}.{i} take in release {i % 9}, "
+            f"and which document states it?",
+            "answer_format": "a number" if i % 11 == 0 else "",
+            "retired": i % 40 == 39,
+        },
+        key=lambda k: (
+            None  # a few items without a key
+            if k % 97 == 0
+            else {
+                "answer": f"{k * 7 % 1000} (since release {k % 9})",
+                "flagged": k % 13 == 0,
+                "flag_note": "Check the release notes." if k % 13 == 0 else "",
+                "sources": [f"https://docs.example.org/settings#{k}"],
+            }
+        ),
     )
     return bank
 

@@ -1,10 +1,8 @@
 """Fixtures for the prompt version and model configuration tests: logged-in clients, a simulator."""
 
-import socket
-
 import pytest
 
-from adapters.simulator_server import start_simulator_in_thread
+from tests.replay import CountingSimulator
 
 HX = {"HTTP_HX_REQUEST": "true"}
 
@@ -28,31 +26,9 @@ def viewer(client, world):
     return client
 
 
-class CountingSimulator:
-    """The simulator in a thread, counting the chat completion requests it receives."""
-
-    def __init__(self) -> None:
-        self.server, self.base_url = start_simulator_in_thread(KNOWLEDGE, latency_scale=0)
-        self.requests = 0
-        original = self.server.simulator.chat_completion
-
-        def counted(payload):
-            self.requests += 1
-            return original(payload)
-
-        self.server.simulator.chat_completion = counted
-
-
 @pytest.fixture
 def simulator():
-    sim = CountingSimulator()
+    """The real simulator over HTTP, counting the requests it receives."""
+    sim = CountingSimulator(KNOWLEDGE)
     yield sim
-    sim.server.stop()
-
-
-@pytest.fixture
-def closed_port() -> int:
-    """A port nothing listens on: bound, then released."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    sim.stop()

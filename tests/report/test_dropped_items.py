@@ -1,7 +1,8 @@
 """An item the key review judged ambiguous drops out of a scorer's own report too."""
 
-from scoring import review_services, services
+from scoring import services
 from scoring.report import scorer_report
+from tests.scoring.factories import key_decision
 
 
 def test_a_dropped_item_leaves_the_scorers_report(world):
@@ -18,9 +19,10 @@ def test_a_dropped_item_leaves_the_scorers_report(world):
                 )
     before = scorer_report(assignment)
     assert before.n_items == 3
-    review_services.key_decision_create(
-        item=world.scored.items.get(position=2),
-        user=world.users["owner"],
+    key_decision(
+        world.scored,
+        2,
+        world.users["owner"],
         outcome="ambiguous",
         source="RFC 9110",
         note="two readings",

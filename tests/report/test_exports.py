@@ -15,8 +15,9 @@ from probe.models import Experiment
 from scoring import services
 from scoring.exports import FIGURE_COLUMNS, RESPONSE_COLUMNS
 from scoring.models import Judgement
+from tests.scoring.factories import score_all
 
-from .conftest import build, score_all
+from .conftest import build
 from .test_report_figures import EXAMPLE_12, EXAMPLE_14
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "export-columns.md"

@@ -43,7 +43,7 @@ from scoring.report import (
     scorer_report,
     without_dropped,
 )
-from tests.conftest import make_collected_experiment
+from tests.conftest import scored_experiment
 
 from .test_exports import DOC
 from .test_report_page import rows_after, tables
@@ -149,11 +149,8 @@ def make_team(world, *, answers=(ALPHA, BETA), name="Final probe", settle=True):
         )
         for label in LABELS
     ]
-    experiment = make_collected_experiment(
-        factories,
-        team=world.team,
-        bank=world.bank,
-        prompt=world.prompt,
+    experiment = scored_experiment(
+        world,
         configs=configs,
         answers=[list(a) for a in answers],
         name=name,
@@ -571,11 +568,8 @@ def test_before_reconciliation_nothing_shows(client, world):
     from tests.probe import factories
 
     configs = [factories.ModelConfigFactory(team=world.team, label=label) for label in LABELS]
-    experiment = make_collected_experiment(
-        factories,
-        team=world.team,
-        bank=world.bank,
-        prompt=world.prompt,
+    experiment = scored_experiment(
+        world,
         configs=configs,
         answers=[ALPHA, BETA],
         name="Not begun",
@@ -743,8 +737,9 @@ def test_query_count_does_not_grow_with_the_items(client, world):
 
 def test_second_scheme_moves_the_index(client, world):
     from probe.models import Experiment
+    from tests.scoring.factories import score_all
 
-    from .conftest import build, score_all
+    from .conftest import build
 
     built = build(
         world,

@@ -6,7 +6,8 @@ from django.urls import reverse
 
 from probe.models import ExperimentItem
 from scoring.report import scorer_report
-from tests.report.conftest import build, score_all
+from tests.report.conftest import build
+from tests.scoring.factories import score_all
 
 
 def facets_of(report):

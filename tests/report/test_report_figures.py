@@ -19,8 +19,9 @@ from scoring.report import (
     report_build,
     scorer_report,
 )
+from tests.scoring.factories import score_all
 
-from .conftest import build, score_all
+from .conftest import build
 
 EXAMPLE_12 = "C" * 20 + "W" * 8 + "H" * 2  # 20 correct + 8 confidently wrong + 2 others
 EXAMPLE_14 = "C" * 16 + "A" * 12 + "W" * 2  # 16 correct + 12 abstained + 2 confidently wrong

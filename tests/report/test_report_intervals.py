@@ -6,8 +6,9 @@ import pytest
 from probe.models import Experiment
 from scoring.report import scorer_report
 from scoring.stats import wilson
+from tests.scoring.factories import score_all
 
-from .conftest import build, score_all
+from .conftest import build
 from .test_report_figures import EXAMPLE_12, EXAMPLE_14, config
 from .test_report_page import rows_after, tables, url
 

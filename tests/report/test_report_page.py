@@ -9,8 +9,9 @@ from django.urls import reverse
 from probe.models import Experiment
 from scoring import services
 from scoring.models import Judgement
+from tests.scoring.factories import score_all
 
-from .conftest import build, score_all
+from .conftest import build
 from .test_report_figures import EXAMPLE_12, EXAMPLE_14
 
 HX = {"HTTP_HX_REQUEST": "true"}

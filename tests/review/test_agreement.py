@@ -8,8 +8,9 @@ from django.urls import reverse
 
 from scoring import agreement, agreement_report, reconcile_services, services
 from tests.probe import factories
+from tests.scoring.factories import judge, responses_in_order
 
-from .conftest import build_experiment, judge, responses_in_order
+from .conftest import build_experiment
 
 C, W, H = "correct", "confident_wrong", "hedged_wrong"
 # Twelve responses (4 sheets x 3 items, by sheet then item), as three scorers bucket them.
@@ -150,7 +151,8 @@ def test_ac1_counts_every_bucket_of_the_scheme(world):
     from scoring import services
     from scoring.agreement_chance import gwet_ac1
     from scoring.models import Bucket
-    from tests.review.conftest import build_experiment, judge, responses_in_order
+    from tests.review.conftest import build_experiment
+    from tests.scoring.factories import judge, responses_in_order
 
     config = world.config
     experiment = build_experiment(

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from scoring import agreement_report, reconcile
 from scoring.models import FinalBucket, Judgement, KeyDecision
-from tests.conftest import make_collected_experiment
+from tests.conftest import scored_experiment
 from tests.probe import factories
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -82,11 +82,8 @@ def test_two_scorers_disagree_and_an_editor_reconciles(live_server, page, world)
     configs = [world.config] + [
         factories.ModelConfigFactory(team=world.team, label=f"Browser config {i}") for i in (2, 3)
     ]
-    experiment = make_collected_experiment(
-        factories,
-        team=world.team,
-        bank=world.bank,
-        prompt=world.prompt,
+    experiment = scored_experiment(
+        world,
         configs=configs,
         answers=ANSWERS,
         name="Reconciled in the browser",

@@ -7,11 +7,12 @@ from django.urls import reverse
 from probe.models import ExperimentItem, KeyEntry, KeyEntryRevision, Response
 from scoring import reconcile, reconcile_services, review, review_services, selectors, services
 from scoring.models import Bucket, Judgement, KeyDecision, KeyDispute
-from tests.conftest import make_collected_experiment
+from tests.conftest import scored_experiment
 from tests.probe import factories
+from tests.scoring.factories import decide_group, judge_everything, key_decision
 from tests.scoring.test_blinding import secrets_of
 
-from .conftest import build_experiment, judge_everything
+from .conftest import build_experiment
 
 HX = {"HTTP_HX_REQUEST": "true"}
 
@@ -22,17 +23,6 @@ def entry_for(experiment, user, position, role="editor"):
     membership = Membership.objects.get(team=experiment.team, user=user)
     entries = review.review_queue(experiment, user=user, membership=membership)
     return next((e for e in entries if e.item.position == position), None)
-
-
-def decide_group(assignment, position, answer, confidence=None, **kwargs):
-    responses = [
-        r
-        for r in Response.objects.filter(
-            item__experiment=assignment.experiment, item__position=position
-        )
-        if r.answer == answer and confidence in (None, r.confidence)
-    ]
-    services.judgement_decide(assignment=assignment, responses=responses, **kwargs)
 
 
 # --- Suspects -------------------------------------------------------------------------------
@@ -143,11 +133,8 @@ def two_scorers(world):
     judge_everything(a, Bucket.CORRECT)
     judge_everything(b, Bucket.HEDGED_WRONG)
     # Another experiment, judged too: must stay untouched.
-    other = make_collected_experiment(
-        factories,
-        team=world.team,
-        bank=world.bank,
-        prompt=world.prompt,
+    other = scored_experiment(
+        world,
         configs=[world.config],
         answers=[[("x", "HIGH"), ("y", "LOW"), ("z", "LOW")]],
         name="Untouched",
@@ -202,9 +189,10 @@ def test_amending_requeues_exactly_the_judgements_of_that_item(world, two_scorer
 def test_a_direct_bucket_relied_on_the_key_too(world):
     a = services.assignment_start(experiment=world.scored, user=world.users["scorer"])
     decide_group(a, 2, "Retry-After", bucket=Bucket.CORRECT)
-    decision = review_services.key_decision_create(
-        item=world.scored.items.get(position=2),
-        user=world.users["owner"],
+    decision = key_decision(
+        world.scored,
+        2,
+        world.users["owner"],
         outcome="amended",
         new_answer="Retry-After",
         source="RFC 9110",
@@ -215,12 +203,8 @@ def test_a_direct_bucket_relied_on_the_key_too(world):
 
 def test_confirming_the_same_bucket_clears_the_recheck(world, two_scorers):
     a, _b, _c = two_scorers
-    review_services.key_decision_create(
-        item=world.scored.items.get(position=3),
-        user=world.users["owner"],
-        outcome="amended",
-        new_answer="3.10",
-        source="docs",
+    key_decision(
+        world.scored, 3, world.users["owner"], outcome="amended", new_answer="3.10", source="docs"
     )
     decide_group(a, 3, "3.9", bucket=Bucket.CORRECT)  # the same bucket as before
     assert review.recheck_positions(a) == []

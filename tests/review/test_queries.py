@@ -7,8 +7,9 @@ from django.urls import reverse
 from scoring import reconcile_services, services
 from scoring.models import Bucket
 from tests.probe import factories
+from tests.scoring.factories import judge_everything
 
-from .conftest import build_experiment, judge_everything
+from .conftest import build_experiment
 
 
 def _experiment(world, n_sheets):

@@ -5,26 +5,17 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import URLPattern, get_resolver, reverse
 
-from probe.models import Response
-from scoring import finals, reconcile, reconcile_services, review_services, services
+from scoring import finals, reconcile, reconcile_services, services
 from scoring.models import Assignment, Bucket, FinalBucket, Judgement, Reconciliation
+from tests.scoring.factories import judge, judge_everything, key_decision, responses_in_order
 from tests.scoring.test_blinding import secrets_of
-
-from .conftest import judge, judge_everything
 
 HX = {"HTTP_HX_REQUEST": "true"}
 CW = Bucket.CONFIDENT_WRONG
 
 
 def responses(world, position=None, answer=None):
-    qs = Response.objects.filter(run__experiment=world.scored).order_by(
-        "run__order", "item__position"
-    )
-    if position is not None:
-        qs = qs.filter(item__position=position)
-    if answer is not None:
-        qs = qs.filter(answer=answer)
-    return list(qs)
+    return responses_in_order(world.scored, position=position, answer=answer)
 
 
 @pytest.fixture
@@ -79,9 +70,10 @@ def test_progress_is_counts_only(client, world, finished):
     for label in ("Correct", "Confidently wrong", "Hedged wrong", "bucket-"):
         assert label not in body
     # A judgement sent back for a re-check counts as open.
-    review_services.key_decision_create(
-        item=world.scored.items.get(position=1),
-        user=world.users["owner"],
+    key_decision(
+        world.scored,
+        1,
+        world.users["owner"],
         outcome="amended",
         new_answer="429",
         source="RFC 6585",
@@ -277,9 +269,10 @@ def test_final_buckets_follow_a_scorers_later_change(client, world, finished):
     client.get(reverse("scoring:reconcile", kwargs={"experiment_pk": world.scored.pk}))  # syncs too
     assert FinalBucket.objects.get(response__answer="3.9").unanimous
     # An amendment sends judgements back: their unanimous rows wait for the re-check.
-    review_services.key_decision_create(
-        item=world.scored.items.get(position=1),
-        user=world.users["owner"],
+    key_decision(
+        world.scored,
+        1,
+        world.users["owner"],
         outcome="amended",
         new_answer="429",
         source="RFC 6585",

@@ -12,11 +12,11 @@ from scoring import (
     reconcile_page,
     reconcile_services,
     review,
-    review_services,
     services,
 )
 from scoring.models import Bucket, FinalBucket
 from tests.probe import factories
+from tests.scoring.factories import key_decision
 
 from .conftest import build_experiment
 
@@ -80,9 +80,10 @@ def test_the_queue_opens_on_flags_and_disputes_then_ranks_suspects(client, world
     disputed = client.get(url, {"reason": "disputed"}).content.decode()
     assert positions(disputed) == [5]
     assert positions(client.get(url, {"state": "decided"}).content.decode()) == []
-    review_services.key_decision_create(
-        item=experiment.items.get(position=4),
-        user=world.users["owner"],
+    key_decision(
+        experiment,
+        4,
+        world.users["owner"],
         outcome="amended",
         new_answer="Y",
         source="The primary source",
@@ -116,9 +117,10 @@ def test_the_bank_queue_shows_decisions_taken_in_its_experiments(client, world):
     ExperimentItem.objects.filter(experiment=experiment, position=3).update(
         source_item=world.items[1]
     )
-    review_services.key_decision_create(
-        item=experiment.items.get(position=3),
-        user=world.users["owner"],
+    key_decision(
+        experiment,
+        3,
+        world.users["owner"],
         outcome="confirmed",
         source="RFC 9110 §10.2.3, read again",
     )

@@ -9,10 +9,11 @@ from django.db import connection
 from django.urls import reverse
 
 from probe.models import Experiment, Response
-from scoring import reconcile_services, review_services, selectors, services
+from scoring import reconcile_services, selectors, services
 from scoring.models import Bucket, Judgement, JudgementChange
-from tests.conftest import make_collected_experiment
+from tests.conftest import scored_experiment
 from tests.probe import factories
+from tests.scoring.factories import key_decision
 
 HX = {"HTTP_HX_REQUEST": "true"}
 
@@ -37,11 +38,8 @@ def decide(client, assignment, position, htmx=True, **data):
 def high_wrong_experiment(world, confirm_wrong=Experiment.ConfirmWrong.ONCE):
     """Two sheets, both HIGH on item 1 with two different wrong answers."""
     configs = [factories.ModelConfigFactory(team=world.team) for _ in range(3)]
-    experiment = make_collected_experiment(
-        factories,
-        team=world.team,
-        bank=world.bank,
-        prompt=world.prompt,
+    experiment = scored_experiment(
+        world,
         configs=configs,
         answers=[
             [("wrong one", "HIGH"), ("x", "LOW")],
@@ -270,7 +268,6 @@ def test_a_note_on_a_judgement_is_for_the_lead_only(client, world):
 
 
 def test_item_overview_states_jump_and_next_open(client, world):
-
     assignment = start(client, world, world.scored)
     item2 = world.scored.items.get(position=2)
     item2.key_flagged = True
@@ -288,9 +285,10 @@ def test_item_overview_states_jump_and_next_open(client, world):
     assert states == {1: "done", 2: "open", 3: "open"}
     assert page.count('<span class="flag"') == 1  # item 2's flag
     # An amended key sends item 1 back: re-check.
-    review_services.key_decision_create(
-        item=world.scored.items.get(position=1),
-        user=world.users["owner"],
+    key_decision(
+        world.scored,
+        1,
+        world.users["owner"],
         outcome="amended",
         source="RFC 6585",
         new_answer="429 Too Many Requests",

@@ -7,7 +7,8 @@ from django.urls import reverse
 
 from probe.models import ExperimentItem, KeyEntry, Response
 from scoring import keys, review_services, selectors, services
-from scoring.models import Bucket, Judgement, KeyDecision
+from scoring.models import Judgement, KeyDecision
+from tests.scoring.factories import judge_everything, key_decision
 
 HX = {"HTTP_HX_REQUEST": "true"}
 
@@ -17,13 +18,6 @@ def item_page(client, assignment, position, htmx=False) -> str:
         "scoring:item", kwargs={"assignment_token": assignment.token, "position": position}
     )
     return client.get(url, **(HX if htmx else {})).content.decode()
-
-
-def judge_all(assignment, bucket=Bucket.CORRECT):
-    for r in Response.objects.filter(run__experiment=assignment.experiment).exclude(
-        judgements__assignment=assignment
-    ):
-        services.judgement_decide(assignment=assignment, responses=[r], bucket=bucket)
 
 
 def test_the_selector_reads_the_snapshot_then_the_decisions(world):
@@ -45,10 +39,11 @@ def test_the_selector_reads_the_snapshot_then_the_decisions(world):
 def test_an_amended_key_is_what_the_scoring_page_and_the_recheck_show(client, world):
     client.force_login(world.users["scorer"])
     assignment = services.assignment_start(experiment=world.scored, user=world.users["scorer"])
-    judge_all(assignment)
-    review_services.key_decision_create(
-        item=world.scored.items.get(position=1),
-        user=world.users["owner"],
+    judge_everything(assignment)
+    key_decision(
+        world.scored,
+        1,
+        world.users["owner"],
         outcome="amended",
         source="RFC 6585 §4",
         new_answer="429 Too Many Requests",

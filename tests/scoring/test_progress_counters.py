@@ -5,8 +5,8 @@ import pytest
 
 from scoring import selectors, services
 from scoring.models import Assignment, Judgement
-from scoring.review_services import key_decision_create
-from tests.review.conftest import build_experiment, judge, responses_in_order
+from tests.review.conftest import build_experiment
+from tests.scoring.factories import judge, key_decision, responses_in_order
 
 pytestmark = pytest.mark.django_db
 
@@ -49,9 +49,10 @@ def test_the_counters_follow_every_change(world):
     services.judgement_undo(assignment=assignment)
     _check(assignment)
     judge(assignment, {responses[1]: "correct", responses[5]: "confident_wrong"})
-    key_decision_create(
-        item=experiment.items.get(position=2),
-        user=world.users["editor"],
+    key_decision(
+        experiment,
+        2,
+        world.users["editor"],
         outcome="amended",
         source="the manual",
         new_answer="b or x",

@@ -8,7 +8,7 @@ from django.urls import reverse
 from probe.models import Response
 from scoring import selectors, services
 from scoring.models import Assignment, Bucket, Judgement, JudgementChange, KeyDispute
-from tests.conftest import make_collected_experiment
+from tests.conftest import scored_experiment
 
 HX = {"HTTP_HX_REQUEST": "true"}
 
@@ -135,11 +135,8 @@ def test_shuffle_differs_between_items_and_scorers_and_is_stable(client, world):
     from tests.probe import factories
 
     configs = [factories.ModelConfigFactory(team=world.team, label=f"cfg {i}") for i in range(8)]
-    experiment = make_collected_experiment(
-        factories,
-        team=world.team,
-        bank=world.bank,
-        prompt=world.prompt,
+    experiment = scored_experiment(
+        world,
         configs=configs,
         answers=[[(f"a{r}-{i}", "HIGH") for i in range(4)] for r in range(8)],
         name="Shuffled",
@@ -165,11 +162,8 @@ def test_queries_do_not_grow_with_the_number_of_sheets(client, world):
 
     def queries_for(n_sheets):
         configs = [factories.ModelConfigFactory(team=world.team) for _ in range(n_sheets)]
-        experiment = make_collected_experiment(
-            factories,
-            team=world.team,
-            bank=world.bank,
-            prompt=world.prompt,
+        experiment = scored_experiment(
+            world,
             configs=configs,
             answers=[[(f"answer {r}", "HIGH"), (f"other {r}", "LOW")] for r in range(n_sheets)],
             name=f"{n_sheets} sheets",

@@ -18,8 +18,9 @@ from scoring.models import Bucket, Judgement
 from scoring.report import report_build, scorer_report
 from scoring.report_source import judgement_source
 from scoring.schemes import AA, FOUR, Column, Scheme, scheme_for
-from tests.report.conftest import build, score_all
+from tests.report.conftest import build
 from tests.report.test_report_page import rows_after, tables, url
+from tests.scoring.factories import score_all
 
 # ------------------------------------------------------------------------------------------------
 # The two schemes against the branches they replace

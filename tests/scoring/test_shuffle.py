@@ -6,8 +6,9 @@ from collections import Counter
 
 from django.urls import reverse
 
-from probe.models import Attempt, Experiment, ExperimentItem, Response, Run
+from probe.models import Experiment, Response, Run
 from scoring import selectors, services
+from tests import builders
 from tests.probe import factories
 
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -15,48 +16,18 @@ HX = {"HTTP_HX_REQUEST": "true"}
 
 def big_experiment(world, *, n_items: int, n_sheets: int) -> Experiment:
     """A collected experiment whose every answer is distinct (no grouping), built in bulk."""
-    experiment = factories.ExperimentFactory(
-        team=world.team,
-        bank=world.bank,
-        prompt_version=world.prompt,
+    configs = [
+        factories.ModelConfigFactory(team=world.team, label=f"sheet-{s}") for s in range(n_sheets)
+    ]
+    return world.collected_experiment(
+        [
+            builders.Sheet(config, [(f"answer {s}-{n}", "HIGH") for n in range(1, n_items + 1)])
+            for s, config in enumerate(configs)
+        ],
+        items=builders.snapshot_items(n_items),
         name="Many items",
-        status=Experiment.Status.COLLECTED,
-        repeats=1,
-    )
-    items = ExperimentItem.objects.bulk_create(
-        ExperimentItem(
-            experiment=experiment,
-            position=i,
-            block_code="A",
-            block_title="Block A",
-            question=f"Question {i}?",
-            key_answer=f"key {i}",
-        )
-        for i in range(1, n_items + 1)
-    )
-    responses = []
-    for s in range(n_sheets):
-        config = factories.ModelConfigFactory(team=world.team, label=f"sheet-{s}")
-        run = factories.RunFactory(
-            experiment=experiment,
-            model_config=config,
-            repeat=1,
-            order=s + 1,
-            status=Run.Status.COLLECTED,
-        )
-        attempt = Attempt.objects.create(run=run, outcome="complete", text="x", raw_body="x")
-        responses += [
-            Response(
-                run=run,
-                item=item,
-                attempt=attempt,
-                answer=f"answer {s}-{item.position}",
-                confidence="HIGH",
-            )
-            for item in items
-        ]
-    Response.objects.bulk_create(responses)
-    return experiment
+        attempt_text="x",
+    ).experiment
 
 
 def page_order(client, assignment, position) -> list[int]:
