@@ -20,8 +20,8 @@ from django.db.models import QuerySet
 
 from probe.models import Experiment, ExperimentItem, Response
 
+from .keys import keys_in_force
 from .models import CarriedBucket, FinalBucket
-from .selectors import keys_in_force
 
 
 def normalise(answer: str | None) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .charts import WIDTH, _r, nice_step, short_label
+from .charts import WIDTH, coord, nice_step, short_label
 from .report import Report
 
 SWEEP_HEIGHT = 300
@@ -62,19 +62,19 @@ class SweepChart:
 
     @property
     def w_label_y(self) -> float:
-        return _r(self.bottom + 16)
+        return coord(self.bottom + 16)
 
     @property
     def t_label_y(self) -> float:
-        return _r(self.bottom + 30)
+        return coord(self.bottom + 30)
 
     @property
     def axis_label_y(self) -> float:
-        return _r(self.bottom + 48)
+        return coord(self.bottom + 48)
 
     @property
     def label_x(self) -> float:
-        return _r(self.right + 8)
+        return coord(self.right + 8)
 
 
 def sweep_chart(report: Report) -> SweepChart | None:
@@ -98,10 +98,10 @@ def sweep_chart(report: Report) -> SweepChart | None:
     w_max = sweep.weights[-1] if sweep.weights else 4.0
 
     def px(w: float) -> float:
-        return _r(SWEEP_LEFT + w / w_max * (right - SWEEP_LEFT))
+        return coord(SWEEP_LEFT + w / w_max * (right - SWEEP_LEFT))
 
     def py(v: float) -> float:
-        return _r(bottom - (v - lo) / (hi - lo) * (bottom - SWEEP_TOP))
+        return coord(bottom - (v - lo) / (hi - lo) * (bottom - SWEEP_TOP))
 
     lines = []
     for series, key in enumerate(shown):
@@ -123,7 +123,7 @@ def sweep_chart(report: Report) -> SweepChart | None:
     # Labels at the lines' ends, pushed apart so that they do not overlap.
     placed = sorted(lines, key=lambda line: line.end_y)
     for before, line in zip(placed, placed[1:], strict=False):
-        line.label_y = max(line.label_y, _r(before.label_y + 13))
+        line.label_y = max(line.label_y, coord(before.label_y + 13))
     shown_set = set(shown)
     marks = [
         SweepMark(px(x.w), py(x.net), x.w, x.t, x.net, by_key[x.a].label, by_key[x.b].label)

@@ -35,7 +35,8 @@ BUCKET_COLOURS = {
 }
 
 
-def _r(value: float) -> float:
+def coord(value: float) -> float:
+    """A coordinate of the drawing, to one decimal (as the SVG writes it)."""
     return round(value, 1)
 
 
@@ -78,7 +79,7 @@ class Segment:
 
     @property
     def cx(self) -> float:
-        return _r(self.x + self.width / 2)
+        return coord(self.x + self.width / 2)
 
 
 @dataclass
@@ -153,12 +154,14 @@ def bucket_chart(report: Report) -> BucketChart:
                 count = getattr(run.counts, bucket)
                 width = count * scale
                 segments.append(
-                    Segment(bucket, count, _r(x), _r(width), BUCKET_COLOURS[bucket], width >= 22)
+                    Segment(
+                        bucket, count, coord(x), coord(width), BUCKET_COLOURS[bucket], width >= 22
+                    )
                 )
                 x += width
             rows.append(
                 BarRow(
-                    _r(y),
+                    coord(y),
                     config.label,
                     short_label(config.label, config.simulated),
                     i == 0,
@@ -197,24 +200,24 @@ class CalibrationBar:
 
     @property
     def mid_y(self) -> float:
-        return _r(self.y + 7)
+        return coord(self.y + 7)
 
     @property
     def cap_top(self) -> float:
-        return _r(self.y + 2)
+        return coord(self.y + 2)
 
     @property
     def cap_bottom(self) -> float:
-        return _r(self.y + 12)
+        return coord(self.y + 12)
 
     @property
     def text_y(self) -> float:
-        return _r(self.y + 11)
+        return coord(self.y + 11)
 
     @property
     def value_x(self) -> float:
         right = max(self.width, (self.x_high or GUTTER) - GUTTER)
-        return _r(GUTTER + right + 6)
+        return coord(GUTTER + right + 6)
 
 
 @dataclass
@@ -261,7 +264,7 @@ def calibration_chart(report: Report) -> CalibrationChart:
     y = TOP
     for config in report.configs:
         group = CalibrationGroup(
-            _r(y + 12),
+            coord(y + 12),
             config.label,
             short_label(config.label, config.simulated, room=60),
             config.simulated,
@@ -273,14 +276,14 @@ def calibration_chart(report: Report) -> CalibrationChart:
             interval = config.ci.get(f"accuracy_{level.level}")
             group.bars.append(
                 CalibrationBar(
-                    _r(y),
+                    coord(y),
                     level.level,
-                    _r(width),
+                    coord(width),
                     level.count,
                     level.correct,
                     level.accuracy,
-                    None if interval is None else _r(GUTTER + interval.low * PLOT),
-                    None if interval is None else _r(GUTTER + interval.high * PLOT),
+                    None if interval is None else coord(GUTTER + interval.low * PLOT),
+                    None if interval is None else coord(GUTTER + interval.high * PLOT),
                     None if interval is None else interval.low,
                     None if interval is None else interval.high,
                 )
@@ -288,7 +291,7 @@ def calibration_chart(report: Report) -> CalibrationChart:
             y += bar + 3
         groups.append(group)
         y += GROUP_GAP
-    ticks = [(_r(GUTTER + PLOT * p / 100), p) for p in (0, 25, 50, 75, 100)]
+    ticks = [(coord(GUTTER + PLOT * p / 100), p) for p in (0, 25, 50, 75, 100)]
     return CalibrationChart(WIDTH, int(y), GUTTER, PLOT, groups, ticks)
 
 
@@ -320,26 +323,26 @@ class NetRow:
 
     @property
     def text_y(self) -> float:
-        return _r(self.y + 4)
+        return coord(self.y + 4)
 
     @property
     def cap_top(self) -> float:
-        return _r(self.y - 6)
+        return coord(self.y - 6)
 
     @property
     def cap_bottom(self) -> float:
-        return _r(self.y + 6)
+        return coord(self.y + 6)
 
     @property
     def value_x(self) -> float | None:
         right = self.x_high if self.x_high is not None else self.x_mean
-        return None if right is None else _r(right + 10)
+        return None if right is None else coord(right + 10)
 
     @property
     def diamond(self) -> str:
         """The mean's marker, a diamond, as SVG polygon points."""
         x, y = self.x_mean, self.y
-        return f"{x},{_r(y - 6)} {_r(x + 6)},{y} {x},{_r(y + 6)} {_r(x - 6)},{y}"
+        return f"{x},{coord(y - 6)} {coord(x + 6)},{y} {x},{coord(y + 6)} {coord(x - 6)},{y}"
 
     @property
     def sim_tag(self) -> bool:
@@ -374,11 +377,11 @@ class NetChart:
 
     @property
     def band_width(self) -> float:
-        return _r(self.band[1] - self.band[0]) if self.band else 0
+        return coord(self.band[1] - self.band[0]) if self.band else 0
 
     @property
     def band_height(self) -> float:
-        return _r(self.axis_y - self.tick_top)
+        return coord(self.axis_y - self.tick_top)
 
     @property
     def band_label_x(self) -> float:
@@ -406,7 +409,7 @@ def net_chart(report: Report) -> NetChart:
     gutter = gutter_for(report)
 
     def x(v: float) -> float:
-        return _r(gutter + (v - lo) / (hi - lo) * PLOT)
+        return coord(gutter + (v - lo) / (hi - lo) * PLOT)
 
     rows = []
     y = TOP + 8
@@ -417,7 +420,7 @@ def net_chart(report: Report) -> NetChart:
         high = None if interval is None else interval.high
         rows.append(
             NetRow(
-                _r(y),
+                coord(y),
                 config.label,
                 short_label(config.label, config.simulated),
                 config.simulated,
@@ -446,6 +449,6 @@ def net_chart(report: Report) -> NetChart:
         None,
         report.noise_floor,
         best,
-        _r(y),
+        coord(y),
         x(0) if lo <= 0 <= hi else None,
     )

@@ -5,15 +5,13 @@ exports read from a bucket source (scoring.report.BucketSource), like the report
 
 The responses export streams: its rows come from the database in chunks and leave as text in
 chunks, so 200,000 judgements take the memory of a few thousand. CSV cells that a spreadsheet
-would evaluate as a formula are neutralised (see ``csv_cell``).
+would evaluate as a formula are neutralised (scoring.export_format writes the text).
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import asdict
 
 from django.db.models import OuterRef, Subquery, Value
@@ -23,7 +21,9 @@ from django.db.models.functions import Coalesce, Lower
 from adapters.registry import is_simulated
 from probe.models import Response
 
-from . import metrics, report_export, selectors
+from . import metrics, report_export
+from .export_format import csv_chunks, json_chunks, jsonl_chunks
+from .keys import key_texts_judged_against, keys_in_force
 from .models import CarriedBucket
 from .report import BucketSource, ConfigReport, Report, RunReport
 
@@ -129,8 +129,8 @@ def response_rows(source: BucketSource) -> Iterator[dict]:
         for f in ("verdict", "unblinded", "needs_recheck", "key_decision_id")
         if source.has_field(f.removesuffix("_id"))
     ]
-    keys = selectors.keys_in_force(experiment)
-    judged_against = selectors.key_texts_judged_against(experiment)
+    keys = keys_in_force(experiment)
+    judged_against = key_texts_judged_against(experiment)
     judged = source.rows.filter(response_id=OuterRef("pk")).order_by()
     carried = CarriedBucket.objects.filter(response_id=OuterRef("pk")).order_by()
     excluded = (
@@ -440,95 +440,6 @@ def report_dict(report: Report) -> dict:
 # ------------------------------------------------------------------------------------------------
 # Writing
 # ------------------------------------------------------------------------------------------------
-
-
-# A spreadsheet evaluates a cell that starts with one of these as a formula (an answer such as
-# "=HYPERLINK(...)" would run when the file is opened); such a cell is written with an apostrophe
-# before it, which the spreadsheet shows as text and does not evaluate.
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-# CSV starts with a byte-order mark: a spreadsheet then reads the file as UTF-8 (Japanese text
-# shows as written); Python's csv module reads it with encoding="utf-8-sig", pandas as is.
-BOM = "\ufeff"
-# Rows written per chunk of a streamed response.
-CHUNK_LINES = 500
-
-
-def csv_cell(text: str) -> str:
-    """A text cell a spreadsheet will show as text, never evaluate."""
-    return "'" + text if text.startswith(FORMULA_START) else text
-
-
-def _csv_value(value) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list):
-        return csv_cell(";".join(str(v) for v in value))
-    if isinstance(value, float):
-        # 12.0 -> "12"; fractions to 6 decimals, no float noise such as 0.30000000000000004.
-        # A number is a number: a negative gap keeps its minus sign.
-        value = round(float(value), 6)  # a numpy float's repr is "np.float64(0.5)"
-        return str(int(value)) if value.is_integer() else repr(value)
-    if isinstance(value, int):
-        return str(value)
-    return csv_cell(str(value))
-
-
-def csv_chunks(rows: Iterable[dict], columns: list[str]) -> Iterator[str]:
-    """The CSV (BOM, header, rows) in chunks of CHUNK_LINES rows, for a streamed response."""
-    buffer = io.StringIO()
-    # RFC 4180 line ends: with "\r\n" as the terminator the writer quotes a cell holding a
-    # lone CR too (with "\n" it would not, and a reader would split the row there).
-    writer = csv.writer(buffer, lineterminator="\r\n")
-    buffer.write(BOM)
-    writer.writerow(columns)
-    for n, row in enumerate(rows, start=1):
-        writer.writerow([_csv_value(row.get(column)) for column in columns])
-        if n % CHUNK_LINES == 0:
-            yield buffer.getvalue()
-            buffer.seek(0)
-            buffer.truncate()
-    yield buffer.getvalue()
-
-
-def write_csv(rows: Iterable[dict], columns: list[str], stream) -> None:
-    for chunk in csv_chunks(rows, columns):
-        stream.write(chunk)
-
-
-def csv_text(rows: Iterable[dict], columns: list[str]) -> str:
-    return "".join(csv_chunks(rows, columns))
-
-
-def _json(value) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-def json_chunks(rows: Iterable[dict], columns: list[str], key: str = "responses") -> Iterator[str]:
-    """``{"columns": [...], key: [row, ...]}``, one row a line, in chunks of CHUNK_LINES rows."""
-    lines = [f'{{"columns": {_json(columns)},\n "{key}": [']
-    first = True
-    for row in rows:
-        lines.append(("\n  " if first else ",\n  ") + _json(row))
-        first = False
-        if len(lines) >= CHUNK_LINES:
-            yield "".join(lines)
-            lines = []
-    lines.append("\n ]\n}\n")
-    yield "".join(lines)
-
-
-def jsonl_chunks(rows: Iterable[dict]) -> Iterator[str]:
-    """JSON Lines: one row (an object with every column) a line, in chunks."""
-    lines = []
-    for row in rows:
-        lines.append(_json(row) + "\n")
-        if len(lines) >= CHUNK_LINES:
-            yield "".join(lines)
-            lines = []
-    if lines:
-        yield "".join(lines)
 
 
 def responses_chunks(sources: list[BucketSource], fmt: str) -> Iterator[str]:

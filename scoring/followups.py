@@ -221,6 +221,31 @@ def _copy_run(run: Run, new: Run, item_map: dict[int, ExperimentItem]) -> None:
     Response.objects.bulk_create(responses)
 
 
+def _check_included(included: list[Run], *, origin, items, prompt, repeats: int) -> None:
+    """Each included run fits the follow-up as it is, and takes a place of its own."""
+    slots = {(r.model_config_id, r.repeat) for r in included}
+    if len(slots) < len(included):
+        raise ValidationError({"include_runs": _("Two included runs are the same repeat.")})
+    for run in included:
+        problem = _include_problems(run, origin, items, prompt)
+        if problem:
+            raise ValidationError(
+                {
+                    "include_runs": _("%(run)s cannot be included as it is: %(why)s.")
+                    % {"run": _("Run %(n)s") % {"n": run.order}, "why": problem}
+                }
+            )
+        if run.repeat > repeats:
+            raise ValidationError(
+                {
+                    "include_runs": _(
+                        "An included run is repeat %(r)s, but the follow-up has %(n)s repeats."
+                    )
+                    % {"r": run.repeat, "n": repeats}
+                }
+            )
+
+
 @transaction.atomic
 def experiment_follow_up(
     *,
@@ -276,27 +301,7 @@ def experiment_follow_up(
     plan = followup_plan(origin=origin, source=source)
     if not plan.items:
         raise ValidationError({"items": _("There are no active items to put to the models.")})
-    slots = {(r.model_config_id, r.repeat) for r in included}
-    if len(slots) < len(included):
-        raise ValidationError({"include_runs": _("Two included runs are the same repeat.")})
-    for run in included:
-        problem = _include_problems(run, origin, plan.items, prompt)
-        if problem:
-            raise ValidationError(
-                {
-                    "include_runs": _("%(run)s cannot be included as it is: %(why)s.")
-                    % {"run": _("Run %(n)s") % {"n": run.order}, "why": problem}
-                }
-            )
-        if run.repeat > repeats:
-            raise ValidationError(
-                {
-                    "include_runs": _(
-                        "An included run is repeat %(r)s, but the follow-up has %(n)s repeats."
-                    )
-                    % {"r": run.repeat, "n": repeats}
-                }
-            )
+    _check_included(included, origin=origin, items=plan.items, prompt=prompt, repeats=repeats)
 
     if seed is None:
         seed = secrets.randbelow(SEED_LIMIT)

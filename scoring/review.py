@@ -6,7 +6,8 @@ item whose newest decision says "ambiguous" is dropped from the figures. Amendin
 judgements that relied on the old key back to their scorers as "re-check"; the amendment may be
 carried back to the bank through probe's ``key_entry_set``, which keeps the bank's own history.
 
-Reads (selectors) first, then writes (services).
+These are the reads: the key in force by its text, dropped items, re-checks, and the review
+queues of an experiment and of a bank. The writes are in scoring.review_services.
 """
 
 from __future__ import annotations
@@ -14,10 +15,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
-from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from probe.access import is_blinded
@@ -30,14 +28,11 @@ from probe.models import (
     KeyEntryRevision,
     Response,
 )
-from probe.services.banks import item_set_retired, key_entry_set
 from probe.sheetparser import normalise_answer
 
-from . import selectors
-from .carry import carry_reopen
+from . import keys
+from .keys import KeyInForce
 from .models import Assignment, Bucket, Judgement, KeyDecision, KeyDispute, Reconciliation
-from .selectors import KeyInForce
-from .services import scoring_open
 
 # A wrong answer given with HIGH confidence lands in one of these.
 WRONG_BUCKETS = (Bucket.CONFIDENT_WRONG, Bucket.INCORRECT)
@@ -61,8 +56,8 @@ STATES = ("open", "decided", "all")
 
 
 def key_in_force(item: ExperimentItem) -> str:
-    """The text of the item's key in force (``selectors.key_in_force`` has the whole record)."""
-    return selectors.key_in_force(item).answer
+    """The text of the item's key in force (``keys.key_in_force`` has the whole record)."""
+    return keys.key_in_force(item).answer
 
 
 def latest_decisions(experiment: Experiment) -> dict[int, KeyDecision]:
@@ -75,7 +70,7 @@ def latest_decisions(experiment: Experiment) -> dict[int, KeyDecision]:
 
 def keys_in_force(experiment: Experiment) -> dict[int, str]:
     """Item id -> the text of the key in force, for every item of the experiment (two queries)."""
-    return {pk: key.answer for pk, key in selectors.keys_in_force(experiment).items()}
+    return {pk: key.answer for pk, key in keys.keys_in_force(experiment).items()}
 
 
 def dropped_items(experiment: Experiment) -> QuerySet[ExperimentItem]:
@@ -245,7 +240,8 @@ def review_queue(
     names a model unless the viewer is not blinded; configurations are counted by id, never shown.
     """
     blinded = is_blinded(experiment, user, membership)
-    own_only = sees_only_own_judgements(experiment, user)
+    # Before reconciliation, a scorer counts only their own judgements and disputes.
+    own = user if sees_only_own_judgements(experiment, user) else None
 
     items_qs = ExperimentItem.objects.filter(experiment=experiment)
     if positions is not None:
@@ -259,25 +255,73 @@ def review_queue(
         .order_by("item_id", "-pk")
     ):
         decisions[d.item_id].append(d)
-    keys = selectors.keys_in_force(experiment, item_ids=list(items))
+    in_force = keys.keys_in_force(experiment, item_ids=list(items))
+    disputes = _disputes_by_item(experiment, list(items), own=own)
+    tally = _answer_tally(list(items), in_force, own=own, blinded=blinded)
 
+    entries = []
+    for pk, item in items.items():
+        key = in_force[pk]
+        item_answers = sorted(
+            tally.answers.get(pk, {}).values(),
+            key=lambda a: (a.marked_correct > 0, -a.n_configs, -a.n_high, -a.sheets, a.answer),
+        )
+        reasons = _reasons(key, disputes.get(pk), item_answers, tally.marked_correct[pk])
+        if not reasons and not decisions.get(pk) and positions is None:
+            continue
+        entries.append(
+            ReviewEntry(
+                item=item,
+                key_info=key,
+                reasons=reasons,
+                disputes=disputes.get(pk, []),
+                answers=item_answers,
+                matching=tally.matching[pk],
+                abstained=tally.abstained[pk],
+                decisions=decisions.get(pk, []),
+                sheets=tally.sheets[pk],
+                marked_correct=tally.marked_correct[pk],
+                judged=tally.judged[pk],
+            )
+        )
+    entries.sort(key=lambda e: e.sort_key)
+    return entries
+
+
+def _disputes_by_item(experiment: Experiment, item_ids: list[int], *, own) -> dict:
+    """Item id -> its disputes, oldest first (only ``own``'s when given)."""
     disputes_qs = KeyDispute.objects.filter(
-        experiment=experiment, item__in=list(items)
+        experiment=experiment, item__in=item_ids
     ).select_related("response", "assignment__user")
-    if own_only:
-        disputes_qs = disputes_qs.filter(assignment__user=user)
+    if own is not None:
+        disputes_qs = disputes_qs.filter(assignment__user=own)
     disputes: dict[int, list[KeyDispute]] = defaultdict(list)
     for dispute in disputes_qs.order_by("created", "pk"):
         disputes[dispute.item_id].append(dispute)
+    return disputes
 
+
+@dataclass
+class _Tally:
+    """The answers of the reviewed items, counted per item from the grouped rows."""
+
+    answers: dict[int, dict[str, ReviewAnswer]] = field(default_factory=lambda: defaultdict(dict))
+    matching: Counter = field(default_factory=Counter)
+    abstained: Counter = field(default_factory=Counter)
+    sheets: Counter = field(default_factory=Counter)
+    marked_correct: Counter = field(default_factory=Counter)
+    judged: Counter = field(default_factory=Counter)
+
+
+def _answer_tally(item_ids: list[int], in_force: dict, *, own, blinded: bool) -> _Tally:
     # A HIGH-confidence answer put in a wrong bucket (by this viewer only, before reconciliation).
     said = Q(judgements__verdict__in=KEY_VERDICTS)
     high_wrong_qs = Judgement.objects.filter(
-        response__item__in=list(items), bucket__in=WRONG_BUCKETS, response__confidence="HIGH"
+        response__item__in=item_ids, bucket__in=WRONG_BUCKETS, response__confidence="HIGH"
     )
-    if own_only:
-        high_wrong_qs = high_wrong_qs.filter(assignment__user=user)
-        said &= Q(judgements__assignment__user=user)
+    if own is not None:
+        high_wrong_qs = high_wrong_qs.filter(assignment__user=own)
+        said &= Q(judgements__assignment__user=own)
     high_wrong: dict[int, set[str]] = defaultdict(set)
     for item_id, answer in high_wrong_qs.values_list(
         "response__item_id", "response__answer"
@@ -290,7 +334,7 @@ def review_queue(
     if not blinded:
         fields.append("run__config_snapshot__label")
     grouped = (
-        Response.objects.filter(item__in=list(items))
+        Response.objects.filter(item__in=item_ids)
         .values(*fields)
         .annotate(
             n=Count("pk", distinct=True),
@@ -299,26 +343,21 @@ def review_queue(
         )
         .order_by()
     )
-    answers: dict[int, dict[str, ReviewAnswer]] = defaultdict(dict)
-    matching: Counter = Counter()
-    abstained: Counter = Counter()
-    sheets: Counter = Counter()
-    marked_correct: Counter = Counter()
-    judged: Counter = Counter()
-    key_norms = {pk: normalise_answer(k.answer) for pk, k in keys.items()}
+    tally = _Tally()
+    key_norms = {pk: normalise_answer(k.answer) for pk, k in in_force.items()}
     for row in grouped:
         item_id, text, n = row["item_id"], row["answer"], row["n"]
-        sheets[item_id] += n
-        marked_correct[item_id] += row["correct"]
-        judged[item_id] += row["judged"]
+        tally.sheets[item_id] += n
+        tally.marked_correct[item_id] += row["correct"]
+        tally.judged[item_id] += row["judged"]
         if row["abstained"] or text is None:
-            abstained[item_id] += n
+            tally.abstained[item_id] += n
             continue
         norm = normalise_answer(text)
         if norm and norm == key_norms[item_id]:
-            matching[item_id] += n
+            tally.matching[item_id] += n
             continue
-        entry = answers[item_id].setdefault(norm, ReviewAnswer(answer=text))
+        entry = tally.answers[item_id].setdefault(norm, ReviewAnswer(answer=text))
         entry.sheets += n
         entry.configs.add(row["run__model_config_id"])
         entry.confidences[row["confidence"]] += n
@@ -327,44 +366,21 @@ def review_queue(
         label = row.get("run__config_snapshot__label")
         if label and label not in entry.labels:
             entry.labels.append(label)
+    return tally
 
-    entries = []
-    for pk, item in items.items():
-        key = keys[pk]
-        item_answers = sorted(
-            answers.get(pk, {}).values(),
-            key=lambda a: (a.marked_correct > 0, -a.n_configs, -a.n_high, -a.sheets, a.answer),
-        )
-        reasons = []
-        if key.snapshot_flagged:
-            reasons.append("flagged")
-        if disputes.get(pk):
-            reasons.append("disputed")
-        if any(a.suspect for a in item_answers):
-            reasons.append("shared_wrong")
-        if marked_correct[pk] == 0 and any(
-            a.high_wrong and a.marked_correct == 0 for a in item_answers
-        ):
-            reasons.append("high_wrong")
-        if not reasons and not decisions.get(pk) and positions is None:
-            continue
-        entries.append(
-            ReviewEntry(
-                item=item,
-                key_info=key,
-                reasons=reasons,
-                disputes=disputes.get(pk, []),
-                answers=item_answers,
-                matching=matching[pk],
-                abstained=abstained[pk],
-                decisions=decisions.get(pk, []),
-                sheets=sheets[pk],
-                marked_correct=marked_correct[pk],
-                judged=judged[pk],
-            )
-        )
-    entries.sort(key=lambda e: e.sort_key)
-    return entries
+
+def _reasons(key: KeyInForce, disputes, answers: list[ReviewAnswer], marked_correct: int):
+    """Why an item is in the queue (codes of REASONS), in the order the page lists them."""
+    reasons = []
+    if key.snapshot_flagged:
+        reasons.append("flagged")
+    if disputes:
+        reasons.append("disputed")
+    if any(a.suspect for a in answers):
+        reasons.append("shared_wrong")
+    if marked_correct == 0 and any(a.high_wrong and a.marked_correct == 0 for a in answers):
+        reasons.append("high_wrong")
+    return reasons
 
 
 def review_filter(entries: list[ReviewEntry], *, reason: str = "", state: str = "open"):
@@ -431,184 +447,3 @@ def bank_review_queue(bank: Bank, *, user, membership) -> list[BankReviewEntry]:
         )
         for item in items
     ]
-
-
-# --------------------------------------------------------------------------------------------
-# Decisions
-# --------------------------------------------------------------------------------------------
-
-
-def _clean(outcome: str, source: str, new_answer: str) -> tuple[str, str, dict]:
-    errors: dict[str, str] = {}
-    if outcome not in KeyDecision.Outcome.values:
-        errors["outcome"] = _("Choose an outcome: confirmed, amended or ambiguous.")
-    source = source.strip()
-    if not source:
-        errors["source"] = _("Name the primary source you checked: a citation or a URL.")
-    new_answer = new_answer.strip()
-    if outcome == KeyDecision.Outcome.AMENDED and not new_answer:
-        errors["new_answer"] = _("An amended key needs its new text.")
-    return source, new_answer, errors
-
-
-@transaction.atomic
-def key_decision_create(
-    *,
-    item: ExperimentItem,
-    user,
-    outcome: str,
-    source: str,
-    new_answer: str = "",
-    note: str = "",
-    carry_to_bank: bool = False,
-    clear_bank_flag: bool = False,
-) -> KeyDecision:
-    """Settle an experiment item's key against a primary source.
-
-    Amended: every judgement of this item that compared an answer with the old key (verdict
-    correct, wrong or a bucket set directly; not the presets of UNKNOWN answers) goes back to its
-    scorer as "re-check", and the count is kept on the decision; with ``carry_to_bank`` the new
-    text also becomes the bank's key entry (which records its own revision). Confirmed with
-    ``carry_to_bank``: the source joins the bank entry's references. Either way carried, the
-    bank's (!) flag is taken off with ``clear_bank_flag`` and kept without it. Ambiguous: the
-    item is dropped from the figures. Every outcome resolves the item's open disputes.
-    """
-    experiment = item.experiment
-    if not scoring_open(experiment):
-        raise ValidationError(_("The key is sealed until every run is collected."))
-    # One decision at a time per item: the previous key must be the one in force.
-    item = (
-        ExperimentItem.objects.select_for_update(of=("self",))
-        .select_related("source_item")
-        .get(pk=item.pk)
-    )
-    previous = key_in_force(item)
-    source, new_answer, errors = _clean(outcome, source, new_answer)
-    amended = outcome == KeyDecision.Outcome.AMENDED
-    if amended and new_answer and new_answer == previous:
-        errors["new_answer"] = _("That is the key in force: choose 'Key confirmed' instead.")
-    carry = carry_to_bank and outcome in (
-        KeyDecision.Outcome.AMENDED,
-        KeyDecision.Outcome.CONFIRMED,
-    )
-    if carry and item.source_item is None:
-        errors["carry_to_bank"] = _(
-            "The bank item this was taken from no longer exists: nothing to carry the amendment to."
-        )
-    if errors:
-        raise ValidationError(errors)
-    decision = KeyDecision.objects.create(
-        experiment=experiment,
-        item=item,
-        outcome=outcome,
-        previous_answer=previous,
-        new_answer=new_answer if amended else "",
-        source=source,
-        note=note.strip(),
-        decided_by=user if user is not None and user.is_authenticated else None,
-    )
-    if amended:
-        decision.rechecked = Judgement.objects.filter(
-            response__item=item, verdict__in=KEY_VERDICTS
-        ).update(needs_recheck=True)
-        # Buckets carried from earlier experiments were given under the old key: open again.
-        Judgement.objects.filter(response__item=item, verdict=Judgement.Verdict.CARRIED).delete()
-        carry_reopen(item=item)
-        selectors.progress_forget(experiment=experiment)
-    if carry:
-        decision.bank_flag_cleared = _carry_to_bank(
-            decision, item.source_item, user, clear_flag=clear_bank_flag
-        )
-        decision.carried_to_bank = True
-    if amended or carry:
-        decision.save(update_fields=["rechecked", "carried_to_bank", "bank_flag_cleared"])
-    KeyDispute.objects.filter(item=item, status=KeyDispute.Status.OPEN).update(
-        status=KeyDispute.Status.RESOLVED
-    )
-    # Unanimous final buckets of re-checked judgements are no longer settled.
-    from .reconcile import final_buckets_sync
-
-    if amended and Reconciliation.objects.filter(experiment=experiment).exists():
-        final_buckets_sync(experiment=experiment)
-    return decision
-
-
-def _carry_to_bank(decision: KeyDecision, bank_item: Item, user, *, clear_flag: bool) -> bool:
-    """Write the decision into the bank's key entry; returns whether its (!) was taken off."""
-    entry = bank_item.key_entry_or_none
-    flagged = bool(entry and entry.flagged)
-    sources = list(entry.sources) if entry else []
-    if decision.source not in sources:
-        sources.append(decision.source)
-    reason = _("Key review of experiment '%(experiment)s', item %(position)s.") % {
-        "experiment": decision.experiment.name,
-        "position": decision.item.position,
-    }
-    if decision.note:
-        reason = f"{reason} {decision.note}"
-    amended = decision.outcome == KeyDecision.Outcome.AMENDED
-    keep_flag = flagged and not clear_flag
-    key_entry_set(
-        item=bank_item,
-        user=user,
-        answer=decision.new_answer
-        if amended
-        else (entry.answer if entry else decision.previous_answer),
-        flagged=keep_flag,
-        flag_note=entry.flag_note if entry and keep_flag else "",
-        sources=sources,
-        reason=reason,
-        source=decision.source,
-    )
-    return flagged and not keep_flag
-
-
-@transaction.atomic
-def bank_key_decide(
-    *, item: Item, user, outcome: str, source: str, new_answer: str = "", note: str = ""
-) -> KeyEntry | None:
-    """Settle a bank key entry against a primary source (experiments keep their snapshots).
-
-    Confirmed or amended: the (!) flag is cleared, since the check it asked for is done, and the
-    source joins the entry's references. Ambiguous: the entry keeps a (!) flag saying so and the
-    item is retired, so that no new experiment asks it. ``key_entry_set`` keeps the revision.
-    """
-    entry = item.key_entry_or_none
-    source, new_answer, errors = _clean(outcome, source, new_answer)
-    note = note.strip()
-    if entry is None and outcome != KeyDecision.Outcome.AMENDED:
-        errors["outcome"] = _("This item has no key entry yet: amend it to write one.")
-    if errors:
-        raise ValidationError(errors)
-    sources = list(entry.sources) if entry else []
-    if source not in sources:
-        sources.append(source)
-    label = KeyDecision.Outcome(outcome).label
-    reason = _("Key review: %(outcome)s.") % {"outcome": label}
-    if note:
-        reason = f"{reason} {note}"
-    if outcome == KeyDecision.Outcome.AMBIGUOUS:
-        flag_note = _("Ambiguous: %(note)s") % {"note": note} if note else _("Ambiguous.")
-        result = key_entry_set(
-            item=item,
-            user=user,
-            answer=entry.answer,
-            flagged=True,
-            flag_note=flag_note,
-            sources=sources,
-            reason=reason,
-            source=source,
-        )
-        item_set_retired(item=item, user=user, retired=True)
-        return result
-    answer = new_answer if outcome == KeyDecision.Outcome.AMENDED else entry.answer
-    return key_entry_set(
-        item=item,
-        user=user,
-        answer=answer,
-        flagged=False,
-        flag_note="",
-        sources=sources,
-        reason=reason,
-        source=source,
-    )

@@ -13,12 +13,14 @@ from probe.models import Experiment, ExperimentItem, Response
 
 from . import selectors
 from .carry import carried_of, carry_sync
+from .finals import final_buckets_sync
 from .models import (
     Assignment,
     Judgement,
     JudgementChange,
     KeyDecision,
     KeyDispute,
+    Reconciliation,
 )
 from .schemes import scheme_for
 
@@ -262,9 +264,6 @@ def judgement_undo(*, assignment: Assignment) -> int | None:
 
 def _sync_final_buckets(experiment: Experiment) -> None:
     """Once reconciliation has begun, unanimous final buckets follow the scorers' changes."""
-    from .models import Reconciliation
-    from .reconcile import final_buckets_sync
-
     if Reconciliation.objects.filter(experiment=experiment).exists():
         final_buckets_sync(experiment=experiment)
 

@@ -7,6 +7,7 @@ from ninja.errors import HttpError
 
 from probe.models import Experiment, Role
 from scoring import compare, exports
+from scoring.final_report import final_gate, final_report_build, may_see_keys
 from scoring.models import Assignment
 from scoring.report import (
     final_source,
@@ -16,7 +17,6 @@ from scoring.report import (
     without_dropped,
 )
 from scoring.review import keys_in_force
-from scoring.views_final import final_gate, final_report_build, may_see_keys
 
 from ..auth import blinded, reach
 from ..errors import refuse

@@ -8,6 +8,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 
 from scoring.models import Bucket
+from scoring.report_definitions import definitions
 
 register = template.Library()
 
@@ -151,8 +152,6 @@ def definition(values, key: str):
 @register.simple_tag
 def report_definitions():
     """Every definition shown side by side: name, source, formula (scoring.report_intervals)."""
-    from scoring.report_definitions import definitions
-
     return definitions()
 
 

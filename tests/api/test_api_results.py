@@ -3,7 +3,7 @@ figures once reconciliation is complete, keys only for those who may see them.""
 
 import pytest
 
-from scoring import reconcile
+from scoring import reconcile_services
 from tests.report.conftest import build
 from tests.scoring.factories import score_all
 
@@ -34,7 +34,7 @@ def test_results_wait_for_the_reveal_then_the_final_buckets(world, api_for):
 
     # A second scorer, then reconciliation: every response is unanimous, so it is complete.
     score_all(experiment, world.users["owner"])
-    reconcile.reconciliation_start(experiment=experiment, user=world.users["editor"])
+    reconcile_services.reconciliation_start(experiment=experiment, user=world.users["editor"])
     final = viewer.get(url).json()
     assert final["source"] == "final"
     labels = {c["label"] for c in final["figures"]["configurations"]}

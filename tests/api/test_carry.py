@@ -4,7 +4,7 @@ version carry their final bucket; a changed answer, confidence, key or question 
 import pytest
 
 from probe.models import Run
-from scoring import carry, followups, reconcile, services
+from scoring import agreement_report, carry, followups, reconcile_services, services
 from scoring.models import Bucket, CarriedBucket
 from tests import builders
 from tests.api.test_follow_ups import _collected
@@ -17,7 +17,7 @@ def _reconciled(world, experiment, bucket=Bucket.CORRECT):
     for kind in ("scorer", "owner"):
         assignment = services.assignment_start(experiment=experiment, user=world.users[kind])
         judge_everything(assignment, bucket)
-    reconcile.reconciliation_start(experiment=experiment, user=world.users["editor"])
+    reconcile_services.reconciliation_start(experiment=experiment, user=world.users["editor"])
 
 
 def _answer(experiment, answers: dict):
@@ -204,7 +204,7 @@ def test_carried_buckets_do_not_inflate_agreement(world):
     for kind, bucket in (("scorer", Bucket.CORRECT), ("owner", Bucket.HEDGED_WRONG)):
         assignment = services.assignment_start(experiment=again, user=world.users[kind])
         judge_everything(assignment, bucket)
-    report = reconcile.agreement_report(again)
+    report = agreement_report.agreement_report(again)
     assert report.overall.units == 2  # the two answers judged here, not the four carried
     assert report.overall.percent == 0
 

@@ -5,7 +5,7 @@ from django.core.exceptions import ValidationError
 
 from probe.models import Experiment, Item, Response, Run
 from scoring import followups
-from scoring.review import key_decision_create
+from scoring.review_services import key_decision_create
 from tests import builders
 from tests.probe import factories
 

@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 
 from probe.models import Experiment
-from scoring import compare, reconcile
+from scoring import compare, reconcile_services
 from tests.probe import factories
 from tests.report.conftest import build
 from tests.scoring.factories import key_decision, score_all
@@ -138,7 +138,9 @@ def test_reconciled_final_buckets_are_used_and_a_new_model_pairs_with_the_old(wo
     for built in (base, cand):
         score_all(built.experiment, world.users["scorer"])
         score_all(built.experiment, world.users["owner"])
-        reconcile.reconciliation_start(experiment=built.experiment, user=world.users["editor"])
+        reconcile_services.reconciliation_start(
+            experiment=built.experiment, user=world.users["editor"]
+        )
     result = compare.compare(base.experiment, cand.experiment)
     assert result.sources == ("final", "final")
     assert [(r.baseline_label, r.candidate_label) for r in result.rows] == [

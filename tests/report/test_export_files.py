@@ -13,7 +13,8 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from probe.models import Response
-from scoring.exports import RESPONSE_COLUMNS, csv_text
+from scoring.export_format import csv_text
+from scoring.exports import RESPONSE_COLUMNS
 from tests.scoring.factories import score_all
 
 from .conftest import build

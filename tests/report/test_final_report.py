@@ -26,7 +26,15 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from probe.models import ModelConfig, Response
-from scoring import reconcile, review, services
+from scoring import (
+    agreement_report,
+    finals,
+    reconcile,
+    reconcile_services,
+    review_services,
+    services,
+)
+from scoring.final_export import MOVE_COLUMNS
 from scoring.models import Bucket, FinalBucket, JudgementChange
 from scoring.report import (
     final_source,
@@ -35,7 +43,6 @@ from scoring.report import (
     scorer_report,
     without_dropped,
 )
-from scoring.views_final import MOVE_COLUMNS
 from tests.conftest import scored_experiment
 
 from .test_exports import DOC
@@ -168,11 +175,11 @@ def make_team(world, *, answers=(ALPHA, BETA), name="Final probe", settle=True):
             )
         decide(a, response, bucket_a)
         decide(b, response, bucket_b)
-    reconcile.reconciliation_start(experiment=experiment, user=world.users["owner"])
+    reconcile_services.reconciliation_start(experiment=experiment, user=world.users["owner"])
     if settle:
         for key, (_a, _b, final) in disputed.items():
             if key in responses:
-                reconcile.final_bucket_set(
+                finals.final_bucket_set(
                     experiment=experiment,
                     response=responses[key],
                     user=world.users["owner"],
@@ -289,7 +296,7 @@ def test_each_scorer_beside_the_final_figures_and_the_moves(client, world, team)
 
 
 def test_scorer_figures_equal_their_own_reports_and_moves_the_differences(world, team):
-    from scoring.views_final import figure_moves
+    from scoring.final_report import figure_moves
 
     final = report_build(without_dropped(final_source(team.experiment)))
     own = [scorer_report(team.a), scorer_report(team.b)]
@@ -350,7 +357,7 @@ def test_unnamed_scorers_are_scorer_a_and_b(client, world, team):
 
 
 def test_the_agreement_headline_and_its_link(client, world, team):
-    agreement = reconcile.agreement_report(team.experiment)
+    agreement = agreement_report.agreement_report(team.experiment)
     # 18 judged responses (the two UNKNOWNs left out), 4 disagreements: 14 / 18.
     assert agreement.overall.units == 18
     assert agreement.overall.percent == pytest.approx(14 / 18)
@@ -382,7 +389,7 @@ def amend_and_drop(world, team):
     judged ambiguous. Returns the amendment."""
     owner = world.users["owner"]
     items = {i.position: i for i in team.experiment.items.all()}
-    amendment = review.key_decision_create(
+    amendment = review_services.key_decision_create(
         item=items[10],
         user=owner,
         outcome="amended",
@@ -390,7 +397,7 @@ def amend_and_drop(world, team):
         source="https://www.rfc-editor.org/rfc/rfc9110",
         note="Both spellings are in use.",
     )
-    review.key_decision_create(
+    review_services.key_decision_create(
         item=items[3],
         user=owner,
         outcome="ambiguous",
@@ -516,7 +523,7 @@ def test_a_viewer_sees_the_key_changes_without_the_key_texts(client, world, team
 def test_a_lead_decision_older_than_the_amendment_is_pointed_out(client, world, team):
     # Item 9 was settled by the lead on both sheets; then its key is amended to "Alt 9".
     item = team.experiment.items.get(position=9)
-    amendment = review.key_decision_create(
+    amendment = review_services.key_decision_create(
         item=item,
         user=world.users["owner"],
         outcome="amended",
@@ -535,7 +542,7 @@ def test_a_lead_decision_older_than_the_amendment_is_pointed_out(client, world, 
 
 
 def test_a_recheck_undone_does_not_count_as_a_change(world, team):
-    from scoring.views_final import key_change_rows
+    from scoring.final_report import key_change_rows
 
     amend_and_drop(world, team)
     recheck(team)
@@ -712,7 +719,7 @@ def test_query_count_does_not_grow_with_the_items(client, world):
         team = make_team(world, answers=answers, name=f"Final {n_items}", settle=False)
         for response in Response.objects.filter(run__experiment=team.experiment):
             if not FinalBucket.objects.filter(response=response).exists():
-                reconcile.final_bucket_set(
+                finals.final_bucket_set(
                     experiment=team.experiment,
                     response=response,
                     user=world.users["owner"],
@@ -750,9 +757,9 @@ def test_second_scheme_moves_the_index(client, world):
     services.judgement_decide(
         assignment=b, responses=[response("Beta", 1)], bucket=Bucket.INCORRECT
     )
-    reconcile.reconciliation_start(experiment=built.experiment, user=world.users["owner"])
+    reconcile_services.reconciliation_start(experiment=built.experiment, user=world.users["owner"])
     for label, position in (("Alpha", 3), ("Beta", 1)):
-        reconcile.final_bucket_set(
+        finals.final_bucket_set(
             experiment=built.experiment,
             response=response(label, position),
             user=world.users["owner"],

@@ -6,7 +6,7 @@ from fractions import Fraction
 import pytest
 from django.urls import reverse
 
-from scoring import agreement, reconcile, services
+from scoring import agreement, agreement_report, reconcile_services, services
 from tests.probe import factories
 from tests.scoring.factories import judge, responses_in_order
 
@@ -67,7 +67,7 @@ def test_two_scorers_match_the_functions_and_the_hand_computation(client, world,
     experiment, units, score = scored_by
     score("scorer", SCORER_A)
     score("editor", SCORER_B)
-    report = reconcile.agreement_report(experiment)
+    report = agreement_report.agreement_report(experiment)
     overall = report.overall
     assert overall.units == 12 and report.left_out == 3 and overall.raters == 2
     assert close(overall.percent, TWO["percent"])
@@ -106,7 +106,7 @@ def test_two_scorers_match_the_functions_and_the_hand_computation(client, world,
     url = reverse("scoring:agreement", kwargs={"experiment_pk": experiment.pk})
     closed = client.get(url).content.decode()
     assert "0.561" not in closed and "Begin reconciliation" in closed
-    reconcile.reconciliation_start(experiment=experiment, user=world.users["owner"])
+    reconcile_services.reconciliation_start(experiment=experiment, user=world.users["owner"])
     body = client.get(url).content.decode()
     assert "75.0 %" in body and "0.561" in body and "0.579" in body
     assert "Confidently wrong" in body and "Hedged wrong" in body
@@ -117,7 +117,7 @@ def test_three_scorers_fleiss_and_alpha_by_hand(world, scored_by):
     score("scorer", SCORER_A)
     score("editor", SCORER_B)
     score("owner", SCORER_C)
-    report = reconcile.agreement_report(experiment)
+    report = agreement_report.agreement_report(experiment)
     overall = report.overall
     assert overall.raters == 3 and overall.cohen_kappa is None
     assert close(overall.percent, THREE["percent"])
@@ -139,16 +139,16 @@ def test_three_scorers_fleiss_and_alpha_by_hand(world, scored_by):
 def test_agreement_waits_for_two_finished_scorers(world, scored_by):
     experiment, units, score = scored_by
     score("scorer", SCORER_A)
-    assert reconcile.agreement_report(experiment) is None
+    assert agreement_report.agreement_report(experiment) is None
     partial = services.assignment_start(experiment=experiment, user=world.users["editor"])
     judge(partial, dict(zip(units[:5], SCORER_B[:5], strict=True)))
-    assert reconcile.agreement_report(experiment) is None
+    assert agreement_report.agreement_report(experiment) is None
 
 
 def test_ac1_counts_every_bucket_of_the_scheme(world):
     """Gwet's chance agreement depends on how many buckets there were to choose from: two
     scorers who used only Correct and Hedged wrong still chose among the scheme's four."""
-    from scoring import reconcile, services
+    from scoring import services
     from scoring.agreement_chance import gwet_ac1
     from scoring.models import Bucket
     from tests.review.conftest import build_experiment
@@ -174,7 +174,7 @@ def test_ac1_counts_every_bucket_of_the_scheme(world):
             zip(responses, ["correct", "hedged_wrong", "hedged_wrong", "hedged_wrong"], strict=True)
         ),
     )
-    report = reconcile.agreement_report(experiment)
+    report = agreement_report.agreement_report(experiment)
     ratings = [
         ["correct", "correct"],
         ["hedged_wrong", "hedged_wrong"],

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from scoring import reconcile
+from scoring import agreement_report, reconcile
 from scoring.models import FinalBucket, Judgement, KeyDecision
 from tests.conftest import scored_experiment
 from tests.probe import factories
@@ -141,7 +141,7 @@ def test_two_scorers_disagree_and_an_editor_reconciles(live_server, page, world)
 
     # The agreement page: 6 of 9 agree; Cohen's kappa (54/81 - 37/81) / (44/81) = 17/44.
     page.goto(f"{live_server.url}/experiments/{experiment.pk}/agreement/")
-    report = reconcile.agreement_report(experiment)
+    report = agreement_report.agreement_report(experiment)
     assert report.overall.cohen_kappa == pytest.approx(17 / 44)
     overall = page.locator("tr.overall")
     expect(overall).to_contain_text("66.7 %")

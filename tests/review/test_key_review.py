@@ -5,7 +5,7 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from probe.models import ExperimentItem, KeyEntry, KeyEntryRevision, Response
-from scoring import reconcile, review, selectors, services
+from scoring import reconcile, reconcile_services, review, review_services, selectors, services
 from scoring.models import Bucket, Judgement, KeyDecision, KeyDispute
 from tests.conftest import scored_experiment
 from tests.probe import factories
@@ -64,7 +64,7 @@ def test_the_same_wrong_answer_from_two_configurations_is_a_suspect_not_from_two
     # Item 3: "rome" matches the key "Rome" once normalised; UNKNOWN is no answer.
     assert entry_for(experiment, owner, 3) is None
     # Once amended to "Bonn", the key in force agrees with them: the suspect is gone.
-    review.key_decision_create(
+    review_services.key_decision_create(
         item=item2.item,
         user=owner,
         outcome="amended",
@@ -153,7 +153,7 @@ def test_amending_requeues_exactly_the_judgements_of_that_item(world, two_scorer
         .values_list("pk", flat=True)
     )
     assert len(expected) == 2  # "3.9" by each scorer; the UNKNOWN presets do not count
-    decision = review.key_decision_create(
+    decision = review_services.key_decision_create(
         item=item3,
         user=world.users["owner"],
         outcome="amended",
@@ -213,7 +213,7 @@ def test_confirming_the_same_bucket_clears_the_recheck(world, two_scorers):
 def test_confirming_or_dropping_requeues_nothing(world, two_scorers):
     item = world.scored.items.get(position=1)
     for outcome in ("confirmed", "ambiguous"):
-        decision = review.key_decision_create(
+        decision = review_services.key_decision_create(
             item=item, user=world.users["owner"], outcome=outcome, source="RFC 6585"
         )
         assert decision.rechecked == 0
@@ -225,16 +225,16 @@ def test_decisions_are_checked_before_anything_changes(world, two_scorers):
     item = world.scored.items.get(position=1)
     owner = world.users["owner"]
     with pytest.raises(ValidationError) as error:
-        review.key_decision_create(
+        review_services.key_decision_create(
             item=item, user=owner, outcome="amended", source="", new_answer=""
         )
     assert {"source", "new_answer"} <= set(error.value.error_dict)
     with pytest.raises(ValidationError):
-        review.key_decision_create(
+        review_services.key_decision_create(
             item=item, user=owner, outcome="amended", source="x", new_answer="key 1"
         )
     with pytest.raises(ValidationError):  # nothing to carry back to: the snapshot has no bank item
-        review.key_decision_create(
+        review_services.key_decision_create(
             item=item,
             user=owner,
             outcome="amended",
@@ -244,7 +244,9 @@ def test_decisions_are_checked_before_anything_changes(world, two_scorers):
         )
     sealed = world.experiment.items.get(position=1)
     with pytest.raises(ValidationError):
-        review.key_decision_create(item=sealed, user=owner, outcome="confirmed", source="x")
+        review_services.key_decision_create(
+            item=sealed, user=owner, outcome="confirmed", source="x"
+        )
     assert (
         not KeyDecision.objects.exists()
         and not Judgement.objects.filter(needs_recheck=True).exists()
@@ -290,7 +292,7 @@ def test_an_amendment_carried_to_the_bank_writes_a_revision(client, world):
 def test_an_amendment_not_carried_leaves_the_bank_alone(world):
     item = world.scored.items.get(position=2)
     ExperimentItem.objects.filter(pk=item.pk).update(source_item=world.items[1])
-    decision = review.key_decision_create(
+    decision = review_services.key_decision_create(
         item=item,
         user=world.users["owner"],
         outcome="amended",
@@ -353,10 +355,10 @@ def test_an_ambiguous_item_is_dropped_from_final_bucket_rows(world, two_scorers)
     for response in Response.objects.filter(run__experiment=world.scored):
         if not response.abstained:
             services.judgement_decide(assignment=b, responses=[response], bucket=Bucket.CORRECT)
-    reconcile.reconciliation_start(experiment=world.scored, user=world.users["owner"])
+    reconcile_services.reconciliation_start(experiment=world.scored, user=world.users["owner"])
     assert reconcile.final_bucket_rows(world.scored).count() == 6
     item1 = world.scored.items.get(position=1)
-    review.key_decision_create(
+    review_services.key_decision_create(
         item=item1, user=world.users["owner"], outcome="ambiguous", source="two readings"
     )
     rows = reconcile.final_bucket_rows(world.scored)
@@ -365,7 +367,7 @@ def test_an_ambiguous_item_is_dropped_from_final_bucket_rows(world, two_scorers)
     assert not reconcile.scorer_bucket_rows(a).filter(response__item=item1).exists()
     assert reconcile.scorer_bucket_rows(a).count() == 4
     # A later decision brings it back.
-    review.key_decision_create(
+    review_services.key_decision_create(
         item=item1, user=world.users["owner"], outcome="confirmed", source="settled"
     )
     assert reconcile.final_bucket_rows(world.scored).count() == 6
@@ -412,7 +414,7 @@ def test_an_editor_who_scores_sees_only_their_own_suspects_before_reconciliation
 
 def test_bank_level_amendment_and_ambiguity(world):
     editor = world.users["editor"]
-    entry = review.bank_key_decide(
+    entry = review_services.bank_key_decide(
         item=world.items[1],
         user=editor,
         outcome="amended",
@@ -426,13 +428,13 @@ def test_bank_level_amendment_and_ambiguity(world):
     revision = KeyEntryRevision.objects.get(item=world.items[1])
     assert revision.answer == "Retry-After (keyed)" and revision.changed_by == editor
     assert "drop the suffix" in revision.reason
-    review.bank_key_decide(
+    review_services.bank_key_decide(
         item=world.items[0], user=editor, outcome="ambiguous", source="RFC 6585", note="two codes"
     )
     world.items[0].refresh_from_db()
     entry = KeyEntry.objects.get(item=world.items[0])
     assert world.items[0].retired and entry.flagged and "two codes" in entry.flag_note
     with pytest.raises(ValidationError):
-        review.bank_key_decide(
+        review_services.bank_key_decide(
             item=world.items[2], user=editor, outcome="confirmed", source="x"
         )  # no key entry

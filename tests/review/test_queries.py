@@ -4,7 +4,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from scoring import reconcile, services
+from scoring import reconcile_services, services
 from scoring.models import Bucket
 from tests.probe import factories
 from tests.scoring.factories import judge_everything
@@ -25,7 +25,7 @@ def _experiment(world, n_sheets):
     b = services.assignment_start(experiment=experiment, user=world.users["editor"])
     judge_everything(a, Bucket.CONFIDENT_WRONG)
     judge_everything(b, Bucket.CORRECT)
-    reconcile.reconciliation_start(experiment=experiment, user=world.users["owner"])
+    reconcile_services.reconciliation_start(experiment=experiment, user=world.users["owner"])
     return experiment
 
 

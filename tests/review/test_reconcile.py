@@ -5,7 +5,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import URLPattern, get_resolver, reverse
 
-from scoring import reconcile, services
+from scoring import finals, reconcile, reconcile_services, services
 from scoring.models import Assignment, Bucket, FinalBucket, Judgement, Reconciliation
 from tests.scoring.factories import judge, judge_everything, key_decision, responses_in_order
 from tests.scoring.test_blinding import secrets_of
@@ -141,9 +141,9 @@ def test_a_lead_who_is_still_scoring_sees_nothing(client, world, finished):
     third = services.assignment_start(experiment=world.scored, user=world.users["owner"])
     client.force_login(world.users["owner"])
     with pytest.raises(ValidationError, match="judge every response"):
-        reconcile.reconciliation_start(experiment=world.scored, user=world.users["owner"])
+        reconcile_services.reconciliation_start(experiment=world.scored, user=world.users["owner"])
     # Begun by the editor (a finished scorer): still closed to the owner until they finish.
-    reconcile.reconciliation_start(experiment=world.scored, user=world.users["editor"])
+    reconcile_services.reconciliation_start(experiment=world.scored, user=world.users["editor"])
     for name in ("agreement", "reconcile"):
         body = client.get(
             reverse(f"scoring:{name}", kwargs={"experiment_pk": world.scored.pk})
@@ -161,11 +161,11 @@ def test_reconciliation_needs_two_finished_scorers(world):
     a = services.assignment_start(experiment=world.scored, user=world.users["scorer"])
     judge_everything(a)
     with pytest.raises(ValidationError, match="two scorers"):
-        reconcile.reconciliation_start(experiment=world.scored, user=world.users["owner"])
+        reconcile_services.reconciliation_start(experiment=world.scored, user=world.users["owner"])
     b = services.assignment_start(experiment=world.scored, user=world.users["editor"])
     judge(b, {responses(world, 1)[0]: Bucket.CORRECT})
     with pytest.raises(ValidationError, match="two scorers"):
-        reconcile.reconciliation_start(experiment=world.scored, user=world.users["owner"])
+        reconcile_services.reconciliation_start(experiment=world.scored, user=world.users["owner"])
     assert not Reconciliation.objects.exists()
 
 
@@ -187,12 +187,12 @@ def test_unanimous_responses_are_final_without_a_step(client, world, finished):
     assert (summary.total, summary.unanimous, summary.disagreements, summary.open) == (6, 4, 2, 2)
     assert [i.position for i in summary.items] == [2, 3] and not summary.complete
     with pytest.raises(ValidationError, match="already begun"):
-        reconcile.reconciliation_start(experiment=world.scored, user=world.users["owner"])
+        reconcile_services.reconciliation_start(experiment=world.scored, user=world.users["owner"])
 
 
 def test_the_lead_settles_a_disagreement_with_a_note(client, world, finished):
     a, b = finished
-    reconcile.reconciliation_start(experiment=world.scored, user=world.users["owner"])
+    reconcile_services.reconciliation_start(experiment=world.scored, user=world.users["owner"])
     client.force_login(world.users["owner"])
     url = reverse(
         "scoring:reconcile_item", kwargs={"experiment_pk": world.scored.pk, "position": 2}
@@ -242,7 +242,7 @@ def test_the_lead_settles_a_disagreement_with_a_note(client, world, finished):
 def test_scorer_names_are_hidden_when_the_team_says_so(client, world, finished):
     world.team.show_scorer_names = False
     world.team.save()
-    reconcile.reconciliation_start(experiment=world.scored, user=world.users["owner"])
+    reconcile_services.reconciliation_start(experiment=world.scored, user=world.users["owner"])
     assert not Reconciliation.objects.get().name_scorers
     client.force_login(world.users["owner"])
     for url in (
@@ -256,12 +256,12 @@ def test_scorer_names_are_hidden_when_the_team_says_so(client, world, finished):
 
 def test_final_buckets_follow_a_scorers_later_change(client, world, finished):
     a, b = finished
-    reconcile.reconciliation_start(experiment=world.scored, user=world.users["owner"])
+    reconcile_services.reconciliation_start(experiment=world.scored, user=world.users["owner"])
     agreed = responses(world, 1, "429")
     assert FinalBucket.objects.filter(response__in=agreed, unanimous=True).count() == 2
     # A changes their mind on "429": no longer unanimous, back among the disagreements.
     judge(a, {agreed[0]: Bucket.HEDGED_WRONG})
-    reconcile.final_buckets_sync(experiment=world.scored)
+    finals.final_buckets_sync(experiment=world.scored)
     assert not FinalBucket.objects.filter(response=agreed[0]).exists()
     # B comes round on "3.9": now unanimous, final without a step.
     judge(b, {responses(world, 3, "3.9")[0]: Bucket.CORRECT})
@@ -282,11 +282,11 @@ def test_final_buckets_follow_a_scorers_later_change(client, world, finished):
     assert summary.awaiting == 2
     # A lead's decision is never overwritten by the sync.
     target = responses(world, 2, "Retry-Later")[0]
-    reconcile.final_bucket_set(
+    finals.final_bucket_set(
         experiment=world.scored, response=target, user=world.users["owner"], bucket=CW, note="n"
     )
     judge(b, {target: Bucket.CORRECT})
-    reconcile.final_buckets_sync(experiment=world.scored)
+    finals.final_buckets_sync(experiment=world.scored)
     final = FinalBucket.objects.get(response=target)
     assert final.bucket == CW and not final.unanimous
 
@@ -294,7 +294,7 @@ def test_final_buckets_follow_a_scorers_later_change(client, world, finished):
 def test_scorer_bucket_rows_and_final_bucket_rows_have_the_report_shape(world, finished):
     a, b = finished
     assert reconcile.final_bucket_rows(world.scored).count() == 0  # nothing before reconciliation
-    reconcile.reconciliation_start(experiment=world.scored, user=world.users["owner"])
+    reconcile_services.reconciliation_start(experiment=world.scored, user=world.users["owner"])
     for rows in (reconcile.final_bucket_rows(world.scored), reconcile.scorer_bucket_rows(a)):
         row = rows.first()
         assert row.response.run.experiment_id == world.scored.pk and row.bucket

@@ -7,7 +7,13 @@ import re
 from django.urls import reverse
 
 from probe.models import ExperimentItem, Response
-from scoring import reconcile, review, selectors, services
+from scoring import (
+    keys,
+    reconcile_page,
+    reconcile_services,
+    review,
+    services,
+)
 from scoring.models import Bucket, FinalBucket
 from tests.probe import factories
 from tests.scoring.factories import key_decision
@@ -133,12 +139,12 @@ def test_identical_disagreements_are_one_decision(client, world):
         for r in Response.objects.filter(run__experiment=world.scored, abstained=False):
             chosen = bucket if r.answer == "429" else Bucket.CORRECT
             services.judgement_decide(assignment=assignment, responses=[r], bucket=chosen)
-    reconcile.reconciliation_start(experiment=world.scored, user=world.users["owner"])
+    reconcile_services.reconciliation_start(experiment=world.scored, user=world.users["owner"])
     client.force_login(world.users["owner"])
     url = reverse(
         "scoring:reconcile_item", kwargs={"experiment_pk": world.scored.pk, "position": 1}
     )
-    data = reconcile.reconcile_item(world.scored, 1, user=world.users["owner"])
+    data = reconcile_page.reconcile_item(world.scored, 1, user=world.users["owner"])
     assert len(data.rows) == 1 and data.rows[0].size == 2  # "429" twice, Correct vs Hedged
     body = client.get(url, **HX).content.decode()
     assert "×2" in body
@@ -150,4 +156,4 @@ def test_identical_disagreements_are_one_decision(client, world):
         response__answer="429", response__run__experiment=world.scored
     )
     assert finals.count() == 2 and {f.bucket for f in finals} == {Bucket.CORRECT}
-    assert selectors.key_in_force(world.scored.items.get(position=1)).answer == "key 1"
+    assert keys.key_in_force(world.scored.items.get(position=1)).answer == "key 1"

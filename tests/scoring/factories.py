@@ -5,7 +5,7 @@ The experiments they work on come from tests/builders.py (or the world's ``score
 """
 
 from probe.models import Response
-from scoring import review, services
+from scoring import review_services, services
 from scoring.models import Assignment, Bucket
 
 
@@ -73,7 +73,7 @@ def score_all(experiment, user, *, reveal: bool = True) -> Assignment:
 
 def key_decision(experiment, position: int, user, *, outcome="amended", source="the manual", **kw):
     """A key decision on the experiment's item at this position (new_answer=, note=, ...)."""
-    return review.key_decision_create(
+    return review_services.key_decision_create(
         item=experiment.items.get(position=position),
         user=user,
         outcome=outcome,

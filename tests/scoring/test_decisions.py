@@ -9,7 +9,7 @@ from django.db import connection
 from django.urls import reverse
 
 from probe.models import Experiment, Response
-from scoring import selectors, services
+from scoring import reconcile_services, selectors, services
 from scoring.models import Bucket, Judgement, JudgementChange
 from tests.conftest import scored_experiment
 from tests.probe import factories
@@ -221,7 +221,6 @@ def test_the_option_is_chosen_when_the_experiment_is_created(client, world):
 
 
 def test_a_note_on_a_judgement_is_for_the_lead_only(client, world):
-    from scoring import reconcile
 
     assignment = start(client, world, world.scored)
     tokens = tokens_of(assignment, 1, "429")
@@ -257,7 +256,7 @@ def test_a_note_on_a_judgement_is_for_the_lead_only(client, world):
         responses=list(Response.objects.filter(item__experiment=world.scored, answer="429")),
         bucket=Bucket.HEDGED_WRONG,
     )
-    reconcile.reconciliation_start(experiment=world.scored, user=world.users["owner"])
+    reconcile_services.reconciliation_start(experiment=world.scored, user=world.users["owner"])
     client.force_login(world.users["owner"])
     page = client.get(
         reverse("scoring:reconcile_item", kwargs={"experiment_pk": world.scored.pk, "position": 1})

@@ -6,7 +6,7 @@ import io
 from django.urls import reverse
 
 from probe.models import ExperimentItem, KeyEntry, Response
-from scoring import review, selectors, services
+from scoring import keys, review_services, selectors, services
 from scoring.models import Judgement, KeyDecision
 from tests.scoring.factories import judge_everything, key_decision
 
@@ -22,18 +22,18 @@ def item_page(client, assignment, position, htmx=False) -> str:
 
 def test_the_selector_reads_the_snapshot_then_the_decisions(world):
     item = world.scored.items.get(position=1)
-    key = selectors.key_in_force(item)
+    key = keys.key_in_force(item)
     assert (key.answer, key.amended, key.decision) == ("key 1", False, None)
-    first = review.key_decision_create(
+    first = review_services.key_decision_create(
         item=item, user=world.users["owner"], outcome="amended", source="RFC 6585", new_answer="429"
     )
-    review.key_decision_create(
+    review_services.key_decision_create(
         item=item, user=world.users["editor"], outcome="confirmed", source="RFC 9110"
     )
-    key = selectors.key_in_force(item)
+    key = keys.key_in_force(item)
     assert (key.answer, key.snapshot, key.was, key.amended) == ("429", "key 1", "key 1", True)
     assert key.amendment == first and key.decision.source == "RFC 9110"
-    assert selectors.keys_in_force(world.scored)[item.pk] == key
+    assert keys.keys_in_force(world.scored)[item.pk] == key
 
 
 def test_an_amended_key_is_what_the_scoring_page_and_the_recheck_show(client, world):
@@ -104,7 +104,7 @@ def test_a_confirmed_flag_shows_as_confirmed_with_its_source(client, world):
     assignment = services.assignment_start(experiment=world.scored, user=world.users["scorer"])
     body = item_page(client, assignment, 2)
     assert 'class="flag-warning"' in body and "Check RFC 9110" in body
-    review.key_decision_create(
+    review_services.key_decision_create(
         item=item, user=world.users["owner"], outcome="confirmed", source="RFC 9110 §10.2.3"
     )
     for htmx in (False, True):
@@ -125,7 +125,7 @@ def test_carrying_a_confirmation_to_the_bank_clears_or_keeps_its_flag(world):
     item = world.scored.items.get(position=2)
     ExperimentItem.objects.filter(pk=item.pk).update(source_item=bank_item, key_flagged=True)
     item.refresh_from_db()
-    kept = review.key_decision_create(
+    kept = review_services.key_decision_create(
         item=item,
         user=world.users["owner"],
         outcome="confirmed",
@@ -136,7 +136,7 @@ def test_carrying_a_confirmation_to_the_bank_clears_or_keeps_its_flag(world):
     entry = KeyEntry.objects.get(item=bank_item)
     assert kept.carried_to_bank and not kept.bank_flag_cleared
     assert entry.flagged and "RFC 9110 §10.2.3" in entry.sources
-    cleared = review.key_decision_create(
+    cleared = review_services.key_decision_create(
         item=item,
         user=world.users["owner"],
         outcome="confirmed",

@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from probe.models import Experiment
 from scoring import exports
+from scoring.export_format import csv_text
 from scoring.models import Assignment
 from scoring.report import judgement_source, parse_weight, report_build
 
@@ -81,7 +82,7 @@ class Command(BaseCommand):
             if format == "csv":
                 rows = (row for report in reports for row in exports.figure_rows(report))
                 columns = exports.figure_columns(reports[0]) if reports else exports.FIGURE_COLUMNS
-                text = exports.csv_text(rows, columns)
+                text = csv_text(rows, columns)
             else:
                 # --scorer: that scorer's report, one object; otherwise a list, one per scorer.
                 text = exports.figures_json(reports[0] if scorer else reports)
