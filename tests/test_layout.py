@@ -1,0 +1,196 @@
+"""The shape of the code, checked on every run so that it stays as docs/design.md describes it.
+
+- every product module stays under 500 lines (migrations excepted);
+- the product packages import each other without a cycle;
+- no import is hidden inside a function to dodge one (AppConfig.ready, where Django wants the
+  import late, is the one exception);
+- no module takes another module's private (underscore) name;
+- nothing in the repository points at a file outside it.
+
+Function complexity is bounded by ruff (C901 at 15, see pyproject.toml), which CI runs.
+"""
+
+import ast
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("config", "probe", "scoring", "adapters", "api")
+MAX_LINES = 500
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if "migrations" in path.parts:
+                continue
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found[".".join(parts)] = path
+    return found
+
+
+MODULES = _modules()
+
+
+class _Imports(ast.NodeVisitor):
+    """The product imports of one module, split into module-level and late ones."""
+
+    def __init__(self, name: str, path: Path):
+        self.name = name
+        self.is_package = path.name == "__init__.py"
+        self.top: list[tuple[str, list[str]]] = []
+        self.late: list[tuple[int, str]] = []
+        self._functions: list[str] = []
+        self._classes: list[ast.ClassDef] = []
+
+    def _absolute(self, node: ast.ImportFrom) -> str:
+        if not node.level:
+            return node.module or ""
+        base = self.name.split(".")
+        keep = len(base) - node.level + (1 if self.is_package else 0)
+        return ".".join(base[:keep] + ([node.module] if node.module else []))
+
+    def _record(self, node, targets: list[tuple[str, list[str]]]) -> None:
+        ours = [(module, names) for module, names in targets if module.split(".")[0] in PACKAGES]
+        if not ours:
+            return
+        if self._functions:
+            if self._functions[-1] == "ready" and self._in_app_config():
+                return
+            for module, _names in ours:
+                self.late.append((node.lineno, module))
+        else:
+            self.top.extend(ours)
+
+    def _in_app_config(self) -> bool:
+        return any(
+            any(getattr(base, "id", getattr(base, "attr", "")) == "AppConfig" for base in cls.bases)
+            for cls in self._classes
+        )
+
+    def visit_Import(self, node: ast.Import) -> None:
+        self._record(node, [(alias.name, []) for alias in node.names])
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        self._record(node, [(self._absolute(node), [alias.name for alias in node.names])])
+
+    def visit_FunctionDef(self, node) -> None:
+        self._functions.append(node.name)
+        self.generic_visit(node)
+        self._functions.pop()
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self._classes.append(node)
+        self.generic_visit(node)
+        self._classes.pop()
+
+
+def _imports() -> dict[str, _Imports]:
+    result = {}
+    for name, path in MODULES.items():
+        visitor = _Imports(name, path)
+        visitor.visit(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
+        result[name] = visitor
+    return result
+
+
+IMPORTS = _imports()
+
+
+def _target(module: str, name: str | None = None) -> str | None:
+    """The product module an import loads (a name may itself be a submodule)."""
+    if name and f"{module}.{name}" in MODULES:
+        return f"{module}.{name}"
+    while module and module not in MODULES:
+        module = module.rpartition(".")[0]
+    return module or None
+
+
+def test_no_product_module_is_over_the_line_limit():
+    long = {
+        str(path.relative_to(ROOT)): count
+        for path in MODULES.values()
+        if (count := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert long == {}, f"modules over {MAX_LINES} lines: {long}"
+
+
+def test_the_product_packages_import_without_a_cycle():
+    edges: dict[str, set[str]] = {name: set() for name in MODULES}
+    for name, found in IMPORTS.items():
+        for module, names in found.top:
+            for target in {_target(module, n) for n in names} or {_target(module)}:
+                if target and target != name:
+                    edges[name].add(target)
+    # Tarjan's strongly connected components: any component of two or more is a cycle.
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(edges[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    assert cycles == []
+
+
+def test_no_import_is_hidden_inside_a_function():
+    late = {
+        f"{name}:{line}": module for name, found in IMPORTS.items() for line, module in found.late
+    }
+    assert late == {}
+
+
+def test_no_module_takes_another_modules_private_names():
+    taken = sorted(
+        f"{name} takes {module}.{imported}"
+        for name, found in IMPORTS.items()
+        for module, names in found.top
+        for imported in names
+        if imported.startswith("_") and not imported.startswith("__")
+    )
+    assert taken == []
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [r"\.\./shared", r"DESIGN\.md", r"PROVIDERS\.md", r"HOUSE_STYLE", r"/work/", r"/tmp/bash_jobs"],
+)
+def test_nothing_points_outside_the_repository(pattern):
+    here = Path(__file__).relative_to(ROOT).as_posix()
+    found = subprocess.run(
+        ["git", "grep", "-n", "-I", "-E", pattern, "--", ".", f":!{here}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert found.stdout == ""
