@@ -40,20 +40,7 @@ def store_from_attempt(run: Run, items, attempt: Attempt, *, replace: bool = Fal
     if run.status == Run.Status.CLOSED:
         return 0  # closed runs are final: scoring may have opened without them
     pairs, _sheet_issues = parse_attempt(attempt, items, run.experiment.mode)
-    rows = [
-        Response(
-            run=run,
-            item=item,
-            attempt=attempt,
-            answer=parsed.answer,
-            confidence=parsed.confidence or "",
-            abstained=parsed.abstained,
-            hedged=parsed.hedged,
-            issues=list(parsed.issues),
-            parser_version=sheetparser.PARSER_VERSION,
-        )
-        for item, parsed in pairs
-    ]
+    rows = [response_row(run, item, attempt, parsed) for item, parsed in pairs]
     if replace:
         Response.objects.bulk_create(
             rows,
