@@ -17,9 +17,10 @@ from django.db import connections
 from django.db.models import Case, F, IntegerField, Value, When
 from django.db.models.functions import Coalesce, Trim, Upper
 
-from . import stats
+from . import stats, stats_pairs
 from .report_definitions import definition_values, definitions, figures_from_sums
-from .stats import Interval, PairTest, RiskCoveragePoint
+from .stats import Interval, RiskCoveragePoint
+from .stats_pairs import PairTest
 
 # The sweep chart draws this many configurations (the best at the report's w); the export has all.
 SWEEP_LINES = 8
@@ -274,7 +275,7 @@ def report_intervals(source, report) -> None:
         if configs and min_repeats
         else np.zeros((0, len(configs)))
     )
-    tests = stats.pair_tests(
+    tests = stats_pairs.pair_tests(
         [c.key for c in configs],
         estimates,
         np.column_stack(samples) if samples else np.zeros((weights.shape[0], 0)),
