@@ -318,20 +318,68 @@ def row_bounds(
 ) -> np.ndarray:
     """row_intervals as a (k, 2) float array of (low, high).
 
-    Each row is sorted rather than partitioned at the four order statistics the interpolation
-    reads: the same values, and numpy's vectorised sort of a float32 row of 2,000 takes about
-    two thirds of the time of a partition at four places."""
+    The interpolation reads four order statistics of each row, two in each tail. They are the
+    same values however they are found: here from the few values beyond a threshold taken in
+    a sample of the row (sorting a hundred values instead of 2,000), or, for a row where the
+    threshold leaves too few or too many values or that holds a NaN, by sorting the whole row
+    (in place with ``in_place``)."""
     count = rows.shape[1]
     tail = (1 - level) / 2
     position = np.array([tail, 1 - tail]) * (count - 1)
     below = np.floor(position).astype(int)
     above = np.minimum(below + 1, count - 1)
-    if in_place:
-        rows.sort(axis=1)
-        ordered = rows
-    else:
-        ordered = np.sort(rows, axis=1)
-    return ordered[:, below] + (ordered[:, above] - ordered[:, below]) * (position - below)
+    ordered = np.empty(
+        (rows.shape[0], 4), dtype=rows.dtype
+    )  # below[0], above[0], below[1], above[1]
+    rest = np.arange(rows.shape[0])
+    if count >= _SAMPLE * 2 and rows.shape[0] and np.issubdtype(rows.dtype, np.floating):
+        rest = _tails(rows, below, above, ordered)
+    if rest.size:
+        if in_place and rest.size == rows.shape[0]:
+            rows.sort(axis=1)
+            whole = rows
+        else:
+            whole = np.sort(rows[rest], axis=1)
+        ordered[rest] = whole[:, [below[0], above[0], below[1], above[1]]]
+    low, high = ordered[:, [0, 2]], ordered[:, [1, 3]]
+    return low + (high - low) * (position - below)
+
+
+_SAMPLE = 256  # values of a row sorted to set its thresholds
+
+
+def _tails(rows: np.ndarray, below: np.ndarray, above: np.ndarray, ordered: np.ndarray):
+    """Fill ``ordered`` with the four order statistics of each row that its thresholds serve;
+    return the indices of the rows left to sort whole."""
+    count = rows.shape[1]
+    need_low, need_high = int(above[0]) + 1, count - int(below[1])  # values in each tail
+    cap = 4 * max(need_low, need_high) + 64  # a tail wider than this is sorted whole
+    # Thresholds from the first _SAMPLE resamples of each row (resamples are independent
+    # draws), at twice the tail's share: about twice the values the tail needs fall beyond.
+    sample = np.sort(rows[:, :_SAMPLE], axis=1)
+    pick = max(1, round(2 * need_low * _SAMPLE / count))
+    low_t = sample[:, pick]
+    high_t = sample[:, _SAMPLE - 1 - max(1, round(2 * need_high * _SAMPLE / count))]
+    done = ~np.isnan(rows.max(axis=1))  # a NaN sorts last, and max keeps it: sort whole
+    for side, need in ((0, need_low), (1, need_high)):
+        beyond = rows < low_t[:, None] if side == 0 else rows > high_t[:, None]
+        found = np.count_nonzero(beyond, axis=1)
+        done &= (found >= need) & (found <= cap)
+        beyond[~done] = False
+        keep = np.flatnonzero(done)
+        found = found[keep]
+        values = np.compress(beyond.ravel(), rows.ravel())  # row by row, in order
+        r = np.repeat(np.arange(keep.size), found)
+        starts = np.cumsum(found) - found
+        tails = np.full((keep.size, cap), np.inf, dtype=rows.dtype)
+        tails[r, np.arange(r.size) - starts[r]] = values if side == 0 else -values
+        tails.sort(axis=1)
+        if side == 0:
+            ordered[keep, 0], ordered[keep, 1] = tails[:, below[0]], tails[:, above[0]]
+        else:  # the largest first: position p from the top is count - 1 - p from the bottom
+            ordered[keep, 2] = -tails[:, count - 1 - below[1]]
+            ordered[keep, 3] = -tails[:, count - 1 - above[1]]
+    return np.flatnonzero(~done)
 
 
 # --------------------------------------------------------------------------------------------

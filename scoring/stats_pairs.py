@@ -19,8 +19,8 @@ from .stats import CONFIDENCE, Interval, holm_many, mcnemar_exact_many, row_boun
 
 __all__ = ["PairTest", "pair_intervals", "pair_tests"]
 
-# Gaps of this many pairs are resampled at once: 2,000 float32 resamples make 8 MB a slice.
-PAIRS_PER_SLICE = 1024
+# Gaps of this many pairs are ordered at once: 2,000 float32 resamples make 2 MB a slice.
+PAIRS_PER_SLICE = 256
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 from django import template
 from django.conf import settings
 from django.utils.formats import get_format, number_format
-from django.utils.html import format_html
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 
 from scoring.models import Bucket
@@ -76,7 +77,9 @@ def ci(interval, kind: str = "num") -> str:
         text = f"{low.replace('-', '−')} {_('to')} {high.replace('-', '−')}"
     else:
         text = f"{low}–{high}"
-    return format_html(' <span class="ci" title="{}">({}{})</span>', _("95 % interval"), text, unit)
+    # format_html's output, written directly: the report has thousands of these.
+    title = conditional_escape(_("95 % interval"))
+    return mark_safe(f' <span class="ci" title="{title}">({conditional_escape(text)}{unit})</span>')
 
 
 @register.filter

@@ -13,7 +13,15 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from scoring.stats import holm, holm_many, mcnemar_exact, mcnemar_exact_many
+from scoring.stats import (
+    Interval,
+    holm,
+    holm_many,
+    mcnemar_exact,
+    mcnemar_exact_many,
+    row_bounds,
+    row_intervals,
+)
 from scoring.stats_pairs import pair_tests
 
 
@@ -126,3 +134,28 @@ def test_pair_tests_equal_the_pairs_one_by_one():
         assert test.p_mcnemar_holm == pytest.approx(pmh, rel=1e-9, abs=1e-300)
         excludes_zero = test.interval.low > 0 or test.interval.high < 0
         assert test.separable == (excludes_zero and test.p_bootstrap_holm < 0.05)
+
+
+def test_row_bounds_equal_numpy_percentiles_on_awkward_rows():
+    """The tails found beyond a threshold give the same order statistics as sorting the row."""
+    rng = np.random.default_rng(12)
+    rows = rng.normal(size=(400, 2000)).astype(np.float32)
+    rows[:20] = 3.0  # constant: no value beyond either threshold
+    rows[20:40] = rng.exponential(size=(20, 2000)).astype(np.float32) ** 4  # one long tail
+    rows[40:60] = np.round(rows[40:60] * 2)  # many ties
+    rows[60:80, :300] = -50  # a sample whose threshold says little about the rest
+    rows[80, 7] = np.nan  # NaN sorts last, as in np.sort
+    rows[81, 1999] = np.inf
+    expected = np.percentile(rows.astype(np.float64), [2.5, 97.5], axis=1).T
+    finite = np.isfinite(rows).all(axis=1)  # np.percentile gives NaN for a row with one
+    for got in (row_bounds(rows), row_bounds(rows.copy(), in_place=True)):
+        assert np.allclose(got[finite], expected[finite], rtol=1e-6, atol=1e-6)
+    sorted_rows = np.sort(rows, axis=1)
+    tail = (1 - 0.95) / 2
+    position = np.array([tail, 1 - tail]) * 1999
+    below = np.floor(position).astype(int)
+    exact = sorted_rows[:, below] + (sorted_rows[:, below + 1] - sorted_rows[:, below]) * (
+        position - below
+    )
+    assert np.array_equal(row_bounds(rows), exact, equal_nan=True)
+    assert row_intervals(rows[:3]) == [Interval(low, high) for low, high in exact[:3].tolist()]
