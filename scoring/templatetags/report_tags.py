@@ -2,9 +2,12 @@
 
 from django import template
 from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 from django.utils.formats import get_format, number_format
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import mark_safe
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from scoring.models import Bucket
@@ -12,6 +15,25 @@ from scoring.models import Bucket
 register = template.Library()
 
 DASH = "–"
+
+# Per language: the decimal mark, the intervals' title (escaped) and "to". The report writes tens
+# of thousands of numbers, and each lookup of the locale costs as much as formatting one.
+_LOCALE: dict[str | None, tuple[str, str, str]] = {}
+
+
+def _locale() -> tuple[str, str, str]:
+    language = get_language()
+    found = _LOCALE.get(language)
+    if found is None:
+        found = (get_format("DECIMAL_SEPARATOR"), conditional_escape(_("95 % interval")), _("to"))
+        _LOCALE[language] = found
+    return found
+
+
+@receiver(setting_changed)
+def _locale_reset(**kwargs) -> None:
+    """Formats and translations follow the settings (tests override them): start afresh."""
+    _LOCALE.clear()
 
 
 def _number(value: float, decimals: int) -> str:
@@ -25,7 +47,7 @@ def _number(value: float, decimals: int) -> str:
     if value.is_integer():
         return str(int(value))
     text = f"{value:.{decimals}f}".rstrip("0")
-    mark = get_format("DECIMAL_SEPARATOR")
+    mark = _locale()[0]
     return text if mark == "." else text.replace(".", mark)
 
 
@@ -73,12 +95,12 @@ def ci(interval, kind: str = "num") -> str:
     else:
         low, high = num(interval.low, places or 2), num(interval.high, places or 2)
         unit = ""
+    _mark, title, to = _locale()
     if interval.low < 0:  # "-3–-1" reads badly: true minus signs and a spaced "to"
-        text = f"{low.replace('-', '−')} {_('to')} {high.replace('-', '−')}"
+        text = f"{low.replace('-', '−')} {to} {high.replace('-', '−')}"
     else:
         text = f"{low}–{high}"
     # format_html's output, written directly: the report has thousands of these.
-    title = conditional_escape(_("95 % interval"))
     return mark_safe(f' <span class="ci" title="{title}">({conditional_escape(text)}{unit})</span>')
 
 
