@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext, gettext_noop, ngettext
 
 from .models import Bucket
 from .templatetags.report_tags import num, pct
@@ -26,8 +26,9 @@ __all__ = [
     "net_rows",
 ]
 
-INTERVAL = "95 %% interval %(low)s to %(high)s"
-MEAN_INTERVAL = "mean %(mean)s, 95 %% interval %(low)s to %(high)s"
+# The templates' message ids (blocktranslate writes a literal % as %%).
+INTERVAL = gettext_noop("95 %% interval %(low)s to %(high)s")
+MEAN_INTERVAL = gettext_noop("mean %(mean)s, 95 %% interval %(low)s to %(high)s")
 
 
 def _v(value) -> str:
@@ -38,9 +39,9 @@ def _v(value) -> str:
     return str(value)
 
 
-def _words(message: str) -> str:
-    """``{% translate message %}``: translated and escaped."""
-    return conditional_escape(gettext(message))
+def _words(translated: str) -> str:
+    """``{% translate message %}``: translated, then escaped."""
+    return conditional_escape(translated)
 
 
 def _labels(buckets) -> dict[str, str]:
@@ -65,7 +66,7 @@ def _interval(low, high, decimals: int = 0) -> str:
 
 
 def bucket_desc(chart) -> SafeString:
-    simulated = _words("simulated")
+    simulated = _words(gettext("simulated"))
     labels = _labels({s.bucket for row in chart.rows for s in row.segments})
     parts = []
     for row in chart.rows:
@@ -79,7 +80,7 @@ def bucket_desc(chart) -> SafeString:
 
 
 def bucket_rows(chart) -> SafeString:
-    simulated = _words("simulated")
+    simulated = _words(gettext("simulated"))
     labels = _labels({s.bucket for row in chart.rows for s in row.segments})
     repeat_x, gutter, plot = _v(chart.repeat_x), _v(chart.gutter), _v(chart.plot)
     parts = []
@@ -118,8 +119,8 @@ def bucket_rows(chart) -> SafeString:
 
 
 def calibration_desc(chart) -> SafeString:
-    simulated, no_answers = _words("simulated"), _words("no answers")
-    one_level = _words("Every rated answer at one level.")
+    simulated, no_answers = _words(gettext("simulated")), _words(gettext("no answers"))
+    one_level = _words(gettext("Every rated answer at one level."))
     parts = []
     for g in chart.groups:
         parts.append(" " + _v(g.label))
@@ -144,8 +145,8 @@ def calibration_desc(chart) -> SafeString:
 
 
 def calibration_groups(chart) -> SafeString:
-    simulated, no_answers = _words("simulated"), _words("no answers")
-    one_level = _words("⚠ one level only")
+    simulated, no_answers = _words(gettext("simulated")), _words(gettext("no answers"))
+    one_level = _words(gettext("⚠ one level only"))
     level_x, gutter, plot = _v(chart.level_x), _v(chart.gutter), _v(chart.plot)
     parts = []
     for g in chart.groups:
@@ -192,7 +193,7 @@ def calibration_groups(chart) -> SafeString:
 
 
 def net_desc(chart) -> SafeString:
-    simulated = _words("simulated")
+    simulated = _words(gettext("simulated"))
     parts = []
     for row in chart.rows:
         parts.append(_v(row.label))
@@ -208,7 +209,7 @@ def net_desc(chart) -> SafeString:
 
 
 def net_rows(chart) -> SafeString:
-    simulated = _words("simulated")
+    simulated = _words(gettext("simulated"))
     label_x = _v(chart.label_x)
     parts = []
     for row in chart.rows:

@@ -16,16 +16,16 @@ register = template.Library()
 
 DASH = "–"
 
-# Per language: the decimal mark, the intervals' title (escaped) and "to". The report writes tens
-# of thousands of numbers, and each lookup of the locale costs as much as formatting one.
-_LOCALE: dict[str | None, tuple[str, str, str]] = {}
+# Per language: the decimal mark and the intervals' title (escaped). The report writes tens of
+# thousands of numbers, and each lookup of the locale costs as much as formatting one.
+_LOCALE: dict[str | None, tuple[str, str]] = {}
 
 
-def _locale() -> tuple[str, str, str]:
+def _locale() -> tuple[str, str]:
     language = get_language()
     found = _LOCALE.get(language)
     if found is None:
-        found = (get_format("DECIMAL_SEPARATOR"), conditional_escape(_("95 % interval")), _("to"))
+        found = (get_format("DECIMAL_SEPARATOR"), conditional_escape(_("95 % interval")))
         _LOCALE[language] = found
     return found
 
@@ -95,9 +95,9 @@ def ci(interval, kind: str = "num") -> str:
     else:
         low, high = num(interval.low, places or 2), num(interval.high, places or 2)
         unit = ""
-    _mark, title, to = _locale()
+    title = _locale()[1]
     if interval.low < 0:  # "-3–-1" reads badly: true minus signs and a spaced "to"
-        text = f"{low.replace('-', '−')} {to} {high.replace('-', '−')}"
+        text = f"{low.replace('-', '−')} {_('to')} {high.replace('-', '−')}"
     else:
         text = f"{low}–{high}"
     # format_html's output, written directly: the report has thousands of these.
