@@ -15,12 +15,85 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .stats import CONFIDENCE, Interval, holm_many, mcnemar_exact_many, row_bounds
+from .stats import CONFIDENCE, Interval, holm_many, mcnemar_exact, row_bounds
 
-__all__ = ["PairTest", "pair_intervals", "pair_tests"]
+__all__ = ["PairTest", "mcnemar_exact_many", "pair_intervals", "pair_tests"]
 
 # Gaps of this many pairs are ordered at once: 2,000 float32 resamples make 2 MB a slice.
 PAIRS_PER_SLICE = 256
+
+
+def mcnemar_exact_many(b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """mcnemar_exact of every (b[i], c[i]) at once, as a float array: the same values, bit for
+    bit, computed for thousands of tables in a few numpy operations.
+
+    mcnemar_exact sums P(X = j) from j = min(b, c) down, each term the one before times
+    j / (n - j + 1), and stops once a term no longer changes the sum. Here every table's terms
+    are one row of a running product and its sums one running sum (numpy's accumulate works left
+    to right, as the loop does), and each row is read where the loop stops. Going down, each
+    term is at most the first ratio times the one before, which bounds how many terms a table
+    can need before it stops: rows are only that long.
+    """
+    b, c = np.asarray(b), np.asarray(c)
+    if b.shape != c.shape:
+        raise ValueError("b and c must have the same shape")
+    for name, values in (("b", b), ("c", c)):
+        if values.size and (not np.issubdtype(values.dtype, np.integer) or values.min() < 0):
+            raise ValueError(f"{name} must hold non-negative ints")
+    shape = b.shape
+    b, c = b.astype(np.int64).ravel(), c.astype(np.int64).ravel()
+    n, k = b + c, np.minimum(b, c)
+    out = np.ones(n.shape, dtype=np.float64)
+    todo = np.flatnonzero((n > 0) & (2 * k != n))
+    if todo.size:
+        out[todo] = _binomial_tails(n[todo], k[todo])
+    return out.reshape(shape)
+
+
+_LOG_NEGLIGIBLE = math.log(1e-20)  # below the 1e-17 at which mcnemar_exact stops
+_TERMS_PER_SLICE = 1 << 20
+
+
+def _binomial_tails(n: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """min(1, 2 P(X <= k)) for X ~ Binomial(n, 1/2), 0 < 2k < n, as mcnemar_exact sums it."""
+    log_factorial = np.array([math.lgamma(m + 1) for m in range(int(n.max()) + 1)])
+    log_first = log_factorial[n] - log_factorial[k] - log_factorial[n - k] - n * math.log(2)
+    first = np.array([math.exp(x) for x in log_first.tolist()])  # math.exp, as mcnemar_exact
+    with np.errstate(divide="ignore"):
+        log_ratio = np.log(k / (n - k + 1))
+    need = np.where(k > 0, np.ceil(_LOG_NEGLIGIBLE / np.minimum(log_ratio, -1e-300)), 0)
+    width = (np.minimum(need, k) + 1).astype(np.int64)  # columns: the first term, then steps
+    total = np.empty(len(n))
+    # Tables by width, in slices of about a million terms (rows x the widest row).
+    order = np.argsort(width, kind="stable")
+    widths = width[order]
+    start = 0
+    while start < len(order):
+        cost = np.arange(1, len(order) - start + 1) * widths[start:]
+        stop = start + max(1, int(np.searchsorted(cost, _TERMS_PER_SLICE, "right")))
+        part = order[start:stop]
+        total[part] = _tail_rows(n[part], k[part], first[part], int(widths[stop - 1]))
+        start = stop
+    return np.minimum(1.0, 2 * total)
+
+
+def _tail_rows(n: np.ndarray, k: np.ndarray, first: np.ndarray, cols: int) -> np.ndarray:
+    if cols == 1:  # k = 0: the one term
+        return first
+    j = k[:, None] - np.arange(cols - 1)[None, :]  # j = k, k - 1, ... for the steps
+    steps = np.where(j > 0, j / (n[:, None] - j + 1), 0.0)
+    terms = np.multiply.accumulate(np.column_stack([first, steps]), axis=1)
+    sums = np.add.accumulate(terms, axis=1)
+    stopped = terms[:, 1:] < sums[:, 1:] * 1e-17
+    at = np.where(stopped.any(axis=1), stopped.argmax(axis=1) + 1, cols - 1)
+    total = sums[np.arange(len(n)), at]
+    # A first term that underflows to 0 makes every term 0, as in the loop, which never stops
+    # then either. A row that did not stop within its columns with terms left (never, by the
+    # bound on the terms): the loop itself.
+    left = ~stopped.any(axis=1) & (k > cols - 1) & (first > 0)
+    for r in np.flatnonzero(left).tolist():
+        total[r] = mcnemar_exact(int(n[r] - k[r]), int(k[r])) / 2
+    return total
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,10 @@ from scoring.stats import (
     holm,
     holm_many,
     mcnemar_exact,
-    mcnemar_exact_many,
     row_bounds,
     row_intervals,
 )
-from scoring.stats_pairs import pair_tests
+from scoring.stats_pairs import mcnemar_exact_many, pair_tests
 
 
 def reference_mcnemar(b: int, c: int) -> float:
