@@ -269,6 +269,25 @@ def _calibration(cells: dict[tuple[str | None, str], int], scheme: Scheme | str)
     return stats.calibration_from_cells(cells, as_scheme(scheme).abstain)
 
 
+def _compliance(experiment: Experiment, excluded) -> tuple[dict[int, Compliance], int]:
+    """Format compliance per run, and the responses counted (those of excluded items left out)."""
+    compliance_by_run: dict[int, Compliance] = defaultdict(Compliance)
+    responses = 0
+    compliance_responses = Response.objects.filter(run__experiment=experiment)
+    if excluded is not None:
+        compliance_responses = compliance_responses.exclude(item__in=excluded)
+    for row in compliance_responses.values("run_id", "issues").annotate(n=Count("pk")).order_by():
+        entry = compliance_by_run[row["run_id"]]
+        issues = row["issues"] or []
+        entry.responses += row["n"]
+        responses += row["n"]
+        if not issues:
+            entry.clean += row["n"]
+        for code in set(issues):
+            entry.issue_counts[code] += row["n"]
+    return compliance_by_run, responses
+
+
 def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
     """The whole report, in six queries whatever the size of the experiment (the sixth reads one
     row per bucket for the intervals: report_intervals), one more for each facet, topic or answer
@@ -327,20 +346,7 @@ def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
         scored += n
 
     # 4. Format compliance: responses grouped by run and by their (usually empty) issue list.
-    compliance_by_run: dict[int, Compliance] = defaultdict(Compliance)
-    responses = 0
-    compliance_responses = Response.objects.filter(run__experiment=experiment)
-    if excluded is not None:
-        compliance_responses = compliance_responses.exclude(item__in=excluded)
-    for row in compliance_responses.values("run_id", "issues").annotate(n=Count("pk")).order_by():
-        entry = compliance_by_run[row["run_id"]]
-        issues = row["issues"] or []
-        entry.responses += row["n"]
-        responses += row["n"]
-        if not issues:
-            entry.clean += row["n"]
-        for code in set(issues):
-            entry.issue_counts[code] += row["n"]
+    compliance_by_run, responses = _compliance(experiment, excluded)
 
     # Fold into runs and configurations.
     block_n = {}

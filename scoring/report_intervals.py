@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
-from django.db import connections
 from django.db.models import Case, F, IntegerField, Value, When
 from django.db.models.functions import Coalesce, Trim, Upper
 
-from . import stats
+from . import stats, stats_pairs
+from .db_arrays import int_rows
 from .report_definitions import definition_values, definitions, figures_from_sums
-from .stats import Interval, PairTest, RiskCoveragePoint
+from .stats import Interval, RiskCoveragePoint
+from .stats_pairs import PairTest
 
 # The sweep chart draws this many configurations (the best at the report's w); the export has all.
 SWEEP_LINES = 8
@@ -109,10 +110,7 @@ def _load(source, report):
         .annotate(packed=(F("block_k") + 1) * 64 + (F("bucket_k") + 1) * 8 + F("level_k"))
         .values_list("response__run_id", "response__item_id", "packed")
     )
-    sql, params = query.query.sql_with_params()
-    with connections[query.db].cursor() as cursor:
-        cursor.execute(sql, params)
-        packed = np.array(cursor.fetchall(), dtype=np.int64).reshape(-1, 3)
+    packed = int_rows(query, 3)
     rows = np.column_stack(
         [
             packed[:, 0],
@@ -277,7 +275,7 @@ def report_intervals(source, report) -> None:
         if configs and min_repeats
         else np.zeros((0, len(configs)))
     )
-    tests = stats.pair_tests(
+    tests = stats_pairs.pair_tests(
         [c.key for c in configs],
         estimates,
         np.column_stack(samples) if samples else np.zeros((weights.shape[0], 0)),

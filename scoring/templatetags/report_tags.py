@@ -2,9 +2,12 @@
 
 from django import template
 from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 from django.utils.formats import get_format, number_format
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import mark_safe
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from scoring.models import Bucket
@@ -13,6 +16,25 @@ from scoring.report_definitions import definitions
 register = template.Library()
 
 DASH = "–"
+
+# Per language: the decimal mark and the intervals' title (escaped). The report writes tens of
+# thousands of numbers, and each lookup of the locale costs as much as formatting one.
+_LOCALE: dict[str | None, tuple[str, str]] = {}
+
+
+def _locale() -> tuple[str, str]:
+    language = get_language()
+    found = _LOCALE.get(language)
+    if found is None:
+        found = (get_format("DECIMAL_SEPARATOR"), conditional_escape(_("95 % interval")))
+        _LOCALE[language] = found
+    return found
+
+
+@receiver(setting_changed)
+def _locale_reset(**kwargs) -> None:
+    """Formats and translations follow the settings (tests override them): start afresh."""
+    _LOCALE.clear()
 
 
 def _number(value: float, decimals: int) -> str:
@@ -26,7 +48,7 @@ def _number(value: float, decimals: int) -> str:
     if value.is_integer():
         return str(int(value))
     text = f"{value:.{decimals}f}".rstrip("0")
-    mark = get_format("DECIMAL_SEPARATOR")
+    mark = _locale()[0]
     return text if mark == "." else text.replace(".", mark)
 
 
@@ -93,11 +115,13 @@ def ci(interval, kind: str = "num") -> str:
     else:
         low, high = num(interval.low, places or 2), num(interval.high, places or 2)
         unit = ""
+    title = _locale()[1]
     if interval.low < 0:  # "-3–-1" reads badly: true minus signs and a spaced "to"
         text = f"{low.replace('-', '−')} {_('to')} {high.replace('-', '−')}"
     else:
         text = f"{low}–{high}"
-    return format_html(' <span class="ci" title="{}">({}{})</span>', _("95 % interval"), text, unit)
+    # format_html's output, written directly: the report has thousands of these.
+    return mark_safe(f' <span class="ci" title="{title}">({conditional_escape(text)}{unit})</span>')
 
 
 @register.filter

@@ -28,7 +28,6 @@ from scoring.stats import (
     crossovers,
     holm,
     mcnemar_exact,
-    pair_tests,
     penalty_sweep,
     percentile_interval,
     repeat_agreement,
@@ -36,6 +35,7 @@ from scoring.stats import (
     threshold_for_weight,
     wilson,
 )
+from scoring.stats_pairs import pair_tests
 
 from .test_agreement import KRIPPENDORFF_C, transpose
 
