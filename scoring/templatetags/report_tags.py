@@ -117,7 +117,11 @@ def ci(interval, kind: str = "num") -> str:
         unit = ""
     title = _locale()[1]
     if interval.low < 0:  # "-3–-1" reads badly: true minus signs and a spaced "to"
-        text = f"{low.replace('-', '−')} {_('to')} {high.replace('-', '−')}"
+        # Translators: a 95 % interval whose ends are negative, as in "−3.00 to −1.00".
+        text = _("%(low)s to %(high)s") % {
+            "low": low.replace("-", "−"),
+            "high": high.replace("-", "−"),
+        }
     else:
         text = f"{low}–{high}"
     # format_html's output, written directly: the report has thousands of these.
