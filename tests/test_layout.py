@@ -194,3 +194,24 @@ def test_nothing_points_outside_the_repository(pattern):
         text=True,
     )
     assert found.stdout == ""
+
+
+def test_imports_point_one_way():
+    """adapters knows nothing of the project; probe takes of scoring only its schemes (plain
+    classes); api and config sit on top, and nothing else imports them."""
+    allowed = {
+        "adapters": {"adapters"},
+        "probe": {"probe", "adapters", "scoring.schemes"},
+        "scoring": {"scoring", "probe", "adapters"},
+        "api": {"api", "scoring", "probe", "adapters"},
+        "config": set(PACKAGES),
+    }
+    wrong = sorted(
+        f"{name} imports {module}"
+        for name, found in IMPORTS.items()
+        for module, _names in found.top
+        if not any(
+            module == root or module.startswith(root + ".") for root in allowed[name.split(".")[0]]
+        )
+    )
+    assert wrong == []
