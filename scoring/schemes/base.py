@@ -7,6 +7,7 @@ scheme of every experiment whose ``scheme`` field holds its ``key``. Nothing her
 
 from __future__ import annotations
 
+import abc
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -73,7 +74,7 @@ class Column:
         return self.fmt.partition(":")[0]
 
 
-class Scheme:
+class Scheme(abc.ABC):
     """A scoring scheme. Subclasses set the class attributes and the figures; the rest follows.
 
     Buckets are values of ``Bucket``; the first is the correct one. ``penalised`` is the bucket
@@ -147,9 +148,9 @@ class Scheme:
 
     # -- Figures ---------------------------------------------------------------------------------
 
+    @abc.abstractmethod
     def figures(self, bucket_counts: Mapping[str, int], n_items: int, w: float):
-        """(counts, figures) of ``{bucket: count}`` over ``n_items`` items."""
-        raise NotImplementedError
+        """(counts, figures) of ``{bucket: count}`` over ``n_items`` items: each scheme says."""
 
     @property
     def summary_names(self) -> tuple[str, ...]:
