@@ -1,9 +1,11 @@
 """Integer rows from the database as numpy arrays, without a Python object per value.
 
-The report reads one row per bucket (250,000 at 250 runs), each a few small ints; fetching them
-as Python tuples costs more than the whole bootstrap. On PostgreSQL the database packs them
-into one bytea instead (each value as int8send writes it: eight big-endian bytes), which numpy
-reads in place.
+The report reads one row per bucket (250,000 at 250 runs); fetching them as Python tuples costs
+more than the whole bootstrap, and so does asking the database to code each row's text columns
+as ints (a CASE per row). Instead the database groups the rows by their few distinct keys (the
+bucket, the confidence as stored, ...) and writes each group's integers into one value: on
+PostgreSQL a bytea of eight big-endian bytes a value (int8send), which numpy reads in place; on
+SQLite the decimal numbers joined by commas.
 """
 
 from __future__ import annotations
@@ -11,24 +13,32 @@ from __future__ import annotations
 import numpy as np
 from django.db import connections
 
-__all__ = ["int_rows"]
+__all__ = ["grouped_int_rows"]
 
 
-def int_rows(query, columns: int) -> np.ndarray:
-    """The rows of a values_list query of ``columns`` integers (no NULL), as an (n, columns)
-    int64 array, in no particular order."""
-    sql, params = query.query.sql_with_params()
+def grouped_int_rows(query, keys: list[str], ints: list[str]) -> list[tuple[tuple, np.ndarray]]:
+    """The rows of ``query`` grouped by the fields ``keys``: for each distinct combination of
+    their values, that tuple and an (n, len(ints)) int64 array of the integer fields ``ints``
+    (no NULL) of its n rows, in no particular order. ``query``: a queryset whose rows have
+    those fields (annotations or fields, by those names)."""
+    sql, params = query.values(*keys, *ints).query.sql_with_params()
     connection = connections[query.db]
+    quote = connection.ops.quote_name
+    group = ", ".join(f"q.{quote(name)}" for name in keys)
+    if connection.vendor == "postgresql":
+        packed = " || ".join(f"int8send(q.{quote(name)}::int8)" for name in ints)
+        aggregate = f"string_agg({packed}, ''::bytea)"
+    else:
+        packed = " || ',' || ".join(f"q.{quote(name)}" for name in ints)
+        aggregate = f"group_concat({packed}, ',')"
     with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {group}, {aggregate} FROM ({sql}) AS q GROUP BY {group}", params)
+        fetched = cursor.fetchall()
+    groups = []
+    for *key, blob in fetched:
         if connection.vendor == "postgresql":
-            names = [f"c{k}" for k in range(columns)]
-            packed = " || ".join(f"int8send(q.{name}::int8)" for name in names)
-            cursor.execute(
-                f"SELECT string_agg({packed}, ''::bytea) FROM ({sql}) AS q({', '.join(names)})",
-                params,
-            )
-            blob = cursor.fetchone()[0]  # NULL when there is no row
-            values = np.frombuffer(bytes(blob or b""), dtype=">i8").astype(np.int64)
-            return values.reshape(-1, columns)
-        cursor.execute(sql, params)
-        return np.array(cursor.fetchall(), dtype=np.int64).reshape(-1, columns)
+            values = np.frombuffer(bytes(blob), dtype=">i8").astype(np.int64)
+        else:
+            values = np.array(blob.split(","), dtype=np.int64)
+        groups.append((tuple(key), values.reshape(-1, len(ints))))
+    return groups

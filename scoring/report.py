@@ -5,10 +5,12 @@ and a ``bucket`` field, one row per response: one scorer's judgements (``judgeme
 the team's reconciled final buckets (``final_source``). ``without_dropped(source)`` leaves the
 items the key review judged ambiguous out of every figure, N included.
 
-Every count is taken by the database in a fixed number of grouped queries (``values()`` +
-``annotate(Count(..., filter=...))``), whatever the number of items, runs or judgements; Python
-only folds the grouped rows (a few per run, block, confidence and bucket) into the pure figure
-functions of scoring.metrics. Definitions and degenerate cases are those of scoring.metrics.
+A report takes a fixed number of queries, whatever the number of items, runs or judgements: the
+runs, the items per block, format compliance grouped by run, and the bucket rows themselves, read
+once as numpy arrays (scoring.report_rows). Every count (per run, block, confidence level, topic
+and answer format) is a bincount of those rows, and the intervals (scoring.report_intervals) take
+the same rows; Python folds the counts into the pure figure functions of scoring.metrics.
+Definitions and degenerate cases are those of scoring.metrics.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
+import numpy as np
 from django.db.models import Count, Q
 
 from adapters.registry import is_simulated
@@ -34,6 +37,7 @@ from .metrics import (
 )
 from .models import Assignment
 from .report_intervals import report_intervals
+from .report_rows import NO_CONFIDENCE, BucketRows, bucket_rows
 from .report_source import BucketSource, final_source, judgement_source, without_dropped
 from .schemes import Scheme, as_scheme, scheme_for
 
@@ -265,6 +269,16 @@ def _summaries(scheme: Scheme | str, runs_figures: list) -> dict[str, RepeatSumm
     return {name: metrics.repeat_summary(v[name] for v in values) for name in scheme.summary_names}
 
 
+def _counters(rows: BucketRows, counts: np.ndarray) -> list[Counter]:
+    """Bucket counts (the last axis of ``counts``, as BucketRows.tally gives them) as Counters by
+    bucket name, one per entry of the first axis; buckets with no row are absent."""
+    names = rows.bucket_names
+    return [
+        Counter({names[b]: int(n) for b, n in enumerate(cell) if n})
+        for cell in counts.reshape(-1, len(names)).tolist()
+    ]
+
+
 def _calibration(cells: dict[tuple[str | None, str], int], scheme: Scheme | str) -> Calibration:
     return stats.calibration_from_cells(cells, as_scheme(scheme).abstain)
 
@@ -289,9 +303,10 @@ def _compliance(experiment: Experiment, excluded) -> tuple[dict[int, Compliance]
 
 
 def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
-    """The whole report, in six queries whatever the size of the experiment (the sixth reads one
-    row per bucket for the intervals: report_intervals), one more for each facet, topic or answer
-    format, that the items have (report_slices)."""
+    """The whole report, in the same few queries whatever the size of the experiment: the runs,
+    the items per block, the bucket rows and the items' facts (scoring.report_rows), format
+    compliance. The slices by topic and answer format (report_slices) and the intervals
+    (report_intervals) count the same rows."""
     experiment = source.experiment
     scheme = experiment.scheme_obj
     w = float(w)
@@ -318,32 +333,20 @@ def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
     blocks = [b for b in blocks if b["n"]]  # a block whose every item is left out has no figures
     n_items = sum(b["n"] for b in blocks)
 
-    # 3. Every bucket count at once: grouped by run, block, confidence and bucket.
-    unblinded_field = source.unblinded_field if source.unblinded_field else None
-    annotations = {"n": Count("pk")}
-    if unblinded_field:
-        annotations["unblinded"] = Count("pk", filter=Q(**{unblinded_field: True}))
-    grouped = (
-        source.scoped()
-        .values("response__run_id", "response__item__block_code", "response__confidence", "bucket")
-        .annotate(**annotations)
-        .order_by()
+    # 3. Every bucket row at once (scoring.report_rows), counted by run, block, level and bucket.
+    rows = bucket_rows(source)
+    run_codes = rows.run_codes([run["pk"] for run in runs])
+    by_run = _counters(rows, rows.tally((run_codes, len(runs))))
+    block_codes = list(dict.fromkeys(b["block_code"] for b in blocks))
+    by_block = rows.tally(
+        (run_codes, len(runs)), (rows.item_codes("block_code", block_codes), len(block_codes))
     )
-    by_run: dict[int, Counter] = defaultdict(Counter)
-    by_run_block: dict[tuple[int, str], Counter] = defaultdict(Counter)
-    calib_cells: dict[int, Counter] = defaultdict(Counter)
-    unblinded_by_run: Counter = Counter()
-    scored = 0
-    for row in grouped:
-        run_pk, bucket, n = row["response__run_id"], row["bucket"], row["n"]
-        by_run[run_pk][bucket] += n
-        by_run_block[(run_pk, row["response__item__block_code"])][bucket] += n
-        confidence = (row["response__confidence"] or "").strip().upper()
-        if confidence not in metrics.CONFIDENCE_LEVELS:
-            confidence = None  # counted apart as unrated, as metrics.calibration does with ""
-        calib_cells[run_pk][(confidence, bucket)] += n
-        unblinded_by_run[run_pk] += row.get("unblinded", 0)
-        scored += n
+    by_level = rows.tally((run_codes, len(runs)), (rows.level, NO_CONFIDENCE + 1))
+    unblinded = np.bincount(
+        run_codes[run_codes >= 0], weights=rows.unblinded[run_codes >= 0], minlength=len(runs)
+    )
+    levels = (*metrics.CONFIDENCE_LEVELS, None)  # None: unrated, as metrics.calibration counts ""
+    scored = len(rows)
 
     # 4. Format compliance: responses grouped by run and by their (usually empty) issue list.
     compliance_by_run, responses = _compliance(experiment, excluded)
@@ -358,8 +361,17 @@ def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
 
     config_runs: dict[int, list[RunReport]] = defaultdict(list)
     config_meta: dict[int, dict] = {}
-    for run in runs:
-        counts, figs = _figures(scheme, by_run[run["pk"]], n_items, w)
+    calib_cells: dict[int, Counter] = {}
+    for r, run in enumerate(runs):
+        run_blocks = dict(zip(block_codes, _counters(rows, by_block[r]), strict=True))
+        calib_cells[run["pk"]] = Counter(
+            {
+                (levels[k], bucket): n
+                for k, cell in enumerate(_counters(rows, by_level[r]))
+                for bucket, n in cell.items()
+            }
+        )
+        counts, figs = _figures(scheme, by_run[r], n_items, w)
         run_report = RunReport(
             pk=run["pk"],
             repeat=run["repeat"],
@@ -367,11 +379,10 @@ def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
             counts=counts,
             figures=figs,
             calibration=_calibration(calib_cells[run["pk"]], scheme),
-            unblinded=unblinded_by_run[run["pk"]],
+            unblinded=int(unblinded[r]),
             compliance=compliance_by_run[run["pk"]],
             blocks={
-                code: _figures(scheme, by_run_block[(run["pk"], code)], n, w)[1]
-                for code, n in block_n.items()
+                code: _figures(scheme, run_blocks[code], n, w)[1] for code, n in block_n.items()
             },
             compared_figure=scheme.compared_figure,
         )
@@ -416,8 +427,8 @@ def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
         configs=configs,
         gaps=[],
         blocks=[],
-        unblinded=sum(unblinded_by_run.values()),
-        has_unblinded_field=bool(unblinded_field),
+        unblinded=int(unblinded.sum()),
+        has_unblinded_field=bool(source.unblinded_field),
         scored=scored,
         responses=responses,
         dropped=dropped,
@@ -440,11 +451,12 @@ def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
             report,
             facet,
             facet_items,
+            rows,
             figures=_figures,
             summaries=_summaries,
             cell=BlockCell,
         )
         if built is not None:
             report.facets.append(built)
-    report_intervals(source, report)
+    report_intervals(source, report, rows)
     return report

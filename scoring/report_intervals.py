@@ -2,9 +2,9 @@
 
 ``report_intervals(source, report)`` adds to a built Report what says how sure each figure is.
 Proportions get Wilson intervals from the counts the database already grouped; everything that
-needs the items themselves (the paired bootstrap, McNemar, how often two repeats agree) reads one
-row per bucket, (run, item, bucket, confidence), in a single query, and hands numpy arrays to
-the pure functions of scoring.stats. Definitions are in docs/figures.md.
+needs the items themselves (the paired bootstrap, McNemar, how often two repeats agree) takes the
+rows the report was counted from (scoring.report_rows: run, item, bucket, confidence) and hands
+numpy arrays to the pure functions of scoring.stats. Definitions are in docs/figures.md.
 """
 
 from __future__ import annotations
@@ -13,12 +13,10 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
-from django.db.models import Case, F, IntegerField, Value, When
-from django.db.models.functions import Coalesce, Trim, Upper
 
 from . import stats, stats_pairs
-from .db_arrays import int_rows
 from .report_definitions import definition_values, definitions, figures_from_sums
+from .report_rows import NO_CONFIDENCE, BucketRows, bucket_rows
 from .stats import Interval, RiskCoveragePoint
 from .stats_pairs import PairTest
 
@@ -26,7 +24,6 @@ from .stats_pairs import PairTest
 SWEEP_LINES = 8
 SWEEP_TABLE = (0.0, 0.5, 1.0, 2.0, 4.0)
 HIGH, MEDIUM, LOW = range(3)
-NO_CONFIDENCE = 3
 
 
 @dataclass(frozen=True)
@@ -77,56 +74,31 @@ class Inference:
     sweep: Sweep | None
 
 
-def _codes(field: str, values: list[str], default: int) -> Case:
-    """SQL that turns a text column into small ints: values[k] -> k, anything else -> default."""
-    return Case(
-        *(When(**{field: value}, then=Value(k)) for k, value in enumerate(values)),
-        default=Value(default),
-        output_field=IntegerField(),
-    )
-
-
-def _load(source, report):
+def _load(rows: BucketRows, report):
     """Per-run (n_items,) arrays of bucket codes and confidence codes, and each item's block.
 
-    One query: the bucket rows with their run, item, block, bucket and confidence, the last three
-    coded as small ints by the database so that 100,000 rows become a numpy array without a
-    Python loop. An item no run has a bucket for appears in no row; the report's block sizes say
-    how many such items each block has, and they are added as items with no bucket (they count
-    nowhere, as in the figures, but are drawn in the bootstrap like any other item). Items are
-    ordered by block, then primary key, so the same data always give the same resamples.
+    From the source's rows (scoring.report_rows), with the buckets numbered as the report's
+    scheme numbers them. An item no run has a bucket for appears in no row; the report's block
+    sizes say how many such items each block has, and they are added as items with no bucket
+    (they count nowhere, as in the figures, but are drawn in the bootstrap like any other item).
+    Items are ordered by block, then primary key, so the same data always give the same
+    resamples.
     """
     block_codes = [block.code for block in report.blocks]
-    # Block, bucket and confidence packed into one small int per row, (block + 1) x 64 +
-    # (bucket + 1) x 8 + level: three numbers a row instead of five halves the reading.
-    query = (
-        source.scoped()
-        .annotate(level=Upper(Trim(Coalesce("response__confidence", Value("")))))
-        .annotate(
-            block_k=_codes("response__item__block_code", block_codes, -1),
-            bucket_k=_codes("bucket", list(report.bucket_names), -1),
-            level_k=_codes("level", ["HIGH", "MEDIUM", "LOW"], NO_CONFIDENCE),
-        )
-        .annotate(packed=(F("block_k") + 1) * 64 + (F("bucket_k") + 1) * 8 + F("level_k"))
-        .values_list("response__run_id", "response__item_id", "packed")
+    scheme_buckets = list(report.bucket_names)
+    to_scheme = np.array(
+        [scheme_buckets.index(b) if b in scheme_buckets else -1 for b in rows.bucket_names] + [-1],
+        dtype=np.int8,
     )
-    packed = int_rows(query, 3)
-    rows = np.column_stack(
-        [
-            packed[:, 0],
-            packed[:, 1],
-            packed[:, 2] // 64 - 1,
-            (packed[:, 2] // 8) % 8 - 1,
-            packed[:, 2] % 8,
-        ]
-    )
+    row_blocks = rows.item_codes("block_code", block_codes)
+    row_buckets = to_scheme[rows.bucket]  # -1 (no bucket of the source's) reads the last entry
     runs = report.runs
-    run_pks = np.array([run.pk for run in runs], dtype=np.int64)
-    order = np.argsort(run_pks)
+    run_rows = rows.run_codes([run.pk for run in runs])
     run_index = {run.pk: r for r, run in enumerate(runs)}
-    # Items: unique (block, item) pairs in that order; index = rank among them.
-    span = int(rows[:, 1].max()) + 1 if len(rows) else 1
-    keys, inverse = np.unique((rows[:, 2] + 1) * span + rows[:, 1], return_inverse=True)
+    # Items: unique (block, item) pairs in that order; index = rank among them (the items are
+    # numbered in primary key order).
+    span = len(rows.items) + 1
+    keys, inverse = np.unique((row_blocks + 1) * span + rows.item, return_inverse=True)
     item_blocks = keys // span - 1
     blocks = [block_codes[k] if k >= 0 else "" for k in item_blocks.tolist()]
     seen = np.bincount(item_blocks[item_blocks >= 0], minlength=len(block_codes))
@@ -135,14 +107,12 @@ def _load(source, report):
     n = len(blocks)
     buckets = np.full((len(runs), n), -1, dtype=np.int8)
     confidence = np.full((len(runs), n), NO_CONFIDENCE, dtype=np.int8)
-    if len(rows) and len(runs):
-        place = np.searchsorted(run_pks[order], rows[:, 0])
-        place = np.minimum(place, len(runs) - 1)
-        known = run_pks[order][place] == rows[:, 0]
-        r = order[place][known]
+    known = run_rows >= 0
+    if known.any():
+        r = run_rows[known]
         i = inverse.reshape(-1)[known]
-        buckets[r, i] = rows[known, 3]
-        confidence[r, i] = rows[known, 4]
+        buckets[r, i] = row_buckets[known]
+        confidence[r, i] = rows.level[known]
     return blocks, buckets, confidence, run_index
 
 
@@ -185,9 +155,13 @@ class _Pending:
             target[key] = interval
 
 
-def report_intervals(source, report) -> None:
-    """Fill in the report's intervals, tests, repeat noise, risk-coverage, sweep, definitions."""
-    blocks, buckets, confidence, run_index = _load(source, report)
+def report_intervals(source, report, rows: BucketRows | None = None) -> None:
+    """Fill in the report's intervals, tests, repeat noise, risk-coverage, sweep, definitions.
+
+    ``rows``: the source's rows when the caller has read them already."""
+    blocks, buckets, confidence, run_index = _load(
+        rows if rows is not None else bucket_rows(source), report
+    )
     n = len(blocks)
     weights = stats.bootstrap_weights(n, blocks)
     configs = report.configs

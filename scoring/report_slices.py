@@ -1,17 +1,16 @@
 """The report's slices by item facts (topic, answer format), built like its block slices.
 
-Each facet is one more grouped query (run, facet value, bucket) over the same bucket source, so
-the figures per slice are those of the block slices: the run's figures over the slice's items,
-then the mean (and spread) over each configuration's repeats. A facet no item of the experiment
+Each facet counts the report's own bucket rows (scoring.report_rows) by run, facet value and
+bucket, so the figures per slice are those of the block slices: the run's figures over the
+slice's items, then the mean (and spread) over each configuration's repeats. A facet no item of the experiment
 has is left out; items without a value form a slice of their own ("—") beside the others.
 """
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass
 
-from django.db.models import Count
 from django.utils.translation import gettext as _
 
 from probe.models import AnswerKind
@@ -55,23 +54,22 @@ def _item_counts(items: list[dict], facet: str) -> dict[str, int]:
     return {value: n for value, n in counts.items() if n}
 
 
-def _bucket_counts(source, facet: str) -> dict[tuple[int, str], Counter]:
-    grouped = (
-        source.scoped()
-        .values("response__run_id", f"response__item__{facet}", "bucket")
-        .annotate(n=Count("pk"))
-        .order_by()
+def _bucket_counts(rows, runs, facet: str, values: list[str]) -> dict[tuple[int, str], dict]:
+    """Bucket counts per (run pk, facet value), from the report's rows (scoring.report_rows)."""
+    counts = rows.tally(
+        (rows.run_codes([run.pk for run in runs]), len(runs)),
+        (rows.item_codes(facet, values), len(values)),
     )
-    counts: dict[tuple[int, str], Counter] = defaultdict(Counter)
-    for row in grouped:
-        counts[(row["response__run_id"], row[f"response__item__{facet}"])][row["bucket"]] += row[
-            "n"
-        ]
-    return counts
+    names = rows.bucket_names
+    return {
+        (run.pk, value): {names[b]: n for b, n in enumerate(cell) if n}
+        for run, per_value in zip(runs, counts.tolist(), strict=True)
+        for value, cell in zip(values, per_value, strict=True)
+    }
 
 
 def facet_build(
-    source, report, facet: str, items: list[dict], *, figures, summaries, cell
+    source, report, facet: str, items: list[dict], rows, *, figures, summaries, cell
 ) -> Facet | None:
     """One facet's slices; None when no item of the experiment has a value for it.
 
@@ -80,7 +78,7 @@ def facet_build(
     n_by_value = _item_counts(items, facet)
     if not any(value for value in n_by_value):
         return None
-    counts = _bucket_counts(source, facet)
+    counts = _bucket_counts(rows, report.runs, facet, [value or "" for value in n_by_value])
     rows = []
     for value, n in sorted(n_by_value.items(), key=lambda kv: (kv[0] == "", kv[0].casefold())):
         cells = [
