@@ -1,79 +1,34 @@
-"""Number formatting for the report: fractions as percentages, None as a dash."""
+"""The report's template filters: numbers as scoring.report_numbers writes them, labels."""
 
 from django import template
-from django.conf import settings
-from django.core.signals import setting_changed
-from django.dispatch import receiver
-from django.utils.formats import get_format, number_format
+from django.utils.formats import number_format
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import mark_safe
-from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from scoring.models import Bucket
 from scoring.report_definitions import definitions
+from scoring.report_numbers import DASH, numbers
 
 register = template.Library()
-
-DASH = "–"
-
-# Per language: the decimal mark and the intervals' title (escaped). The report writes tens of
-# thousands of numbers, and each lookup of the locale costs as much as formatting one.
-_LOCALE: dict[str | None, tuple[str, str]] = {}
-
-
-def _locale() -> tuple[str, str]:
-    language = get_language()
-    found = _LOCALE.get(language)
-    if found is None:
-        found = (get_format("DECIMAL_SEPARATOR"), conditional_escape(_("95 % interval")))
-        _LOCALE[language] = found
-    return found
-
-
-@receiver(setting_changed)
-def _locale_reset(**kwargs) -> None:
-    """Formats and translations follow the settings (tests override them): start afresh."""
-    _LOCALE.clear()
-
-
-def _number(value: float, decimals: int) -> str:
-    value = round(float(value), decimals)
-    if settings.USE_THOUSAND_SEPARATOR:  # grouping by locale: Django's own, slower, formatter
-        if value.is_integer():
-            return number_format(int(value))
-        return number_format(value, decimal_pos=decimals).rstrip("0")
-    # The report writes tens of thousands of numbers: format them directly, with the locale's
-    # decimal mark (12.50 -> 12.5), as number_format would without grouping.
-    if value.is_integer():
-        return str(int(value))
-    text = f"{value:.{decimals}f}".rstrip("0")
-    mark = _locale()[0]
-    return text if mark == "." else text.replace(".", mark)
 
 
 @register.filter
 def num(value, decimals: int = 2) -> str:
     """12.0 -> "12"; 12.333 -> "12.33"; None -> "–"."""
-    if value is None or value == "":
-        return DASH
-    return _number(value, int(decimals))
+    return numbers().num(value, decimals)
 
 
 @register.filter
 def pct(value, decimals: int = 1) -> str:
     """A fraction as a percentage: 0.6667 -> "66.7 %", 0.5 -> "50 %"; None -> "–"."""
-    if value is None or value == "":
-        return DASH
-    return f"{_number(float(value) * 100, int(decimals))} %"
+    return numbers().pct(value, decimals)
 
 
 @register.filter
 def figure(value, fmt: str = "num") -> str:
     """A figure written as a scheme's column says: "pct", "pct:0", "num" or "num:1"."""
-    kind, _sep, places = str(fmt).partition(":")
-    write = pct if kind == "pct" else num
-    return write(value, places) if places else write(value)
+    return numbers().figure(value, fmt)
 
 
 @register.simple_tag
@@ -90,42 +45,14 @@ def scheme_text(scheme, name: str, **values) -> str:
 @register.filter
 def span(summary, kind: str = "num") -> str:
     """A RepeatSummary's range, "min–max" (or the one value when they agree)."""
-    if summary is None or summary.min is None:
-        return DASH
-    fmt = pct if kind == "pct" else num
-    low, high = fmt(summary.min), fmt(summary.max)
-    if low == high:
-        return low
-    if summary.min < 0:  # "-30–-18" reads badly: a true minus sign and a spaced dash
-        return f"{low.replace('-', '−')} – {high.replace('-', '−')}"
-    return f"{low}–{high}"
+    return numbers().span(summary, kind)
 
 
 @register.filter
 def ci(interval, kind: str = "num") -> str:
     """A 95 % interval written after its figure: " (0.35–0.70)", " (35.1–70.2 %)"; "" when the
     figure has no interval (it is then a dash itself). ``kind``: "num", "num:1" or "pct"."""
-    if interval is None:
-        return ""
-    kind, _sep, places = str(kind).partition(":")
-    if kind == "pct":
-        low = _number(interval.low * 100, int(places or 1))
-        high = _number(interval.high * 100, int(places or 1))
-        unit = " %"
-    else:
-        low, high = num(interval.low, places or 2), num(interval.high, places or 2)
-        unit = ""
-    title = _locale()[1]
-    if interval.low < 0:  # "-3–-1" reads badly: true minus signs and a spaced "to"
-        # Translators: a 95 % interval whose ends are negative, as in "−3.00 to −1.00".
-        text = _("%(low)s to %(high)s") % {
-            "low": low.replace("-", "−"),
-            "high": high.replace("-", "−"),
-        }
-    else:
-        text = f"{low}–{high}"
-    # format_html's output, written directly: the report has thousands of these.
-    return mark_safe(f' <span class="ci" title="{title}">({conditional_escape(text)}{unit})</span>')
+    return numbers().ci(interval, kind)
 
 
 @register.filter
