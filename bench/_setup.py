@@ -19,11 +19,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def django_setup() -> None:
+    """Django set up as the web server loads it (config.wsgi: the application, then the
+    garbage collector's freeze of what loading it made)."""
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    import django
-
-    django.setup()
+    import config.wsgi  # noqa: F401
 
 
 @contextmanager

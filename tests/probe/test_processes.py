@@ -93,6 +93,21 @@ def test_gunicorn_serves_health_and_login(tmp_path):
         _stop(process)
 
 
+def test_the_wsgi_module_loads_the_app_then_freezes_what_loading_made():
+    """What gunicorn and runserver load: the application, and the objects it made at start-up
+    moved out of the garbage collector's generations (a large report no longer rescans them)."""
+    probe = (
+        "import gc; import config.wsgi as w; "
+        "print(callable(w.application), gc.get_freeze_count() > 10_000)"
+    )
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True"]
+
+
 def test_celery_worker_connects_and_reports_ready():
     process = subprocess.Popen(
         [
