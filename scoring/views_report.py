@@ -12,7 +12,7 @@ from . import exports
 from .export_format import csv_text
 from .keys import judgements_by_key
 from .models import Assignment
-from .report import judgement_source, report_build
+from .report import judgement_source, report_build, without_dropped
 from .report_page import figures_context, request_weight
 
 EXPORTS = {"responses", "figures"}
@@ -38,7 +38,9 @@ def report(request, assignment: Assignment):
     if not assignment.revealed:
         return _locked(request, assignment)
     w, w_error = request_weight(request)
-    result = report_build(judgement_source(assignment), w=w)
+    # Items the key review dropped count nowhere, as in the final report and each scorer's
+    # figures there.
+    result = report_build(without_dropped(judgement_source(assignment)), w=w)
     context = {
         "assignment": assignment,
         "experiment": assignment.experiment,
@@ -67,7 +69,7 @@ def report_export(request, assignment: Assignment, what: str, fmt: str):
         body = exports.responses_chunks([source], fmt)
     else:
         w, _error = request_weight(request)
-        result = report_build(source, w=w)
+        result = report_build(without_dropped(source), w=w)
         if fmt == "csv":
             body = csv_text(exports.figure_rows(result), exports.figure_columns(result))
         else:

@@ -35,7 +35,7 @@ def _results_source(request, experiment: Experiment):
         return "final", without_dropped(final_source(experiment)), gate
     own = Assignment.objects.filter(experiment=experiment, user=request.user).first()
     if own is not None and own.revealed:
-        return "scorer", judgement_source(own), gate
+        return "scorer", judgement_source(own), gate  # its figures leave out dropped items
     reasons = {
         "blinded": _("You have not finished scoring this experiment: nothing shows before."),
         "not_begun": _("Reconciliation has not begun: the team has no final buckets yet."),
@@ -59,7 +59,7 @@ def results_figures(request, experiment_id: int, w: str = "1"):
     if kind == "final":
         report = final_report_build(experiment, gate, w=weight).report
     else:
-        report = report_build(source, w=weight)
+        report = report_build(without_dropped(source), w=weight)
     return {"source": kind, "experiment": experiment.pk, "figures": exports.report_dict(report)}
 
 
