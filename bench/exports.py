@@ -4,8 +4,11 @@ at 200,000 judgements.
 
 Each download runs in a fresh Python process (Django loaded, the request made through the test
 client with the full middleware, the streamed body read to the end and thrown away), and that
-process's peak resident memory (ru_maxrss) is the figure: what one web worker needs for it,
-Django included. The line "idle" is the same process without the download.
+process's peak resident memory is the figure: what one web worker needs for it, Django included.
+The line "idle" is the same process without the download. On Linux the peak is the process's
+own high-water mark (VmHWM in /proc/self/status): ru_maxrss would report at least the RSS this
+script had when it started the process (Linux carries the parent's high-water mark across the
+fork and exec), which grows with the judgements it has just made.
 
 Run it on PostgreSQL (the figure that counts):
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench .venv/bin/python bench/exports.py
@@ -17,6 +20,7 @@ import resource
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from _setup import ROOT, describe, django_setup, throwaway_database
 
@@ -78,8 +82,18 @@ def child(database: str, user_pk: int, url: str) -> None:
         for chunk in response.streaming_content:
             size += len(chunk)
         elapsed = time.perf_counter() - start
-    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak_kb = peak_resident_kb()
     print(json.dumps({"seconds": elapsed, "bytes": size, "peak_mb": peak_kb / 1024}))
+
+
+def peak_resident_kb() -> int:
+    """This process's peak resident memory in KiB (its own, not its parent's: see above)."""
+    status = Path("/proc/self/status")
+    if status.exists():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 def measure(database: str, user_pk: int, url: str) -> dict:
