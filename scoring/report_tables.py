@@ -51,10 +51,8 @@ def _summary_run(report, run, f: Numbers) -> str:
     counts = "".join(
         f'<td class="num">{out(getattr(run.counts, b, None))}</td>' for b in report.bucket_names
     )
-    figures = "".join(
-        f'<td class="{out(col.css)}">{out(f.figure(getattr(run.figures, col.name, None), col.fmt))}'
-        f"{f.ci(run.ci.get(col.ci) if run.ci else None, col.interval_fmt)}</td>"
-        for col in scheme.summary_columns
+    figures = _figure_cells(
+        scheme, f, [getattr(run.figures, col.name, None) for col in scheme.summary_columns], run.ci
     )
     return (
         f'\n    <tr data-run="{out(run.repeat)}">\n'
@@ -69,10 +67,8 @@ def _summary_spread(report, config, f: Numbers) -> str:
     means = "".join(
         f'<td class="num">{out(f.num(_mean(summary.get(b)), 1))}</td>' for b in report.bucket_names
     )
-    figures = "".join(
-        f'<td class="{out(col.css)}">{out(f.figure(_mean(summary.get(col.name)), col.fmt))}'
-        f"{f.ci(config.ci.get(col.ci) if config.ci else None, col.interval_fmt)}</td>"
-        for col in scheme.summary_columns
+    figures = _figure_cells(
+        scheme, f, [_mean(summary.get(col.name)) for col in scheme.summary_columns], config.ci
     )
     ranges = "".join(
         f'<td class="num">{out(f.span(summary.get(b)))}</td>' for b in report.bucket_names
@@ -89,6 +85,15 @@ def _summary_spread(report, config, f: Numbers) -> str:
         '    <tr class="range-row">\n'
         f'      <th scope="row" class="sub">{spread}</th>\n'
         f"      {ranges}\n      {range_figures}\n    </tr>\n    "
+    )
+
+
+def _figure_cells(scheme, f: Numbers, values: list, intervals) -> str:
+    """A summary row's figure cells: each column's value, then its interval from ``intervals``."""
+    return "".join(
+        f'<td class="{out(col.css)}">{out(f.figure(value, col.fmt))}'
+        f"{f.ci(intervals.get(col.ci) if intervals else None, col.interval_fmt)}</td>"
+        for col, value in zip(scheme.summary_columns, values, strict=True)
     )
 
 

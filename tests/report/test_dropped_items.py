@@ -1,15 +1,20 @@
 """An item the key review judged ambiguous drops out of a scorer's own report too."""
 
+import csv
+import io
+
+from django.urls import reverse
+
 from scoring import services
 from scoring.report import scorer_report
+from scoring.selectors import queue_item
 from tests.scoring.factories import key_decision
 
 
-def test_a_dropped_item_leaves_the_scorers_report(world):
+def _scored_as_correct(world):
+    """The scorer's assignment with every answer to items 1 to 3 judged correct."""
     assignment = services.assignment_start(experiment=world.scored, user=world.users["scorer"])
     for position in (1, 2, 3):
-        from scoring.selectors import queue_item
-
         for group in queue_item(assignment, position).groups:
             if not group.decided:
                 services.judgement_decide(
@@ -17,6 +22,11 @@ def test_a_dropped_item_leaves_the_scorers_report(world):
                     responses=[m.response for m in group.members],
                     verdict="correct",
                 )
+    return assignment
+
+
+def test_a_dropped_item_leaves_the_scorers_report(world):
+    assignment = _scored_as_correct(world)
     before = scorer_report(assignment)
     assert before.n_items == 3
     key_decision(
@@ -37,22 +47,7 @@ def test_a_dropped_item_leaves_the_scorers_report(world):
 def test_the_scorers_report_page_and_figures_export_leave_the_dropped_item_out(client, world):
     """The page and its figures export count what scorer_report counts: the dropped item
     nowhere, N one less, and the page says why."""
-    import csv
-    import io
-
-    from django.urls import reverse
-
-    assignment = services.assignment_start(experiment=world.scored, user=world.users["scorer"])
-    from scoring.selectors import queue_item
-
-    for position in (1, 2, 3):
-        for group in queue_item(assignment, position).groups:
-            if not group.decided:
-                services.judgement_decide(
-                    assignment=assignment,
-                    responses=[m.response for m in group.members],
-                    verdict="correct",
-                )
+    assignment = _scored_as_correct(world)
     services.assignment_reveal(assignment=assignment)
     client.force_login(world.users["scorer"])
     page_url = reverse("scoring:report", kwargs={"assignment_token": assignment.token})
