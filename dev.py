@@ -2,12 +2,15 @@
 """Set up and run the app, or its tests, from a fresh checkout with nothing but Python 3.11+.
 
 python3 dev.py run     install into .venv, migrate, load the demo, serve with a worker
+                       (at 127.0.0.1:8000, or the address given: dev.py run 127.0.0.1:8001)
 python3 dev.py test    install into .venv, run the whole test suite (pytest arguments pass through)
 python3 dev.py install install into .venv only (pinned by constraints.txt)
 python3 dev.py lock    rewrite constraints.txt from a fresh install of pyproject.toml's ranges
 """
 
+import ctypes
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -89,16 +92,49 @@ def lock() -> None:
     print(f"Wrote {CONSTRAINTS.name}: {len(frozen.splitlines())} pinned packages.")
 
 
-def run() -> None:
+def run(address: str = "127.0.0.1:8000") -> None:
     install()
     collectstatic()  # again: a stylesheet may have changed since the install
     sh(PYTHON, "manage.py", "migrate", "--noinput")
     sh(PYTHON, "manage.py", "load_demo")
-    print("\nOpen http://127.0.0.1:8000 and log in with one of the users above. Ctrl-C stops.\n")
-    try:
-        sh(PYTHON, "manage.py", "runapp", "127.0.0.1:8000")
-    except KeyboardInterrupt:
-        pass
+    print(
+        f"\nOpen http://{address} and log in with one of the users above. Ctrl-C, or "
+        f"`kill {os.getpid()}` (SIGTERM or SIGHUP), stops the server, the worker and the "
+        "simulator.\n",
+        flush=True,
+    )
+    sys.exit(serve([str(PYTHON), "manage.py", "runapp", address]))
+
+
+def die_with_parent() -> None:
+    """In the server, before exec: Linux sends it SIGTERM if this process is killed outright."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def serve(command: list[str]) -> int:
+    """Run the app server and wait for it, passing SIGTERM and SIGHUP on to it.
+
+    `dev.py run &` then `kill <pid>` signals this process, not the server: without passing
+    the signal on, this process would die and leave the server, its worker and the simulator
+    running with their ports bound. The server stops its own children when it is signalled.
+    """
+    print("+", " ".join(command), flush=True)
+    server = subprocess.Popen(command, cwd=ROOT, preexec_fn=die_with_parent)
+
+    def pass_on(signum, frame):
+        if server.poll() is None:
+            server.send_signal(signum)
+
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, pass_on)
+    while True:
+        try:
+            return server.wait()
+        except KeyboardInterrupt:
+            # Ctrl-C reaches the whole foreground process group, the server included: wait
+            # for it to stop its children rather than leave first.
+            continue
 
 
 def test(extra: list[str]) -> None:
@@ -112,7 +148,7 @@ def test(extra: list[str]) -> None:
 def main() -> None:
     command = sys.argv[1] if len(sys.argv) > 1 else ""
     if command == "run":
-        run()
+        run(*sys.argv[2:3])
     elif command == "test":
         test(sys.argv[2:])
     elif command == "install":

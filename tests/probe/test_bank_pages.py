@@ -149,6 +149,26 @@ def test_retire_and_restore(editor, world):
     assert not item.retired
 
 
+def test_retiring_from_the_bank_list_asks_for_the_reason_the_item_page_asks_for(editor, world):
+    item = world.items[0]
+    body = editor.get(bank_url(world)).content.decode()
+    row = body[body.index(f'id="item-{item.pk}"') :]
+    row = row[: row.index("</article>")]
+    retire = row[row.index('class="retire-ask"') :]
+    assert 'name="reason"' in retire and f'for="retire-reason-{item.pk}"' in retire
+    editor.post(
+        reverse("probe:item_retire", kwargs={"item_pk": item.pk}),
+        {"retired": "1", "reason": "superseded by the 2026 release"},
+        **HX,
+    )
+    item.refresh_from_db()
+    assert item.retired and item.retired_reason == "superseded by the 2026 release"
+    # A retired row offers Restore, and asks nothing.
+    body = editor.get(bank_url(world, "?retired=retired")).content.decode()
+    row = body[body.index(f'id="item-{item.pk}"') :]
+    assert 'class="retire-ask"' not in row[: row.index("</article>")]
+
+
 @pytest.mark.parametrize(
     "query,present,absent",
     [

@@ -7,6 +7,7 @@ var/simulator-knowledge.json (nothing, if that file does not exist yet). Product
 gunicorn and ``celery worker`` as separate services (docker-compose.yml).
 """
 
+import ctypes
 import json
 import os
 import signal
@@ -25,6 +26,18 @@ from django.core.management.base import BaseCommand, CommandError
 from .load_demo import knowledge_path, simulator_url
 
 SIMULATOR_START_TIMEOUT = 10.0
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def die_with_parent() -> None:
+    """In a child, before exec: ask Linux to send it SIGTERM when this process dies.
+
+    A graceful stop already stops the children (the finally below); this covers the parent
+    being killed outright (SIGKILL, the OOM killer), which would otherwise leave the worker and
+    the simulator running with their ports bound. Elsewhere than Linux it does nothing.
+    """
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def simulator_address() -> tuple[str, int]:
@@ -58,6 +71,7 @@ def start_simulator(knowledge: Path, host: str, port: int) -> tuple[subprocess.P
         ],
         cwd=settings.BASE_DIR,
         env={**os.environ},
+        preexec_fn=die_with_parent,
     )
     return process, empty
 
@@ -110,9 +124,10 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, addrport: str, concurrency: int, no_simulator: bool, **options):
-        # SIGTERM (a process manager, `kill`) unwinds like Ctrl-C, so the children are stopped
-        # too instead of being left running.
-        signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+        # SIGTERM (a process manager, `kill`) and SIGHUP (the terminal closed) unwind like
+        # Ctrl-C, so the children are stopped too instead of being left running.
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, lambda signum, frame: sys.exit(128 + signum))
         # runserver leaves with os._exit() when its port is taken, which would orphan the
         # worker and the simulator: check the port before starting them.
         web_host, _, web_port = addrport.rpartition(":")
@@ -165,6 +180,7 @@ class Command(BaseCommand):
                 str(Path(settings.DATA_DIR) / "celerybeat-schedule"),
             ],
             env={**os.environ},
+            preexec_fn=die_with_parent,
         )
         self.stdout.write(f"Celery worker started (pid {worker.pid}).")
         try:
