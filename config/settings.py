@@ -43,6 +43,8 @@ DEBUG = env.bool("DEBUG", default=False) and not PRODUCTION
 # Loopback names are always allowed: container health checks call /healthz through them.
 ALLOWED_HOSTS = sorted(set(env_list("ALLOWED_HOSTS")) | {"127.0.0.1", "localhost", "[::1]"})
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+# A refused form says so in the user's language, with the site's navigation.
+CSRF_FAILURE_VIEW = "probe.views.errors.csrf_failure"
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -77,6 +79,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # A bare 405 (a page sent a method it does not take) becomes the site's error page.
+    "probe.middleware.MethodNotAllowedPageMiddleware",
     "probe.middleware.LoginRequiredMiddleware",
     "probe.middleware.PrivatePagesNotCachedMiddleware",
     # Last, as django-axes asks: it turns a refused login into the "try again later" page.

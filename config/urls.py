@@ -8,6 +8,7 @@ from django.views.i18n import JavaScriptCatalog
 
 from api import pages as api_pages
 from probe.views import accounts as views_accounts
+from probe.views import errors as views_errors
 from probe.views import language as views_language
 from probe.views import teams as views
 
@@ -57,3 +58,8 @@ urlpatterns = [
     path("account/tokens/", api_pages.token_list, name="token_list"),
     path("account/tokens/<int:token_pk>/revoke/", api_pages.token_revoke, name="token_revoke"),
 ]
+
+handler400 = views_errors.bad_request
+handler403 = views_errors.permission_denied
+handler404 = views_errors.page_not_found
+handler500 = views_errors.server_error

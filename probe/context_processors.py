@@ -19,6 +19,8 @@ def teams(request):
         "nav_section": _section(request),
         "my_memberships": memberships,
         "team_role": role,
+        # Buttons a role cannot use are not shown to it (a viewer never sees "Score blind").
+        "team_can_score": role in ("scorer", "editor", "owner"),
         "team_can_edit": role in ("editor", "owner"),
         "team_is_owner": role == "owner",
     }

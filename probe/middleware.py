@@ -8,6 +8,8 @@ from django.shortcuts import resolve_url
 from django.utils import translation
 from django.utils.cache import add_never_cache_headers
 
+from .views.errors import error_response
+
 
 class LoginRequiredMiddleware(DjangoLoginRequired):
     def handle_no_permission(self, request, view_func):
@@ -17,6 +19,25 @@ class LoginRequiredMiddleware(DjangoLoginRequired):
             response["HX-Redirect"] = resolve_url(self.get_login_url(view_func))
             return response
         return super().handle_no_permission(request, view_func)
+
+
+class MethodNotAllowedPageMiddleware:
+    """A 405 with no body (HttpResponseNotAllowed) becomes the error page, Allow kept.
+
+    htmx requests keep the bare answer: a fragment swap never shows an error page.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if response.status_code != 405 or response.content or getattr(request, "htmx", False):
+            return response
+        page = error_response(request, 405)
+        if response.has_header("Allow"):
+            page["Allow"] = response["Allow"]
+        return page
 
 
 class PrivatePagesNotCachedMiddleware:
