@@ -51,7 +51,8 @@ N. ANSWER: <短い答え、または UNKNOWN>
 CONFIDENCE: <HIGH、MEDIUM、LOW のいずれか>
 
 N には設問の番号を書いてください。ANSWER、CONFIDENCE、UNKNOWN、HIGH、MEDIUM、LOW は\
-英語のまま書いてください。以下が設問です。""",
+英語のまま、半角で書いてください。設問の番号、ピリオド（.）、コロン（:）も半角で書いてください\
+（例: 「1. ANSWER: 42」）。答えの中では全角文字を使ってかまいません。以下が設問です。""",
 }
 
 

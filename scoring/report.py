@@ -24,7 +24,7 @@ from django.db.models import Count, Q
 
 from adapters.registry import is_simulated
 from probe.models import Experiment, ExperimentItem, Response, Run
-from probe.sheetparser import issue_label
+from probe.sheetparser import is_compliant, issue_label
 
 from . import metrics, report_slices, stats
 from .metrics import (
@@ -295,7 +295,7 @@ def _compliance(experiment: Experiment, excluded) -> tuple[dict[int, Compliance]
         issues = row["issues"] or []
         entry.responses += row["n"]
         responses += row["n"]
-        if not issues:
+        if is_compliant(issues):  # minor deviations (full-width labels) still follow it
             entry.clean += row["n"]
         for code in set(issues):
             entry.issue_counts[code] += row["n"]

@@ -1,9 +1,12 @@
 """Forms for experiments and pasted replies: input only; the writes are in services."""
 
 from django import forms
+from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 from ..models import Bank, Experiment, ModelConfig, PromptVersion, Team
+from ..prompts import DEFAULT_PROMPT_NAME
+from ..selectors.banks import bank_languages
 from ..services.collection import MAX_PASTE_CHARS
 from ..services.experiments import MAX_REPEATS, SEED_LIMIT
 
@@ -18,6 +21,21 @@ class ConfigChoiceField(forms.ModelMultipleChoiceField):
         return f"{label} · {config.model_name}" if config.model_name else label
 
 
+class LanguageSelect(forms.Select):
+    """A select whose options carry data-language, so the page can match prompt to bank."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.languages: dict[str, str] = {}
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        language = self.languages.get(str(value))
+        if language:
+            option["attrs"]["data-language"] = language
+        return option
+
+
 class ExperimentForm(forms.Form):
     name = forms.CharField(
         label=_("Name"),
@@ -28,12 +46,16 @@ class ExperimentForm(forms.Form):
     bank = forms.ModelChoiceField(
         label=_("Bank"),
         queryset=Bank.objects.none(),
+        widget=LanguageSelect(attrs={"data-prompt-follows": "id_prompt_version"}),
         help_text=_(
             "Its active items and their key are copied into the experiment now; later edits to the bank do not change it."
         ),
     )
     prompt_version = forms.ModelChoiceField(
-        label=_("Prompt version"), queryset=PromptVersion.objects.none()
+        label=_("Prompt version"),
+        queryset=PromptVersion.objects.none(),
+        widget=LanguageSelect,
+        help_text=_("Chosen to match the bank's language; choose another to override."),
     )
     configs = ConfigChoiceField(
         label=_("Model configurations"),
@@ -110,13 +132,25 @@ class ExperimentForm(forms.Form):
         self.fields["configs"].queryset = team.model_configs.filter(archived=False).order_by(
             "label", "pk"
         )
-        # Sensible starting points: the bank when there is only one, the default English prompt.
+        # Sensible starting points: the bank when there is only one, and the default prompt in
+        # the bank's language (the interface's, for a bank with no language of its own). The
+        # page's script keeps the prompt in step when another bank is chosen.
         banks = list(self.fields["bank"].queryset[:2])
         if len(banks) == 1:
             self.fields["bank"].initial = banks[0].pk
-        default_prompt = (
-            team.prompt_versions.filter(name="Default (English)").order_by("-version").first()
-        )
+        languages = bank_languages(self.fields["bank"].queryset)
+        self.fields["bank"].widget.languages = {str(pk): lang for pk, lang in languages.items()}
+        defaults = {}
+        for language, name in DEFAULT_PROMPT_NAME.items():
+            prompt = team.prompt_versions.filter(name=name).order_by("-version").first()
+            if prompt is not None:
+                defaults[language] = prompt
+        self.fields["prompt_version"].widget.languages = {
+            str(prompt.pk): language for language, prompt in defaults.items()
+        }
+        interface = (translation.get_language() or "en").split("-")[0]
+        language = languages.get(banks[0].pk, interface) if len(banks) == 1 else interface
+        default_prompt = defaults.get(language) or defaults.get("en")
         if default_prompt is not None:
             self.fields["prompt_version"].initial = default_prompt.pk
 

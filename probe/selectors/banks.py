@@ -1,9 +1,10 @@
 """Reads: what a page shows, always starting from objects the access layer has checked."""
 
+import re
 from dataclasses import dataclass
 
 from django.db import connection
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 
 from ..models import Bank, Block, Item, Team
 
@@ -131,3 +132,40 @@ def item_number(item: Item) -> str:
         .count()
     )
     return f"{item.block.code}{before}"
+
+
+def _looks_japanese(text: str) -> bool:
+    """Whether the letters of a text are mostly kana and kanji (a Japanese question)."""
+    letters = [ch for ch in text if ch.isalpha()]
+    if not letters:
+        return False
+    japanese = sum(1 for ch in letters if _JAPANESE_RANGES.search(ch))
+    return japanese / len(letters) >= 0.3
+
+
+_JAPANESE_RANGES = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
+
+
+def bank_languages(banks: QuerySet[Bank]) -> dict[int, str]:
+    """The language each bank is written in ("ja" or "en"), for choosing its prompt.
+
+    A bank imported from a Japanese text file says so (text_language); otherwise its name and
+    first question decide, read in one query for all the banks. A bank with no items and
+    an ASCII name has no language of its own and is left out.
+    """
+    first_question = (
+        Item.objects.filter(block__bank=OuterRef("pk"))
+        .order_by("block__order", "order", "pk")
+        .values("question")[:1]
+    )
+    rows = banks.annotate(sample=Subquery(first_question)).values_list(
+        "pk", "name", "text_language", "sample"
+    )
+    found = {}
+    for pk, name, text_language, sample in rows:
+        if text_language == "ja" or _looks_japanese(f"{name} {sample or ''}"):
+            found[pk] = "ja"
+        elif sample:
+            found[pk] = "en"
+    return found
+

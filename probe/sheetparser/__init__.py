@@ -64,6 +64,7 @@ from .codes import (
     MAX_INPUT_CHARS,
     MAX_ITEMS,
     MEDIUM,
+    MINOR_ISSUES,
     MISSING,
     MISSING_ANSWER_LABEL,
     MISSING_CONFIDENCE,
@@ -87,10 +88,12 @@ from .codes import (
     issue_label,
 )
 from .parse import parse_sheet, parse_single
-from .results import ParsedAnswer, ParsedSheet
+from .results import ParsedAnswer, ParsedSheet, is_compliant
 from .text import normalise_answer
 
 __all__ = [
+    "MINOR_ISSUES",
+    "is_compliant",
     "ABSTAIN_CANNOT_ANSWER",
     "ABSTAIN_CASE",
     "ABSTAIN_DASH",

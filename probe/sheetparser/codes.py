@@ -61,6 +61,12 @@ DUPLICATE_CONFIDENCE = "duplicate_confidence"
 EXTRA_TEXT = "extra_text"
 DUPLICATE_ANSWER = "duplicate_answer"
 
+#: Deviations that change nothing about how an answer reads: the parser records them by name
+#: (the report lists them), but an answer carrying only these still counts as compliant. A
+#: Japanese keyboard writes ＡＮＳＷＥＲ：１ as naturally as ANSWER: 1, and the label is as
+#: unambiguous either way.
+MINOR_ISSUES = frozenset({FULLWIDTH})
+
 # sheet
 EMPTY_REPLY = "empty_reply"
 INPUT_TRUNCATED = "input_truncated"
@@ -86,7 +92,7 @@ ISSUE_LABELS = {
     MISSING_ANSWER_LABEL: _("Answer without the ANSWER label"),
     TABLE_FORMAT: _("Answer given in a table"),
     MARKDOWN: _("Markdown formatting"),
-    FULLWIDTH: _("Full-width characters in the format"),
+    FULLWIDTH: _("Full-width characters in the format (minor: read as written, still compliant)"),
     MULTILINE_ANSWER: _("Answer spread over several lines"),
     ABSTAIN_CASE: _("UNKNOWN not in capitals"),
     ABSTAIN_EMPTY: _("Empty answer (taken as UNKNOWN)"),

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
+
+from .codes import MINOR_ISSUES
+
+
+def is_compliant(issues: Iterable[str]) -> bool:
+    """Whether an answer with these issue codes follows the format: no issue but minor ones."""
+    return all(code in MINOR_ISSUES for code in issues)
 
 
 @dataclass
@@ -23,7 +31,7 @@ class ParsedAnswer:
 
     @property
     def compliant(self) -> bool:
-        return not self.issues
+        return is_compliant(self.issues)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -43,11 +51,11 @@ class ParsedSheet:
         Item issues only: sheet issues (a preamble, a summary after the block, items out of order)
         do not lower it, because they do not make any one answer harder to read. A missing,
         hedged or abstained-by-synonym item counts as not compliant; an exact ``UNKNOWN`` is
-        compliant.
+        compliant, and so is an item whose only issues are minor ones (codes.MINOR_ISSUES).
         """
         if not self.answers:
             return 1.0
-        return sum(1 for a in self.answers if not a.issues) / len(self.answers)
+        return sum(1 for a in self.answers if a.compliant) / len(self.answers)
 
     @property
     def issue_counts(self) -> dict[str, int]:

@@ -13,6 +13,7 @@ from ...models import (
     Response,
     Run,
 )
+from ...sheetparser import is_compliant
 from .units import ACTIVE
 
 logger = logging.getLogger("probe.collection")
@@ -25,7 +26,7 @@ def _compliance(issue_lists) -> float | None:
     issue_lists = list(issue_lists)
     if not issue_lists:
         return None
-    return sum(1 for issues in issue_lists if not issues) / len(issue_lists)
+    return sum(1 for issues in issue_lists if is_compliant(issues)) / len(issue_lists)
 
 
 def run_rollup(*, run_pk: int) -> None:

@@ -26,6 +26,7 @@ from ...models import (
     Response,
     Run,
 )
+from ...sheetparser import is_compliant
 from ..configs import options_refusal
 from ..hosts import provider_host_problem
 from .lease import lease_release, lease_renew, lease_take
@@ -94,7 +95,7 @@ class RunCollector:
         self.n_clean = sum(
             1
             for issues in Response.objects.filter(run=run).values_list("issues", flat=True)
-            if not issues
+            if is_compliant(issues)
         )
         retried, successes = self._attempts_so_far()
         todo = self._todo()
@@ -332,7 +333,7 @@ class RunCollector:
         pairs, _sheet_issues = parse_attempt(attempt, items, self.run.experiment.mode)
         for item, parsed in pairs:
             self.answered.add(item.pk)
-            self.n_clean += not parsed.issues
+            self.n_clean += parsed.compliant
         return [response_row(self.run, item, attempt, parsed) for item, parsed in pairs]
 
     def _write_progress(self) -> None:

@@ -1,0 +1,85 @@
+"""The experiment form offers the prompt in the bank's language; the Japanese prompt asks for
+half-width labels; a reply with full-width labels is a minor deviation, still compliant."""
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from probe.models import PromptVersion
+from probe.prompts import DEFAULT_PROMPTS
+from probe.services.prompts import prompt_defaults_ensure
+from probe.sheetparser import FULLWIDTH, parse_sheet
+from tests.conftest import login
+from tests.probe import factories
+
+
+def _japanese_bank(team):
+    bank = factories.BankFactory(team=team, name="社内ナレッジ")
+    block = factories.BlockFactory(bank=bank, code="A", title="データベース")
+    factories.ItemFactory(block=block, question="PostgreSQL の既定のポート番号は何ですか。")
+    return bank
+
+
+def _selected(body: str, select_id: str) -> str:
+    select = re.search(rf'<select[^>]*id="{select_id}".*?</select>', body, re.S).group(0)
+    return re.search(r'<option value="(\d+)"[^>]*selected', select).group(1)
+
+
+@pytest.fixture
+def defaults(world):
+    prompt_defaults_ensure(team=world.team)
+    return {
+        p.language: p
+        for p in PromptVersion.objects.filter(team=world.team, note__contains="Default")
+    }
+
+
+def _form(client, world, language):
+    url = reverse("probe:experiment_create", kwargs={"team_slug": world.team.slug})
+    return client.get(url, HTTP_ACCEPT_LANGUAGE=language).content.decode()
+
+
+def test_a_japanese_bank_gets_the_japanese_prompt_in_an_english_interface(client, world, defaults):
+    world.bank.delete()
+    _japanese_bank(world.team)
+    login(client, world.users["editor"])
+    body = _form(client, world, "en")
+    assert _selected(body, "id_prompt_version") == str(defaults["ja"].pk)
+
+
+def test_an_english_bank_gets_the_english_prompt_in_a_japanese_interface(client, world, defaults):
+    login(client, world.users["editor"])
+    body = _form(client, world, "ja")
+    assert _selected(body, "id_prompt_version") == str(defaults["en"].pk)
+
+
+def test_with_several_banks_the_options_say_their_language(client, world, defaults):
+    japanese = _japanese_bank(world.team)
+    empty = factories.BankFactory(team=world.team, name="Empty so far")
+    login(client, world.users["editor"])
+    body = _form(client, world, "ja")
+    # No single bank to go by: the interface's language.
+    assert _selected(body, "id_prompt_version") == str(defaults["ja"].pk)
+    assert f'<option value="{japanese.pk}" data-language="ja">' in body
+    assert f'<option value="{world.bank.pk}" data-language="en">' in body
+    assert f'<option value="{empty.pk}">' in body  # no language of its own
+    assert re.search(rf'<option value="{defaults["ja"].pk}"[^>]* data-language="ja"', body)
+    assert 'data-prompt-follows="id_prompt_version"' in body
+
+
+def test_the_japanese_prompt_asks_for_half_width_labels_and_digits():
+    text = DEFAULT_PROMPTS["ja"]
+    assert "半角" in text and "1. ANSWER: 42" in text
+
+
+def test_full_width_labels_are_a_named_minor_deviation_not_non_compliance():
+    reply = "\n".join(
+        f"{chr(0xFF10 + n)}．ＡＮＳＷＥＲ：答え{n}\nＣＯＮＦＩＤＥＮＣＥ：ＨＩＧＨ"
+        for n in (1, 2, 3)
+    )
+    sheet = parse_sheet(reply, 3)
+    assert [a.answer for a in sheet.answers] == ["答え1", "答え2", "答え3"]
+    assert [a.confidence for a in sheet.answers] == ["HIGH"] * 3
+    assert all(FULLWIDTH in a.issues for a in sheet.answers)  # named, so the report lists it
+    assert sheet.compliance == 1.0
