@@ -168,4 +168,3 @@ def bank_languages(banks: QuerySet[Bank]) -> dict[int, str]:
         elif sample:
             found[pk] = "en"
     return found
-

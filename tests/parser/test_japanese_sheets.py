@@ -127,7 +127,10 @@ def test_a_japanese_answer_is_not_an_abstention(answer):
 def test_the_issue_is_named_in_japanese_for_a_japanese_scorer():
     with translation.override("ja"):
         assert sp.issue_label(sp.ABSTAIN_DONT_KNOW) == "「分かりません」（UNKNOWN として扱う）"
-        assert sp.issue_label(sp.FULLWIDTH) == "書式に全角文字（軽微：そのまま読み取り、準拠として数えます）"
+        assert (
+            sp.issue_label(sp.FULLWIDTH)
+            == "書式に全角文字（軽微：そのまま読み取り、準拠として数えます）"
+        )
 
 
 japanese_text = st.text(
