@@ -1,13 +1,17 @@
 """Request plumbing: login required on every page, private pages never cached, the client's
 address behind a proxy, and the language a signed-in user chose."""
 
+import time
+import zoneinfo
+
 from django.conf import settings
 from django.contrib.auth.middleware import LoginRequiredMiddleware as DjangoLoginRequired
 from django.http import HttpResponse
 from django.shortcuts import resolve_url
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.cache import add_never_cache_headers
 
+from .selectors.preferences import user_time_zone
 from .views.errors import error_response
 
 
@@ -77,6 +81,41 @@ def client_ip(request) -> str:
         if len(hops) >= count:
             return hops[-count]
     return request.META.get("REMOTE_ADDR", "")
+
+
+# The session key that holds the time zone a signed-in user's pages are shown in, with the time
+# it was worked out: a team's new zone reaches its members' sessions within TIME_ZONE_RECHECK.
+SESSION_TIME_ZONE_KEY = "probe_time_zone"
+TIME_ZONE_RECHECK = 600  # seconds
+
+
+def session_time_zone_store(request, zone: str) -> None:
+    request.session[SESSION_TIME_ZONE_KEY] = [zone, int(time.time())]
+
+
+class TimeZoneMiddleware:
+    """Every date and time a signed-in user sees is in their zone (selectors.user_time_zone),
+    worked out once per session (and again every TIME_ZONE_RECHECK seconds), not per request."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        user = getattr(request, "user", None)
+        if user is None or not user.is_authenticated or not hasattr(request, "session"):
+            return self.get_response(request)
+        stored = request.session.get(SESSION_TIME_ZONE_KEY)
+        if not stored or time.time() - stored[1] > TIME_ZONE_RECHECK:
+            stored = [user_time_zone(user=user), int(time.time())]
+            request.session[SESSION_TIME_ZONE_KEY] = stored
+        try:
+            timezone.activate(zoneinfo.ZoneInfo(stored[0]))
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            timezone.deactivate()
+        try:
+            return self.get_response(request)
+        finally:
+            timezone.deactivate()
 
 
 # The session key that holds a signed-in user's chosen language (set at login and by the

@@ -44,6 +44,9 @@ class Team(models.Model):
             "A key entry whose sources were last checked longer ago than this is due for a re-check."
         ),
     )
+    # Shown to members who have not chosen a time zone of their own (nor had one offered by
+    # their browser at login); empty: the server's TIME_ZONE.
+    time_zone = models.CharField(_("time zone"), max_length=64, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     members = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="Membership", related_name="teams"
@@ -132,12 +135,16 @@ class Invitation(models.Model):
 
 
 class UserPreference(models.Model):
-    """What a user chose for themself, kept across browsers: for now the interface language."""
+    """What a user chose for themself, kept across browsers: the interface language and the
+    time zone every date and time is shown in (empty: not chosen)."""
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preference"
     )
-    language = models.CharField(_("language"), max_length=10, choices=settings.LANGUAGES)
+    language = models.CharField(
+        _("language"), max_length=10, choices=settings.LANGUAGES, blank=True
+    )
+    time_zone = models.CharField(_("time zone"), max_length=64, blank=True)
     changed = models.DateTimeField(auto_now=True)
 
     class Meta:

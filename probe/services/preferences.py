@@ -1,10 +1,11 @@
-"""A user's own settings: the interface language they chose."""
+"""A user's own settings (the interface language, the time zone), and the team's time zone."""
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
-from ..models import UserPreference
+from ..models import Team, UserPreference
+from ..selectors.preferences import time_zone_names
 
 
 def user_language_set(*, user, language: str) -> UserPreference:
@@ -15,3 +16,36 @@ def user_language_set(*, user, language: str) -> UserPreference:
         user=user, defaults={"language": language}
     )
     return preference
+
+
+def user_time_zone_set(*, user, time_zone: str) -> UserPreference:
+    """Remember `time_zone` (an IANA name such as Asia/Tokyo; empty: the team's) for the user."""
+    if time_zone and time_zone not in time_zone_names():
+        raise ValidationError(_("Choose one of the time zones offered."))
+    preference, _created = UserPreference.objects.update_or_create(
+        user=user, defaults={"time_zone": time_zone}
+    )
+    return preference
+
+
+def user_time_zone_offer(*, user, time_zone: str) -> bool:
+    """The browser's time zone, offered at login: taken only while the user has chosen none.
+
+    Returns whether it was taken. Anything not a known zone is ignored (it comes from a form).
+    """
+    if time_zone not in time_zone_names():
+        return False
+    preference, _created = UserPreference.objects.get_or_create(user=user)
+    if preference.time_zone:
+        return False
+    UserPreference.objects.filter(pk=preference.pk, time_zone="").update(time_zone=time_zone)
+    return True
+
+
+def team_time_zone_set(*, team: Team, time_zone: str) -> Team:
+    """The team's time zone, for members who have none of their own (empty: the server's)."""
+    if time_zone and time_zone not in time_zone_names():
+        raise ValidationError(_("Choose one of the time zones offered."))
+    team.time_zone = time_zone
+    team.save(update_fields=["time_zone"])
+    return team

@@ -22,6 +22,7 @@ from ..forms.teams import InvitationForm, MemberRoleForm
 from ..models import AuditEvent, Membership, Role, Team
 from ..selectors import teams as selectors
 from ..selectors.banks import banks_of_team
+from ..selectors.preferences import time_zone_names
 from ..services import teams as team_services
 
 # Home and health ---------------------------------------------------------------------------
@@ -70,6 +71,8 @@ def _member_page(request, team: Team, form: InvitationForm, *, status: int = 200
             "roles": Role.choices,
             "email_enabled": settings.EMAIL_ENABLED,
             "now": timezone.now(),
+            "time_zones": sorted(time_zone_names()),
+            "server_time_zone": settings.TIME_ZONE,
         },
         status=status,
     )

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from probe.models import Experiment, Run
 from probe.services import collection
+from probe.templatetags.time_tags import when_text
 from tests.collection.conftest import collect_all, make_config, make_experiment
 
 LONG_AGO = timedelta(minutes=10)
@@ -111,7 +112,7 @@ def test_a_run_nothing_works_on_shows_as_stalled_with_retry(
     page = _page(client, world, experiment).content.decode()
     row = _row(page, dead)
     assert "Stalled" in row and "Collecting" not in row
-    assert f"No progress since {timezone.localtime(then):%Y-%m-%d %H:%M:%S}" in row
+    assert "No progress since <time" in row and f">{when_text(then)}</time>" in row
     assert "no worker is working on it" in row
     retry = reverse("probe:run_retry", kwargs={"run_pk": dead.pk})
     assert f'hx-post="{retry}"' in row

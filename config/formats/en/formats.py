@@ -1,3 +1,7 @@
-"""English date formats: the app shows times as 2026-03-14 09:30 rather than Django's 03/14/2026 9:30 a.m."""
+"""English date formats, one for every date and one for every time: 1 Dec 2026 and
+1 Dec 2026, 22:02 UTC (always with the zone: a team can span several)."""
 
-SHORT_DATETIME_FORMAT = "Y-m-d H:i"
+DATE_FORMAT = "j M Y"
+DATETIME_FORMAT = "j M Y, H:i T"
+SHORT_DATE_FORMAT = DATE_FORMAT
+SHORT_DATETIME_FORMAT = DATETIME_FORMAT

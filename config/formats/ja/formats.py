@@ -1,4 +1,7 @@
-"""Japanese date formats: 2026/03/14 09:30 in tables and lines, 2026年3月14日 9:30 in sentences."""
+"""Japanese date formats, one for every date and one for every time: 2026年12月1日 and
+2026年12月1日 22:02 JST (always with the zone)."""
 
-SHORT_DATETIME_FORMAT = "Y/m/d H:i"
-DATETIME_FORMAT = "Y年n月j日 G:i"
+DATE_FORMAT = "Y年n月j日"
+DATETIME_FORMAT = "Y年n月j日 H:i T"
+SHORT_DATE_FORMAT = DATE_FORMAT
+SHORT_DATETIME_FORMAT = DATETIME_FORMAT
