@@ -151,8 +151,24 @@ def _sentence_ja(question: str, x: str) -> str | None:
     return None
 
 
+_EN_LONG = ("In short, {x}.", "What happens is that {x}.", "Simply put, {x}.")
+_ARTICLE = re.compile(r"^(?:The|A|An|It|This|These|Its|Each|Every)\b")
+
+
+def _embedded(x: str) -> str:
+    """``x`` inside a sentence: no final full stop, a leading article in lower case."""
+    x = x.rstrip(".。")
+    return x[0].lower() + x[1:] if _ARTICLE.match(x) else x
+
+
 def framings(x: str, question: str, language: str, style: str) -> list[str]:
     """The answer ``x`` said as a model of ``style`` would, best first, all of them confident."""
+    if language == "en" and len(x.split()) >= 5:  # a sentence, a mechanism: no "It's ..."
+        said = [template.format(x=_embedded(x)) for template in _EN_LONG]
+        if question.strip().lower().startswith("why"):
+            said.insert(0, f"Because {_embedded(x)}.")
+        return said
+    x = _embedded(x) if language == "en" else x
     plain = _JA_PLAIN if language == "ja" else _EN_PLAIN
     if language == "ja" and "何年" in question and re.fullmatch(r"\d{3,4}", x):
         x += "年"  # a year is said with its counter: 2011年
@@ -166,4 +182,5 @@ def framings(x: str, question: str, language: str, style: str) -> list[str]:
 
 
 def hedged(x: str, language: str) -> list[str]:
+    x = _embedded(x) if language == "en" else x
     return [template.format(x=x) for template in (_JA_HEDGES if language == "ja" else _EN_HEDGES)]
