@@ -40,7 +40,7 @@ def model_style(model: str) -> str:
     return STYLES[digest("style", model) % len(STYLES)]
 
 
-def say_correct(key: str, question: str, language: str, style: str, keys: list[str]) -> str:
+def say_correct(key: str, question: str, language: str, style: str, keys: frozenset[str]) -> str:
     """The key in the model's words: reshaped and framed, every word and number kept, never a
     key entry as written."""
     key = one_line(key)
@@ -60,7 +60,14 @@ def say_correct(key: str, question: str, language: str, style: str, keys: list[s
 
 
 def say_wrong(
-    core: str, key: str, question: str, language: str, style: str, keys: list[str], *, hedge: bool
+    core: str,
+    key: str,
+    question: str,
+    language: str,
+    style: str,
+    keys: frozenset[str],
+    *,
+    hedge: bool,
 ) -> str:
     """A wrong answer as the model says it: confidently, or with a hedge when it hedges."""
     options = hedged(core, language) if hedge else framings(core, question, language, style)
@@ -104,7 +111,7 @@ def answer_item(
     abstain_draw, confidence_draw, wrong_draw = rng.random(), rng.random(), rng.random()
     hedge_draw = rng.random()
     style = model_style(model)
-    keys = [entry.answer for entry in knowledge.items]
+    keys = knowledge.folded_answers
     question = known.question if known else item.text
 
     if knows:

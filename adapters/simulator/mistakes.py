@@ -136,6 +136,8 @@ _STOPWORDS = frozenset(
     "a an the of in on at to for by with and or is are was were be it its this that which what "
     "who how does do did from as into than then when where why not no".split()
 )
+# Other items a part may be drawn from (a few are enough, and a long bank stays fast).
+_POOL_ITEMS = 24
 _TITLE_LABEL = re.compile(r"^\s*[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)+\s*$")
 
 
@@ -223,10 +225,12 @@ def _part_swaps(item: KnowledgeItem, knowledge: Knowledge, key: str) -> list[str
             words[-1] if parts[words[-1]][:1].isupper() else words[digest("part", key) % len(words)]
         )
     # A part that is a whole key itself ("Saturn") would make the answer another item's key.
-    own = {p.casefold() for p in parts} | {folded(other.answer) for other in knowledge.items}
+    own = {p.casefold() for p in parts} | knowledge.folded_answers
     wanted_title = parts[index][:1].isupper()
     pool = []
-    for other in knowledge.items:
+    # A few other items, the same for every model, are enough to draw a part from.
+    start = digest("others", item.key) % max(len(knowledge.items), 1)
+    for other in (knowledge.items[start:] + knowledge.items[:start])[:_POOL_ITEMS]:
         if other.key == item.key:
             continue
         for part in _PART_SPLIT.split(one_line(other.answer))[::2]:
@@ -279,7 +283,7 @@ def wrong_answers(item: KnowledgeItem, knowledge: Knowledge) -> list[str]:
         candidates = _related_terms(key, item.key)
     candidates += _part_swaps(item, knowledge, key)
     candidates.append(_near_miss(key))
-    keys = [other.answer for other in knowledge.items]
+    keys = knowledge.folded_answers
     unique: list[str] = []
     seen: set[str] = set()
     for candidate in candidates:
@@ -307,7 +311,7 @@ def guess(question: str, knowledge: Knowledge) -> str:
     where the question asks for one, a term of the family of one of its words, else one of its
     words; never a key entry."""
     salt = " ".join(question.casefold().split())
-    keys = [item.answer for item in knowledge.items]
+    keys = knowledge.folded_answers
     if _YEAR_QUESTION.search(question):
         candidates = [str(1900 + digest("year", salt) % 120)]
     elif _COUNT_QUESTION.search(question):

@@ -48,8 +48,11 @@ def folded(text: str) -> str:
 
 
 def is_key_entry(answer: str, keys: Iterable[str]) -> bool:
-    """The answer is one of the keys as written, give or take case, width and punctuation."""
+    """The answer is one of the keys as written, give or take case, width and punctuation.
+    ``keys`` may be the keys folded already (``Knowledge.folded_answers``), a set."""
     mine = folded(answer)
+    if isinstance(keys, frozenset | set):
+        return mine in keys
     return any(mine == folded(key) for key in keys)
 
 
