@@ -149,20 +149,27 @@ def _cased(word: str, like: str) -> str:
     return word
 
 
+# Each term's families, and the Japanese terms (found by search, not by word).
+_FAMILIES_OF: dict[str, list[tuple[str, ...]]] = {}
+for _family in FAMILIES:
+    for _term in _family:
+        _FAMILIES_OF.setdefault(_term, []).append(_family)
+_JAPANESE_TERMS = tuple((t, f) for f in FAMILIES for t in f if not t.isascii())
+
+
 def _related_terms(text: str, salt: str) -> list[str]:
     """The text with one term swapped for another of its family, for each term it has."""
     found = []
     for match in _LATIN_WORD.finditer(text):
         word = match.group(0)
-        for family in FAMILIES:
-            if word.casefold() in family:
-                others = [w for w in family if w != word.casefold()]
-                other = others[digest("family", salt, word) % len(others)]
-                found.append(text[: match.start()] + _cased(other, word) + text[match.end() :])
-    for family in FAMILIES:
-        for term in family:
-            if term.isascii() or term not in text:
-                continue
+        for family in _FAMILIES_OF.get(word.casefold(), ()):
+            others = [w for w in family if w != word.casefold()]
+            other = others[digest("family", salt, word) % len(others)]
+            found.append(text[: match.start()] + _cased(other, word) + text[match.end() :])
+    if text.isascii():
+        return found
+    for term, family in _JAPANESE_TERMS:
+        if term in text:
             if len(term) == 1 and len(text) > 8:
                 continue  # one kanji inside a long text is too often part of another word
             others = [t for t in family if t != term]

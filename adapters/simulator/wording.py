@@ -19,6 +19,7 @@ _JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]"
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]+")
 # Numbers and words of other scripts, as a person reading the answer sees them.
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
+_NOT_ALNUM = re.compile(r"[\W_]+")
 STYLES = ("terse", "plain", "sentence")
 # Words the app's answer-sheet parser reads as a hedge: a confident answer must not carry one
 # by accident (a question copied into the answer saying "may be", say).
@@ -43,8 +44,7 @@ def one_line(text: str) -> str:
 
 def folded(text: str) -> str:
     """For comparing answers: width, case, spaces and punctuation folded away."""
-    text = unicodedata.normalize("NFKC", text).casefold()
-    return "".join(ch for ch in text if ch.isalnum())
+    return _NOT_ALNUM.sub("", unicodedata.normalize("NFKC", text).casefold())
 
 
 def is_key_entry(answer: str, keys: Iterable[str]) -> bool:
