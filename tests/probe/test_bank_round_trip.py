@@ -8,6 +8,7 @@ import itertools
 import json
 from dataclasses import replace
 
+import pandas
 import pytest
 from django.urls import reverse
 
@@ -288,6 +289,10 @@ def test_a_benchmark_script_reads_the_csv_and_jsonl_exports(client, world, tmp_p
     ]
     assert from_csv == expected
     assert from_jsonl == expected
+    # pandas reads the CSV with no option but keeping empty cells as text.
+    frame = pandas.read_csv(tmp_path / "items.csv", keep_default_na=False, dtype=str)
+    assert list(frame["domain"]) == [row[1] for row in expected]
+    assert list(frame["target"]) == [row[3] for row in expected]
     assert [r["source_refs"] for r in records] == [["CSS 2.1"], [], []]
     assert [r["flagged"] for r in records] == [False, True, False]
     assert [r["retired"] for r in records] == [False, False, True]
