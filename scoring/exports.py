@@ -5,7 +5,7 @@ exports read from a bucket source (scoring.report.BucketSource), like the report
 
 The responses export streams: its rows come from the database in chunks and leave as text in
 chunks, so 200,000 judgements take the memory of a few thousand. CSV cells that a spreadsheet
-would evaluate as a formula are neutralised (scoring.export_format writes the text).
+would evaluate as a formula are neutralised (probe.csvfile writes the text).
 """
 
 from __future__ import annotations
@@ -19,10 +19,11 @@ from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Coalesce, Lower
 
 from adapters.registry import is_simulated
+from probe.csvfile import csv_chunks
 from probe.models import Response
 
 from . import metrics, report_export
-from .export_format import csv_chunks, json_chunks, jsonl_chunks
+from .export_format import json_chunks, jsonl_chunks
 from .keys import key_texts_judged_against, keys_in_force
 from .models import CarriedBucket
 from .report import BucketSource, ConfigReport, Report, RunReport

@@ -8,10 +8,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
+from probe.csvfile import csv_chunks, csv_text
 from probe.models import Experiment, ExperimentItem
 
 from . import exports
-from .export_format import csv_chunks, csv_text, json_chunks, jsonl_chunks
+from .export_format import json_chunks, jsonl_chunks
 from .final_report import FinalReport
 from .report import final_source, without_dropped
 from .review import keys_in_force

@@ -5,11 +5,11 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from probe.access import team_view
+from probe.csvfile import csv_text
 from probe.downloads import attachment, file_stem
 from probe.models import Role
 
 from . import exports
-from .export_format import csv_text
 from .keys import judgements_by_key
 from .models import Assignment
 from .report import judgement_source, report_build, without_dropped

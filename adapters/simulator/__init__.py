@@ -12,7 +12,9 @@ follow one random sequence per server so that a retried request can succeed.
 
 Modules: `adapter` (the provider adapter and what it may send), `profiles` (the characters),
 `knowledge` (the items a model may know, and the items of a prompt), `answers` (how a model
-answers and formats its sheet) and `engine` (the OpenAI-compatible endpoint, without HTTP).
+answers and formats its sheet), `wording` (the bank's language, a key said in the model's own
+words, hedges), `mistakes` (plausible wrong answers) and `engine` (the OpenAI-compatible
+endpoint, without HTTP).
 """
 
 from adapters.simulator.adapter import (
@@ -29,8 +31,8 @@ from adapters.simulator.answers import (
     WRONG_ANSWER_WEIGHTS,
     ItemAnswer,
     answer_item,
+    model_style,
     render_sheet,
-    wrong_answers,
 )
 from adapters.simulator.engine import (
     DEFAULT_SEED,
@@ -49,6 +51,7 @@ from adapters.simulator.knowledge import (
     normalize,
     parse_prompt_items,
 )
+from adapters.simulator.mistakes import FAMILIES, guess, wrong_answers
 from adapters.simulator.profiles import (
     BUILTIN_PROFILES,
     CONFIDENCE_LEVELS,
@@ -57,9 +60,18 @@ from adapters.simulator.profiles import (
     load_profiles,
     profile_from_dict,
 )
+from adapters.simulator.wording import (
+    STYLES,
+    carries_key,
+    folded,
+    is_key_entry,
+    language_of,
+)
 
 __all__ = [
     "ABSTAIN_ANSWER",
+    "FAMILIES",
+    "STYLES",
     "BUILTIN_PROFILES",
     "CONFIDENCE_LEVELS",
     "DEFAULT_PORT",
@@ -81,6 +93,12 @@ __all__ = [
     "Simulator",
     "SimulatorAdapter",
     "answer_item",
+    "carries_key",
+    "folded",
+    "guess",
+    "is_key_entry",
+    "language_of",
+    "model_style",
     "count_tokens",
     "load_profiles",
     "may_receive_key",

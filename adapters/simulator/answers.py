@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-import hashlib
-import math
 import random
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from adapters.simulator.knowledge import Knowledge, KnowledgeItem, PromptItem, normalize
+from adapters.simulator.knowledge import Knowledge, PromptItem, normalize
+from adapters.simulator.mistakes import digest, guess, wrong_answers
 from adapters.simulator.profiles import Profile
+from adapters.simulator.wording import (
+    STYLES,
+    carries_key,
+    framings,
+    hedged,
+    is_key_entry,
+    one_line,
+    reshapes,
+    sounds_hedged,
+)
 
 ABSTAIN_ANSWER = "UNKNOWN"
 # Share of items whose difficulty is common to every simulated model (the rest is the model's
@@ -22,93 +30,52 @@ SHARED_DIFFICULTY = 0.6
 WRONG_ANSWER_WEIGHTS = (0.6, 0.25, 0.15)
 
 
-def digest(*parts: Any) -> int:
-    joined = "\x1f".join(str(p) for p in parts).encode("utf-8")
-    return int.from_bytes(hashlib.sha256(joined).digest()[:8], "big")
-
-
 def unit_draw(*parts: Any) -> float:
     """A uniform number in [0, 1) fixed by `parts`."""
     return digest(*parts) / 2**64
 
 
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
-_VOWELS = "aeiou"
+def model_style(model: str) -> str:
+    """How a model words its answers (terse, plain, a sentence): its own, whatever the seed."""
+    return STYLES[digest("style", model) % len(STYLES)]
 
 
-def wrong_answers(item: KnowledgeItem, knowledge: Knowledge) -> list[str]:
-    """Plausible wrong answers to `item`, the same for every model: off by one, another item's
-    answer of the same kind, a near-miss spelling. Ordered by how likely a model is to give them."""
-    answer = item.answer
-    is_numeric = bool(_NUMBER.search(answer))
-    others = [
-        other.answer
-        for other in knowledge.items
-        if normalize(other.answer) != normalize(answer)
-        and bool(_NUMBER.search(other.answer)) == is_numeric
-    ]
-    if is_numeric:
-        # A number of the same magnitude is a plausible slip (1648 -> 1519, not 1648 -> 4).
-        own = _magnitude(answer)
-        others.sort(
-            key=lambda other: (abs(_magnitude(other) - own), digest("other", item.key, other))
-        )
-    else:
-        # A name for a name, a word for a word.
-        words = len(answer.split())
-        others.sort(
-            key=lambda other: (abs(len(other.split()) - words), digest("other", item.key, other))
-        )
-    candidates: list[str] = []
-    if is_numeric:
-        numbers = list(_NUMBER.finditer(answer))
-        target = numbers[digest("which-number", item.key) % len(numbers)]
-        step = 1 if digest("direction", item.key) % 2 else -1
-        for delta in (step, -step):
-            candidates.append(_shift_number(answer, target, delta))
-        candidates.insert(1, others[0] if others else _shift_number(answer, target, 2 * step))
-    else:
-        candidates.append(others[0] if others else _near_miss(answer, item.key))
-        candidates.append(_near_miss(answer, item.key))
-        if len(others) > 1:
-            candidates.append(others[1])
-    unique: list[str] = []
-    for candidate in candidates:
-        folded = normalize(candidate)
-        if folded and folded != normalize(answer) and folded not in map(normalize, unique):
-            unique.append(candidate)
-    return unique or [f"not {answer}"]
+def say_correct(key: str, question: str, language: str, style: str, keys: frozenset[str]) -> str:
+    """The key in the model's words: reshaped and framed, every word and number kept, never a
+    key entry as written."""
+    key = one_line(key)
+    options = []
+    for shape in reshapes(key, language) if style != "sentence" else []:
+        options += framings(shape, question, language, style)
+    options += framings(key, question, language, style)
+    start = digest("wording", style, key) % min(len(options), 3)
+    for option in options[start:] + options[:start]:
+        if (
+            not is_key_entry(option, keys)
+            and carries_key(option, key)
+            and (not sounds_hedged(option) or sounds_hedged(key))
+        ):
+            return option
+    return f"The answer is: {key}"
 
 
-def _magnitude(text: str) -> float:
-    value = float(_NUMBER.search(text).group(0))
-    return math.log10(value + 1)
-
-
-def _shift_number(answer: str, match: re.Match, delta: int) -> str:
-    text = match.group(0)
-    if "." in text:
-        decimals = len(text.split(".")[1])
-        value = f"{float(text) + delta * 10**-decimals:.{decimals}f}"
-    else:
-        value = str(max(int(text) + delta, 0))
-    return answer[: match.start()] + value + answer[match.end() :]
-
-
-def _near_miss(answer: str, key: str) -> str:
-    words = answer.split()
-    if len(words) > 1:
-        # Drop one word: "Johannes Kepler" -> "Kepler", "Treaty of Paris" -> "Treaty Paris"
-        drop = digest("drop", key) % len(words)
-        return " ".join(w for i, w in enumerate(words) if i != drop)
-    vowels = [i for i, ch in enumerate(answer) if ch.lower() in _VOWELS]
-    if not vowels:
-        return answer + "s"
-    at = vowels[digest("vowel", key) % len(vowels)]
-    old = answer[at].lower()
-    new = _VOWELS[(_VOWELS.index(old) + 1 + digest("to", key) % 4) % 5]
-    new = new.upper() if answer[at].isupper() else new
-    return answer[:at] + new + answer[at + 1 :]
+def say_wrong(
+    core: str,
+    key: str,
+    question: str,
+    language: str,
+    style: str,
+    keys: frozenset[str],
+    *,
+    hedge: bool,
+) -> str:
+    """A wrong answer as the model says it: confidently, or with a hedge when it hedges."""
+    options = hedged(core, language) if hedge else framings(core, question, language, style)
+    start = digest("wording", style, "hedged" if hedge else "", core) % min(len(options), 3)
+    for option in options[start:] + options[:start]:
+        if not is_key_entry(option, keys) and not (key and carries_key(option, key)):
+            return option
+    return core
 
 
 @dataclass
@@ -117,12 +84,19 @@ class ItemAnswer:
     answer: str
     confidence: str
     correct: bool  # for tests and demos; never sent
+    hedged: bool = False  # the answer carries a hedge ("probably ...")
 
 
 def answer_item(
-    profile: Profile, model: str, seed: int, item: PromptItem, knowledge: Knowledge
+    profile: Profile,
+    model: str,
+    seed: int,
+    item: PromptItem,
+    knowledge: Knowledge,
+    language: str = "en",
 ) -> ItemAnswer:
-    """How `model` (of character `profile`) answers one item in the repeat fixed by `seed`."""
+    """How `model` (of character `profile`) answers one item in the repeat fixed by `seed`,
+    in `language` (that of the prompt's items)."""
     known = item.known
     key = known.key if known else normalize(item.text)
     rng = random.Random(digest("item", model, seed, item.number, key))
@@ -135,21 +109,30 @@ def answer_item(
         draw = unit_draw("repeat", model, seed, key)
     knows = known is not None and draw < profile.knowledge
     abstain_draw, confidence_draw, wrong_draw = rng.random(), rng.random(), rng.random()
+    hedge_draw = rng.random()
+    style = model_style(model)
+    keys = knowledge.folded_answers
+    question = known.question if known else item.text
 
     if knows:
         level = _weighted(profile.confidence_when_right, confidence_draw)
-        return ItemAnswer(item.number, known.answer, level, True)
+        text = say_correct(known.answer, question, language, style, keys)
+        return ItemAnswer(item.number, text, level, True)
     if abstain_draw < profile.abstain_when_unsure or (known is None and not knowledge.items):
         return ItemAnswer(item.number, ABSTAIN_ANSWER, "LOW", False)
     if known is not None:
         candidates = wrong_answers(known, knowledge)
     else:
-        # Not in the knowledge file: a guess from another item, the same for every model.
-        candidates = [knowledge.items[digest("guess", key) % len(knowledge.items)].answer]
+        # Not in the key sent (or the knowledge file): a guess from the question alone.
+        candidates = [guess(item.text, knowledge)]
     weights = WRONG_ANSWER_WEIGHTS[: len(candidates)]
-    guess = candidates[_weighted(dict(enumerate(weights)), wrong_draw)]
+    core = candidates[_weighted(dict(enumerate(weights)), wrong_draw)]
     level = _weighted(profile.confidence_when_wrong, confidence_draw)
-    return ItemAnswer(item.number, guess, level, False)
+    # A model that rates its guess HIGH does not say "probably" in the same breath.
+    hedge = level != "HIGH" and hedge_draw < profile.hedge_when_unsure
+    own_key = known.answer if known else ""
+    text = say_wrong(core, own_key, question, language, style, keys, hedge=hedge)
+    return ItemAnswer(item.number, text, level, False, hedged=hedge)
 
 
 def _weighted(weights: Mapping[Any, float], draw: float):

@@ -14,6 +14,7 @@ from adapters.simulator.adapter import SIMULATION_FIELD
 from adapters.simulator.answers import answer_item, digest, render_sheet
 from adapters.simulator.knowledge import Knowledge, parse_prompt_items
 from adapters.simulator.profiles import Profile, load_profiles
+from adapters.simulator.wording import language_of
 
 DEFAULT_SEED = 0
 OWNER = "simulator"
@@ -165,7 +166,10 @@ class Simulator:
         )
         items = parse_prompt_items(prompt, knowledge)
         if items:
-            answers = [answer_item(profile, model, seed, item, knowledge) for item in items]
+            language = language_of(item.text for item in items)
+            answers = [
+                answer_item(profile, model, seed, item, knowledge, language) for item in items
+            ]
             content = render_sheet(answers, profile, model, seed, prompt)
         else:
             content = "OK."  # no items: a connection check ("Reply with OK.")

@@ -5,7 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
+
+from adapters.simulator.wording import folded
 
 
 def normalize(text: str) -> str:
@@ -26,6 +29,12 @@ class Knowledge:
     def __init__(self, items: list[KnowledgeItem]) -> None:
         self.items = items
         self._by_key = {item.key: item for item in items}
+
+    @cached_property
+    def folded_answers(self) -> frozenset[str]:
+        """Every answer folded as answers are compared (``wording.folded``): what no simulated
+        answer may be."""
+        return frozenset(folded(item.answer) for item in self.items)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Knowledge:

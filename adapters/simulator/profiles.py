@@ -35,6 +35,9 @@ class Profile:
         default_factory=lambda: {"HIGH": 0.2, "MEDIUM": 0.4, "LOW": 0.4}
     )
     abstain_when_unsure: float = 0.3  # chance of UNKNOWN when it does not know an item
+    # chance that a guess (an item it does not know and answers anyway, rated MEDIUM or LOW)
+    # says it is unsure: "Probably 1649.", "たぶん1649です。"; the parser reads those as hedged
+    hedge_when_unsure: float = 0.3
     consistency: float = 0.85  # share of items known or not known the same way in every repeat
     format: FormatNoise = field(default_factory=FormatNoise)
     latency_ms: int = 0
@@ -54,6 +57,7 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             confidence_when_right={"HIGH": 0.8, "MEDIUM": 0.15, "LOW": 0.05},
             confidence_when_wrong={"HIGH": 0.1, "MEDIUM": 0.35, "LOW": 0.55},
             abstain_when_unsure=0.5,
+            hedge_when_unsure=0.5,
             latency_ms=400,
             latency_jitter_ms=200,
         ),
@@ -64,6 +68,7 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             confidence_when_right={"HIGH": 0.97, "MEDIUM": 0.03, "LOW": 0.0},
             confidence_when_wrong={"HIGH": 0.93, "MEDIUM": 0.07, "LOW": 0.0},
             abstain_when_unsure=0.0,
+            hedge_when_unsure=0.0,
             latency_ms=250,
             latency_jitter_ms=100,
         ),
@@ -74,6 +79,7 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             confidence_when_right={"HIGH": 0.55, "MEDIUM": 0.35, "LOW": 0.1},
             confidence_when_wrong={"HIGH": 0.0, "MEDIUM": 0.3, "LOW": 0.7},
             abstain_when_unsure=0.8,
+            hedge_when_unsure=0.7,
             latency_ms=600,
             latency_jitter_ms=300,
         ),
@@ -84,6 +90,7 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             confidence_when_right={"HIGH": 0.7, "MEDIUM": 0.25, "LOW": 0.05},
             confidence_when_wrong={"HIGH": 0.35, "MEDIUM": 0.4, "LOW": 0.25},
             abstain_when_unsure=0.25,
+            hedge_when_unsure=0.3,
             format=FormatNoise(
                 markdown=0.45,
                 paren_numbering=0.4,
@@ -101,6 +108,7 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             confidence_when_right={"HIGH": 0.8, "MEDIUM": 0.15, "LOW": 0.05},
             confidence_when_wrong={"HIGH": 0.1, "MEDIUM": 0.35, "LOW": 0.55},
             abstain_when_unsure=0.5,
+            hedge_when_unsure=0.5,
             latency_ms=400,
             latency_jitter_ms=200,
             error_rate=0.3,
@@ -113,6 +121,7 @@ BUILTIN_PROFILES: dict[str, Profile] = {
 _PROBABILITIES = (
     "knowledge",
     "abstain_when_unsure",
+    "hedge_when_unsure",
     "consistency",
     "error_rate",
     "rate_limit_share",

@@ -9,8 +9,8 @@ returned :class:`BankData` into rows; the export service builds a :class:`BankDa
 The stages live in small modules: ``decode`` (bytes to text), ``detect`` (which format),
 ``lexicon`` (the kinds of line of plain text), ``textunits`` / ``textread`` / ``textparse`` (reading
 plain text: what is kept of a block, item or key entry; the reader fed line by line; checking and
-building the bank), ``textdump`` (writing it), ``jsonformat`` (JSON), ``tabular`` (CSV and JSON
-Lines), ``readings`` and ``warnings`` (what a person would read otherwise in a pasted document),
+building the bank), ``textdump`` (writing it), ``jsonformat`` (JSON), ``tabular`` and
+``tabular_write`` (reading and writing CSV and JSON Lines), ``readings`` and ``warnings`` (what a person would read otherwise in a pasted document),
 ``preview`` (all of it, for a page).
 
 The names this package exports below are its API. The modules share further names among
@@ -46,7 +46,8 @@ from .jsonformat import dump_json, parse_json
 from .preview import Preview, preview, preview_suggested, suggested_name
 from .readings import NO_READINGS, FormatWarning, ReadingError, Readings
 from .readings import describe as describe_reading
-from .tabular import dump_csv, dump_jsonl, parse_csv, parse_jsonl
+from .tabular import parse_csv, parse_jsonl
+from .tabular_write import dump_csv, dump_jsonl
 from .textdump import dump_text
 from .textparse import parse_text
 

@@ -63,6 +63,8 @@ class ItemData:
     topic: str = ""  # a finer subject than the block's
     ref: str = ""  # the item's id in the file it came from (the "id" of a CSV or JSON Lines row)
     answer_kind: str = ""  # one of ANSWER_KINDS, or ""
+    version: int = 1  # the item's version in the bank it was exported from (edits count up)
+    retired_reason: str = ""  # why it was retired, when it is
     number: int | None = field(default=None, compare=False)
     line: int | None = field(default=None, compare=False)
 

@@ -218,6 +218,13 @@ class _JsonChecker:
             return ""
         return checked
 
+    def version(self, obj: dict, path: tuple) -> int:
+        value = obj.get("version", 1)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            self.problem(path + ("version",), _("must be a whole number from 1 up."))
+            return 1
+        return value
+
     def boolean(self, obj: dict, name: str, path: tuple) -> bool:
         value = obj.get(name, False)
         if not isinstance(value, bool):
@@ -327,7 +334,16 @@ class _JsonChecker:
         return block
 
     def item(self, obj: dict, path: tuple) -> ItemData:
-        fields = ("id", "topic", "answer_format", "answer_kind", "retired", "key")
+        fields = (
+            "id",
+            "topic",
+            "answer_format",
+            "answer_kind",
+            "retired",
+            "retired_reason",
+            "version",
+            "key",
+        )
         self.fields(obj, path, ("question",), fields)
         item = ItemData(
             ref=self.string(obj, "id", path, one_line=True, limit=MAX_REF_CHARS),
@@ -335,6 +351,8 @@ class _JsonChecker:
             question=self.string(obj, "question", path, non_empty=True),
             answer_format=self.string(obj, "answer_format", path, limit=MAX_FORMAT_CHARS),
             retired=self.boolean(obj, "retired", path),
+            retired_reason=self.string(obj, "retired_reason", path),
+            version=self.version(obj, path),
             answer_kind=self.kind(obj, path),
             line=self.line(path),
         )
@@ -429,6 +447,8 @@ def dump_json(bank: BankData) -> str:
                         "answer_format": item.answer_format,
                         "answer_kind": item.answer_kind,
                         "retired": item.retired,
+                        "retired_reason": item.retired_reason,
+                        "version": item.version,
                         "key": _key_json(item.key),
                     }
                     for item in block.items

@@ -1,10 +1,11 @@
 """CSV and JSON Lines: one item per row, in the shape abstention-aware benchmarks use.
 
-Columns (CSV header) or fields (one JSON object per line): ``id``, ``block`` (or ``domain``),
-``block_title``, ``topic``, ``question``, ``key`` (or ``target``), ``source_refs``,
-``answer_format``, ``answer_kind``, ``flagged``, ``flag_note``, ``sources_checked``, ``retired``. Only ``question`` is required. All or
-nothing, like the other formats: every problem is listed with its line. docs/bank-format.md,
-"CSV and JSON Lines", is the specification.
+Columns (CSV header) or fields (one JSON object per line): the benchmark's ``id``, ``domain``
+(the block's title), ``topic``, ``question``, ``target`` (the key's answer), ``source_refs`` and
+``answer_format``, then the application's own (``COLUMNS``); the names older exports wrote
+(``block_title``, ``key``) are read too. Only ``question`` is required. All or nothing, like the
+other formats: every problem is listed with its line. docs/bank-format.md, "CSV and JSON Lines",
+is the specification; ``tabular_write`` writes these files.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 
 from django.utils.translation import gettext as _
 
+from ..csvfile import csv_uncell
 from .data import (
     ANSWER_KINDS,
     MAX_FORMAT_CHARS,
@@ -34,25 +36,34 @@ from .data import (
     fail,
 )
 from .decode import prepare
-from .jsonformat import JSON_REASONS
+from .jsonformat import JSON_REASONS, LANGUAGES
 from .lexicon import CODE_RE, split_sources
 
+# The columns in the order an export writes them: the benchmark's first, then the app's own.
 COLUMNS = (
     "id",
-    "block",
-    "block_title",
+    "domain",
     "topic",
     "question",
-    "key",
+    "target",
     "source_refs",
     "answer_format",
+    "block",
+    "block_description",
     "answer_kind",
     "flagged",
     "flag_note",
     "sources_checked",
     "retired",
+    "retired_reason",
+    "version",
+    "bank_name",
+    "bank_description",
+    "bank_language",
 )
-ALIASES = {"domain": "block", "target": "key", "answer": "key", "sources": "source_refs"}
+# Other names read as one of COLUMNS: older exports' block_title and key, and common spellings.
+ALIASES = {"block_title": "domain", "key": "target", "answer": "target", "sources": "source_refs"}
+KNOWN_NAMES = frozenset(COLUMNS) | frozenset(ALIASES)
 _TRUE = {"true", "yes", "1", "y", "x"}
 _FALSE = {"false", "no", "0", "n", ""}
 _CSV_HEADER_RE = re.compile(r"^\ufeff?\s*\"?[a-z_]+\"?\s*(,\s*\"?[a-z_]+\"?\s*)+$", re.IGNORECASE)
@@ -64,6 +75,10 @@ class _Row:
 
     line: int
     values: dict = field(default_factory=dict)
+    written: dict = field(default_factory=dict)  # a column's name as the file writes it
+
+    def label(self, name: str) -> str:
+        return self.written.get(name, name)
 
 
 def looks_like_csv(text: str) -> bool:
@@ -71,8 +86,8 @@ def looks_like_csv(text: str) -> bool:
     first = text.lstrip("\ufeff \t\n").split("\n", 1)[0]
     if not _CSV_HEADER_RE.match(first):
         return False
-    names = [_column(name) for name in first.split(",")]
-    return "question" in names and all(name in COLUMNS for name in names)
+    names = [_fold(name) for name in first.split(",")]
+    return "question" in names and all(name in KNOWN_NAMES for name in names)
 
 
 def looks_like_jsonl(text: str) -> bool:
@@ -87,9 +102,17 @@ def looks_like_jsonl(text: str) -> bool:
     return isinstance(first, dict) and "question" in first and "schema" not in first
 
 
-def _column(name: str) -> str:
-    name = name.strip().strip('"').strip().lower()
-    return ALIASES.get(name, name)
+def _fold(name: str) -> str:
+    return name.strip().strip('"').strip().lower()
+
+
+def _columns(names) -> list[str]:
+    """The header's names as COLUMNS. Without a ``block`` column, ``domain`` is the block itself
+    (a code, or a name that becomes its title), as older versions read it: so a file with
+    ``domain`` and ``block_title`` columns still reads as it was written."""
+    folded = [_fold(name) for name in names]
+    legacy = "block" not in folded
+    return ["block" if name == "domain" and legacy else ALIASES.get(name, name) for name in folded]
 
 
 # Reading ---------------------------------------------------------------------------------
@@ -103,8 +126,9 @@ def _csv_rows(text: str, problems: list[FormatProblem]) -> list[_Row]:
         return []
     except csv.Error as error:
         raise fail(1, _("the CSV header cannot be read: %(reason)s.") % {"reason": error}) from None
-    columns = [_column(name) for name in header]
+    columns = _columns(header)
     _check_columns(columns, 1, problems)
+    written = {column: _fold(name) for column, name in zip(columns, header, strict=True)}
     rows: list[_Row] = []
     start = reader.line_num + 1
     try:
@@ -115,7 +139,8 @@ def _csv_rows(text: str, problems: list[FormatProblem]) -> list[_Row]:
             if len(record) != len(columns):
                 problems.append(_width_problem(line, len(record), len(columns)))
                 continue
-            rows.append(_Row(line, dict(zip(columns, record, strict=True))))
+            cells = [csv_uncell(cell) for cell in record]  # the writer's apostrophes taken off
+            rows.append(_Row(line, dict(zip(columns, cells, strict=True)), written))
     except csv.Error as error:
         problems.append(
             FormatProblem(start, _("the CSV cannot be read here: %(reason)s.") % {"reason": error})
@@ -179,9 +204,10 @@ def _jsonl_rows(text: str, problems: list[FormatProblem]) -> list[_Row]:
         if not isinstance(value, dict):
             problems.append(FormatProblem(line, _("the line must be a JSON object (one item).")))
             continue
-        columns = [_column(name) for name in value]
+        columns = _columns(value)
         _check_columns(columns, line, problems)
-        rows.append(_Row(line, {_column(name): cell for name, cell in value.items()}))
+        written = {column: _fold(name) for column, name in zip(columns, value, strict=True)}
+        rows.append(_Row(line, dict(zip(columns, value.values(), strict=True)), written))
     return rows
 
 
@@ -195,6 +221,8 @@ class _Builder:
         self.by_code: dict[str, BlockData] = {}
         self.by_title: dict[str, BlockData] = {}
         self.ids: dict[str, int] = {}
+        self.bank = BankData(blocks=self.blocks)
+        self.bank_lines: dict[str, int] = {}
 
     def problem(self, line: int, message: str) -> None:
         self.problems.append(FormatProblem(line, message))
@@ -204,19 +232,23 @@ class _Builder:
         if value is None:
             return ""
         if not isinstance(value, str):
-            self.problem(row.line, _("%(column)s: must be text.") % {"column": name})
+            self.problem(row.line, _("%(column)s: must be text.") % {"column": row.label(name)})
             return ""
         value = value.strip()
         if one_line and "\n" in value:
-            self.problem(row.line, _("%(column)s: must be one line of text.") % {"column": name})
+            self.problem(
+                row.line, _("%(column)s: must be one line of text.") % {"column": row.label(name)}
+            )
         if limit is not None and len(value) > limit:
             self.problem(
                 row.line,
                 _("%(column)s: is %(length)s characters long; the limit is %(limit)s.")
-                % {"column": name, "length": len(value), "limit": limit},
+                % {"column": row.label(name), "length": len(value), "limit": limit},
             )
         if "\x00" in value:
-            self.problem(row.line, _("%(column)s: contains a NUL character.") % {"column": name})
+            self.problem(
+                row.line, _("%(column)s: contains a NUL character.") % {"column": row.label(name)}
+            )
         return value
 
     def kind(self, row: _Row) -> str:
@@ -256,7 +288,7 @@ class _Builder:
         self.problem(
             row.line,
             _("%(column)s: must be true or false (found %(found)s).")
-            % {"column": name, "found": json.dumps(value, ensure_ascii=False)[:40]},
+            % {"column": row.label(name), "found": json.dumps(value, ensure_ascii=False)[:40]},
         )
         return False
 
@@ -279,9 +311,10 @@ class _Builder:
 
     def block(self, row: _Row) -> BlockData:
         code = self.text(row, "block", one_line=True)
-        title = self.text(row, "block_title", one_line=True, limit=MAX_TITLE_CHARS)
+        title = self.text(row, "domain", one_line=True, limit=MAX_TITLE_CHARS)
+        description = self.text(row, "block_description")
         if code and not CODE_RE.match(code):
-            if "block_title" in row.values:
+            if "domain" in row.values:
                 self.problem(
                     row.line,
                     _("block: must be one or two letters or digits, such as A (found %(found)s).")
@@ -305,7 +338,62 @@ class _Builder:
             )
         elif title and not block.title:
             block.title = title
+        # Every row of a block may repeat its description (an export does); an empty cell
+        # says nothing, two different ones are a mistake to show.
+        if description and block.description and description != block.description:
+            self.problem(
+                row.line,
+                _("block %(block)s has another description here than on line %(line)s.")
+                % {"block": block.code, "line": block.line},
+            )
+        elif description:
+            block.description = description
         return block
+
+    def bank_value(self, row: _Row, name: str, text: str) -> None:
+        """The bank's name, description or language, which each row may repeat (an export
+        does): the first non-empty cell gives it, a different one later is a problem."""
+        attribute = {"bank_name": "name", "bank_description": "description"}.get(name, "language")
+        if not text:
+            return
+        if name not in self.bank_lines:
+            self.bank_lines[name] = row.line
+            setattr(self.bank, attribute, text)
+        elif getattr(self.bank, attribute) != text:
+            self.problem(
+                row.line,
+                _("%(column)s: differs from the one on line %(line)s.")
+                % {"column": name, "line": self.bank_lines[name]},
+            )
+
+    def bank_fields(self, row: _Row) -> None:
+        self.bank_value(row, "bank_name", self.text(row, "bank_name", one_line=True, limit=200))
+        self.bank_value(row, "bank_description", self.text(row, "bank_description"))
+        language = self.text(row, "bank_language")
+        if language and language not in LANGUAGES:
+            self.problem(
+                row.line,
+                _("bank_language: must be one of %(choices)s, or empty (found %(found)s).")
+                % {"choices": ", ".join(LANGUAGES), "found": language[:40]},
+            )
+            return
+        self.bank_value(row, "bank_language", language)
+
+    def version(self, row: _Row) -> int:
+        value = row.values.get("version", "")
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+            return value
+        if value is None or value == "":
+            return 1
+        if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+            if int(value.strip()) >= 1:
+                return int(value.strip())
+        self.problem(
+            row.line,
+            _("version: must be a whole number from 1 up (found %(found)s).")
+            % {"found": json.dumps(value, ensure_ascii=False)[:40]},
+        )
+        return 1
 
     def next_code(self) -> str:
         used = set(self.by_code)
@@ -316,6 +404,7 @@ class _Builder:
         raise fail(None, _("The file has more blocks than two-letter codes can name."))
 
     def item(self, row: _Row) -> None:
+        self.bank_fields(row)
         block = self.block(row)
         ref = self.text(row, "id", one_line=True, limit=MAX_REF_CHARS)
         if ref and ref in self.ids:
@@ -334,6 +423,8 @@ class _Builder:
             answer_format=self.text(row, "answer_format", limit=MAX_FORMAT_CHARS),
             answer_kind=self.kind(row),
             retired=self.boolean(row, "retired"),
+            retired_reason=self.text(row, "retired_reason"),
+            version=self.version(row),
             topic=self.text(row, "topic", one_line=True, limit=MAX_TOPIC_CHARS),
             ref=ref,
             number=len(block.items) + 1,
@@ -343,7 +434,7 @@ class _Builder:
         block.items.append(item)
 
     def key(self, row: _Row) -> KeyData | None:
-        answer = self.text(row, "key")
+        answer = self.text(row, "target")
         flagged = self.boolean(row, "flagged")
         note = self.text(row, "flag_note")
         sources = self.sources(row)
@@ -380,7 +471,7 @@ def _parse_rows(text: str, file_format: str) -> BankData:
         builder.item(row)
     if problems:
         raise BankFormatError(problems)
-    return BankData(blocks=builder.blocks)
+    return builder.bank
 
 
 def parse_csv(text: str) -> BankData:
@@ -391,53 +482,3 @@ def parse_csv(text: str) -> BankData:
 def parse_jsonl(text: str) -> BankData:
     """Read a JSON Lines file of items (one object per line); refuses with every problem."""
     return _parse_rows(text, "jsonl")
-
-
-# Writing ---------------------------------------------------------------------------------
-
-
-def _records(bank: BankData):
-    for block in bank.blocks:
-        for item in block.items:
-            key = item.key
-            yield {
-                "id": item.ref,
-                "block": block.code,
-                "block_title": block.title,
-                "topic": item.topic,
-                "question": item.question,
-                "key": key.answer if key else "",
-                "source_refs": list(key.sources) if key else [],
-                "answer_format": item.answer_format,
-                "answer_kind": item.answer_kind,
-                "flagged": bool(key and key.flagged),
-                "flag_note": key.flag_note if key else "",
-                "sources_checked": key.sources_checked if key else "",
-                "retired": item.retired,
-            }
-
-
-def _csv_sources(sources: list[str]) -> str:
-    joined = " ; ".join(sources)
-    if split_sources(joined) == sources:
-        return joined
-    return json.dumps(sources, ensure_ascii=False)  # a source with " ; " in it: a JSON list
-
-
-def dump_csv(bank: BankData) -> str:
-    """One row per item, every column, blocks in order; parse_csv() reads it back equal
-    (apart from the bank's name and description, which a CSV file has no place for)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    for record in _records(bank):
-        record["source_refs"] = _csv_sources(record["source_refs"])
-        record["flagged"] = "true" if record["flagged"] else "false"
-        record["retired"] = "true" if record["retired"] else "false"
-        writer.writerow([record[name] for name in COLUMNS])
-    return out.getvalue()
-
-
-def dump_jsonl(bank: BankData) -> str:
-    """One JSON object per item, every field."""
-    return "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in _records(bank))

@@ -23,6 +23,7 @@ from adapters import (
 )
 from adapters.simulator import Knowledge, load_profiles, normalize, wrong_answers
 from adapters.simulator_server import start_simulator_in_thread
+from tests.keyreading import as_written, says_the_key
 
 KNOWLEDGE_FILE = Path(__file__).parent / "fixtures" / "sim_knowledge.json"
 TEST_PROFILES = {
@@ -107,7 +108,7 @@ def score(knowledge, answers) -> Counter:
         key = knowledge["items"][number - 1]["answer"]
         if answer == "UNKNOWN":
             outcome = "abstained"
-        elif normalize(answer) == normalize(key):
+        elif says_the_key(answer, key):
             outcome = "correct"
         else:
             outcome = "wrong"
@@ -194,21 +195,24 @@ def test_models_sometimes_share_the_same_wrong_answer(client, simulator, knowled
             )
             for number, (answer, _) in answers.items():
                 key = knowledge["items"][number - 1]["answer"]
-                if answer != "UNKNOWN" and normalize(answer) != normalize(key):
+                if answer != "UNKNOWN" and not says_the_key(answer, key):
                     who_said.setdefault((number, normalize(answer)), set()).add(model)
     assert any(len(models) >= 2 for models in who_said.values())
 
 
-def test_wrong_answers_are_plausible(knowledge):
+def test_wrong_answers_are_plausible_and_never_a_key_entry(knowledge):
     bank = Knowledge.from_dict(knowledge)
     by_answer = {item.answer: item for item in bank.items}
     year = wrong_answers(by_answer["1989"], bank)
-    assert {"1988", "1990"} & set(year)  # off by one
-    assert all(re.fullmatch(r"\d+", answer) for answer in year)
+    assert year[0] in {"1988", "1990"}  # off by one, the likeliest slip
+    assert all(re.fullmatch(r"\d+", answer) and abs(int(answer) - 1989) <= 10 for answer in year)
     city = wrong_answers(by_answer["Canberra"], bank)
-    other_answers = {item.answer for item in bank.items}
-    assert city[0] in other_answers  # another item's answer, the likeliest slip
-    assert "Canberra" not in city
+    assert city[0] in {"Sydney", "Melbourne"}  # a related city, not another item's answer
+    keys = {as_written(item.answer) for item in bank.items}
+    for item in bank.items:
+        for answer in wrong_answers(item, bank):
+            assert as_written(answer) not in keys, (item.answer, answer)
+            assert not says_the_key(answer, item.answer), (item.answer, answer)
 
 
 # --- the answer format and its sloppy variants -------------------------------------------------
@@ -272,7 +276,7 @@ def test_question_matching_ignores_case_and_whitespace(client, simulator, knowle
     messy = "  " + "   ".join(item["question"].upper().split()) + "  "
     # test-knows-all answers every item it recognises correctly; one it did not would be a guess.
     text = content(ask(client, simulator, "test-knows-all", f"{INSTRUCTION}\n1. {messy}", seed=1))
-    assert read_sheet(text)[1][0] == item["answer"]
+    assert says_the_key(read_sheet(text)[1][0], item["answer"])
 
 
 def test_question_continued_on_a_second_line_is_matched(client, simulator, knowledge):
@@ -281,7 +285,7 @@ def test_question_continued_on_a_second_line_is_matched(client, simulator, knowl
     text = content(
         ask(client, simulator, "test-knows-all", f"{INSTRUCTION}\n1. {first}\n   in {rest}")
     )
-    assert read_sheet(text)[1][0] == item["answer"]
+    assert says_the_key(read_sheet(text)[1][0], item["answer"])
 
 
 def test_numbered_rules_in_the_instruction_are_not_taken_for_items(client, simulator, knowledge):

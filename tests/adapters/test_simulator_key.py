@@ -2,6 +2,8 @@
 with the request (to a local simulator only), each profile knows a share of it with its habits,
 and the answers are deterministic for a seed."""
 
+import re
+
 import httpx
 import pytest
 
@@ -9,6 +11,7 @@ from adapters.base import CompletionRequest
 from adapters.registry import get_adapter
 from adapters.simulator import SIMULATION_FIELD, Simulator, may_receive_key
 from adapters.simulator_server import start_simulator_in_thread
+from tests.keyreading import as_written, says_the_key
 
 # A bank no knowledge file has ever heard of.
 KEY = tuple(
@@ -37,7 +40,10 @@ def answers(reply) -> list[tuple[str, str]]:
 
 
 def correct(pairs) -> int:
-    return sum(1 for (answer, _c), (_q, key) in zip(pairs, KEY, strict=True) if answer == key)
+    """Answers a person marks correct: they say the key, in whatever words."""
+    return sum(
+        1 for (answer, _c), (_q, key) in zip(pairs, KEY, strict=True) if says_the_key(answer, key)
+    )
 
 
 @pytest.fixture
@@ -61,11 +67,12 @@ def test_with_the_key_each_profile_knows_its_share_with_its_habits(simulator):
     wrong_high = [
         (a, c)
         for (a, c), (_q, key) in zip(overconfident, KEY, strict=True)
-        if a != key and c == "HIGH"
+        if a != "UNKNOWN" and not says_the_key(a, key) and c == "HIGH"
     ]
     assert len(wrong_high) >= 3  # confident errors
-    # A wrong answer is a plausible one: another item's answer or a near miss, not nonsense.
-    assert all(a.startswith("code-") for a, _c in wrong_high)
+    # A wrong answer is a plausible one, a code like the right one, but no item's key entry.
+    keys = {as_written(key) for _q, key in KEY}
+    assert all("code-" in a and as_written(a) not in keys for a, _c in wrong_high)
 
 
 def test_the_same_seed_gives_the_same_sheet_and_another_seed_another(simulator):
@@ -79,8 +86,18 @@ def test_the_same_seed_gives_the_same_sheet_and_another_seed_another(simulator):
 def test_the_reply_is_labelled_simulated_and_never_echoes_the_key(simulator):
     reply = ask(simulator, "sim-expert")
     assert reply.body["system_fingerprint"] == "fp_simulated"
-    assert SIMULATION_FIELD not in reply.body_bytes().decode()
-    assert "secret code number" not in reply.body_bytes().decode()
+    body = reply.body_bytes().decode()
+    assert SIMULATION_FIELD not in body
+    # A key entry is in the reply only as the answer of its own item, answered correctly: the
+    # reply never lists the key, nor answers one item with another's key.
+    said = set(re.findall(r"code-\d+", body))
+    unknown_to_it = {
+        key
+        for (answer, _c), (_q, key) in zip(answers(reply), KEY, strict=True)
+        if not says_the_key(answer, key)
+    }
+    assert said.isdisjoint(unknown_to_it)
+    assert len(said) >= 20
 
 
 def test_a_malformed_key_is_a_400_naming_the_field(simulator):
@@ -144,5 +161,11 @@ def test_over_http_the_adapter_gets_answers_from_the_key():
             )
     finally:
         server.stop()
-    assert completion.text.count("ANSWER: code-") >= 20
-    assert "ANSWER: code-" not in plain.text
+    said = [
+        says_the_key(line.split("ANSWER:", 1)[1], key)
+        for line, (_q, key) in zip(
+            [line for line in completion.text.splitlines() if "ANSWER:" in line], KEY, strict=True
+        )
+    ]
+    assert sum(said) >= 20
+    assert "code-" not in plain.text

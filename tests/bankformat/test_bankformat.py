@@ -894,6 +894,8 @@ def test_json_dump_is_lossless_and_ordered():
         "answer_format": "",
         "answer_kind": "",
         "retired": False,
+        "retired_reason": "",
+        "version": 1,
         "key": None,
     }
     assert list(json.loads(text)) == [
@@ -998,7 +1000,7 @@ def test_json_validation_names_path_and_line_and_collects_everything():
         (
             line_of('"question": 3') - 1,
             "blocks[0].items[2]: unknown field 'answer_fromat' (the fields are question, "
-            "id, topic, answer_format, answer_kind, retired, key).",
+            "id, topic, answer_format, answer_kind, retired, retired_reason, version, key).",
         ),
         (line_of('"question": 3'), "blocks[0].items[2].question: must be a non-empty string."),
         (line_of('"key": "a"'), "blocks[0].items[2].key: must be an object (a key entry) or null."),

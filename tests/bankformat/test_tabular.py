@@ -95,12 +95,12 @@ def test_a_bank_with_codes_titles_retired_items_and_awkward_sources_round_trips(
 
 def test_the_csv_export_has_every_column_in_order():
     bank = bf.load((DOCUMENTS / "benchmark.csv").read_bytes(), "benchmark.csv")
-    header = bf.dump_csv(bank).split("\n", 1)[0]
-    assert header == (
-        "id,block,block_title,topic,question,key,source_refs,answer_format,answer_kind,flagged,flag_note,sources_checked,retired"
+    header = bf.dump_csv(bank).split("\r\n", 1)[0]
+    assert header == "\ufeff" + (
+        "id,domain,topic,question,target,source_refs,answer_format,block,block_description,answer_kind,flagged,flag_note,sources_checked,retired,retired_reason,version,bank_name,bank_description,bank_language"
     )
     record = json.loads(bf.dump_jsonl(bank).split("\n", 1)[0])
-    assert list(record) == header.split(",")
+    assert list(record) == header.lstrip("\ufeff").split(",")
 
 
 @pytest.mark.parametrize(
@@ -111,7 +111,7 @@ def test_the_csv_export_has_every_column_in_order():
             [
                 (
                     1,
-                    "unknown column 'colour' (the columns are id, block, block_title, topic, question, key, source_refs, answer_format, answer_kind, flagged, flag_note, sources_checked, retired).",
+                    "unknown column 'colour' (the columns are id, domain, topic, question, target, source_refs, answer_format, block, block_description, answer_kind, flagged, flag_note, sources_checked, retired, retired_reason, version, bank_name, bank_description, bank_language).",
                 )
             ],
         ),
@@ -179,7 +179,7 @@ def test_an_unclosed_quote_is_refused_with_its_line():
                 (1, "source_refs: must be a list of strings."),
                 (
                     2,
-                    "unknown column 'difficulty' (the columns are id, block, block_title, topic, question, key, source_refs, answer_format, answer_kind, flagged, flag_note, sources_checked, retired).",
+                    "unknown column 'difficulty' (the columns are id, domain, topic, question, target, source_refs, answer_format, block, block_description, answer_kind, flagged, flag_note, sources_checked, retired, retired_reason, version, bank_name, bank_description, bank_language).",
                 ),
             ],
         ),

@@ -17,6 +17,7 @@ from tests.collection.conftest import (
     make_config,
     make_experiment,
 )
+from tests.keyreading import says_the_key
 
 GOOD_SHEET = sheet_text([("429", "HIGH"), ("Retry-After", "MEDIUM"), ("3.10", "LOW")])
 SECRET = "sk-test-never-shown-0123456789abcdef"
@@ -514,6 +515,8 @@ def test_simulated_models_answer_from_the_bank_of_the_experiment(world):
     right = {}
     for run in experiment.runs.select_related("model_config"):
         responses = Response.objects.filter(run=run).select_related("item")
-        right[run.model_config.label] = sum(1 for r in responses if r.answer == r.item.key_answer)
+        right[run.model_config.label] = sum(
+            1 for r in responses if says_the_key(r.answer or "", r.item.key_answer)
+        )
         assert responses.count() == 30
     assert right["Expert"] >= 20 and 5 <= right["Cautious"] < right["Expert"]

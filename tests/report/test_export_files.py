@@ -12,8 +12,8 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from probe.csvfile import csv_text
 from probe.models import Response
-from scoring.export_format import csv_text
 from scoring.exports import RESPONSE_COLUMNS
 from tests.scoring.factories import score_all
 

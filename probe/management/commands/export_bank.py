@@ -31,7 +31,7 @@ class Command(BaseCommand):
             )
         text = bank_export(bank=matches[0], user=None, file_format=format)
         if output:
-            Path(output).write_text(text, encoding="utf-8")
+            Path(output).write_text(text, encoding="utf-8", newline="")  # CSV keeps its CRLF
             self.stderr.write(f"Wrote {output}")
         else:
             self.stdout.write(text, ending="" if text.endswith("\n") else "\n")

@@ -7,9 +7,9 @@ from collections.abc import Iterable
 
 from django.core.management.base import BaseCommand, CommandError
 
+from probe.csvfile import csv_text
 from probe.models import Experiment
 from scoring import exports
-from scoring.export_format import csv_text
 from scoring.models import Assignment
 from scoring.report import judgement_source, parse_weight, report_build
 
