@@ -16,8 +16,14 @@ def user_language(*, user) -> str | None:
 
 @cache
 def time_zone_names() -> frozenset[str]:
-    """Every IANA time zone this machine knows (Asia/Tokyo, Europe/Paris, UTC...)."""
-    return frozenset(zoneinfo.available_timezones())
+    """The IANA time zones this machine knows, by their Area/Location names (Asia/Tokyo,
+    Europe/Paris) plus UTC: the legacy aliases (Japan, US/Eastern, Etc/GMT+9...) left out."""
+    legacy = ("Etc/", "SystemV/", "US/", "Brazil/", "Canada/", "Chile/", "Mexico/")
+    return frozenset(
+        name
+        for name in zoneinfo.available_timezones()
+        if ("/" in name and not name.startswith(legacy)) or name == "UTC"
+    ) | {"UTC"}
 
 
 def user_time_zone(*, user) -> str:

@@ -23,6 +23,7 @@ ALLOWED = {
     *"ANSWER CONFIDENCE HIGH MEDIUM LOW UNKNOWN".split(),
     # formats, protocols, units and keys
     *"JSON CSV URL API HTTP HTTPS SHA MB ID UTF Ctrl Enter Esc Tab Shift Alt Web pp px".split(),
+    *"UTC GMT JST KST CET CEST EST EDT PST PDT".split(),  # time zones, written beside a time
     "en",  # language codes, shown beside their names
     "ja",
     # products, providers and people

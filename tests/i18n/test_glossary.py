@@ -1,0 +1,97 @@
+"""One glossary, applied everywhere: the Japanese catalogue uses the glossary's terms (docs/i18n.md),
+never a synonym of one, names the buckets exactly as the glossary does, and ends no Japanese
+sentence with a half-width full stop."""
+
+import re
+from pathlib import Path
+
+import polib
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CATALOGUES = sorted((ROOT / "locale" / "ja" / "LC_MESSAGES").glob("*.po"))
+
+# A glossary term and the synonyms a translator might reach for instead of it.
+SYNONYMS = {
+    "設問": ["質問項目", "問題項目"],
+    "解答鍵": ["解答キー", "正解キー", "答えのキー", "正解表"],
+    "ハルシネーション率": ["幻覚率", "ハルシネーション割合"],
+    "較正": ["キャリブレーション", "校正"],
+    "正味有用値": ["正味有用性", "ネット有用"],
+    "棄権": ["回答拒否", "回答放棄"],
+    "区分": ["バケット"],
+    "盲検": ["ブラインド"],
+    "採点者": ["スコアラー"],
+    "正答": ["正解"],
+    "知識量": ["知識率"],
+}
+# The bucket names, wherever a message is the name alone.
+BUCKETS = {
+    "correct": "正答",
+    "wrong": "誤答",
+    "confidently wrong": "自信のある誤答",
+    "hedged wrong": "留保付き誤答",
+    "abstained": "棄権",
+    "incorrect": "誤答",
+    "partial": "部分正答",
+    "not attempted": "未回答",
+}
+JAPANESE = r"[\u3040-\u30ff\u3400-\u9fff]"
+
+
+def _entries():
+    for path in CATALOGUES:
+        for entry in polib.pofile(str(path)):
+            if entry.obsolete:
+                continue
+            texts = list(entry.msgstr_plural.values()) if entry.msgid_plural else [entry.msgstr]
+            for text in texts:
+                if text:
+                    yield path.name, entry, text
+
+
+ENTRIES = list(_entries())
+
+
+def test_the_glossary_in_the_docs_holds_these_terms():
+    glossary = (ROOT / "docs" / "i18n.md").read_text()
+    for term in [*SYNONYMS, *BUCKETS.values()]:
+        assert f"| {term}" in glossary or f", {term}" in glossary or f"/ {term}" in glossary, term
+
+
+@pytest.mark.parametrize("term", sorted(SYNONYMS))
+def test_no_message_uses_a_synonym_of_a_glossary_term(term):
+    found = [
+        f"{name}: {entry.msgid[:60]!r} -> {text[:60]!r}"
+        for name, entry, text in ENTRIES
+        for synonym in SYNONYMS[term]
+        if synonym in text
+    ]
+    assert not found, f"use {term}: " + "; ".join(found)
+
+
+def test_a_bucket_named_alone_is_named_as_the_glossary_names_it():
+    wrong = [
+        f"{entry.msgid!r} -> {text!r} (glossary: {BUCKETS[entry.msgid.strip().lower()]})"
+        for _name, entry, text in ENTRIES
+        if entry.msgid.strip().lower() in BUCKETS and text != BUCKETS[entry.msgid.strip().lower()]
+    ]
+    assert not wrong, wrong
+
+
+def test_no_japanese_sentence_ends_in_a_half_width_full_stop():
+    found = [
+        f"{entry.msgid[:50]!r} -> {text[:80]!r}"
+        for _name, entry, text in ENTRIES
+        if re.search(rf"{JAPANESE}[.](\s|$)", text)
+    ]
+    assert not found, found
+
+
+def test_japanese_sentences_join_with_the_japanese_comma():
+    found = [
+        f"{entry.msgid[:50]!r} -> {text[:80]!r}"
+        for _name, entry, text in ENTRIES
+        if re.search(rf"{JAPANESE}, {JAPANESE}", text)
+    ]
+    assert not found, found
