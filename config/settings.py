@@ -12,6 +12,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -37,7 +38,27 @@ def _embedded_secret_key() -> str:
     return path.read_text().strip()
 
 
+def _weak_secret_key(key: str) -> str:
+    """Why a key is too weak to sign sessions and reset links, or "" (Django's own rule, from its
+    security.W009 check: at least 50 characters, at least 5 different ones, not generated as
+    an insecure placeholder)."""
+    if len(key) < 50:
+        return f"it has {len(key)} characters, at least 50 are needed"
+    if len(set(key)) < 5:
+        return f"it has only {len(set(key))} different characters, at least 5 are needed"
+    if key.startswith("django-insecure"):
+        return "it is a generated placeholder (django-insecure-...)"
+    return ""
+
+
 SECRET_KEY = env.str("SECRET_KEY") if PRODUCTION else env.str("SECRET_KEY", default="")
+if PRODUCTION and (_weakness := _weak_secret_key(SECRET_KEY)):
+    # Refused at start-up, not left to `check --deploy`: with a guessable key anyone can forge
+    # a session cookie or a password-reset link.
+    raise ImproperlyConfigured(
+        f"SECRET_KEY is too weak for PRODUCTION=1: {_weakness}. Generate one with: "
+        "python3 -c 'import secrets; print(secrets.token_urlsafe(50))'"
+    )
 SECRET_KEY = SECRET_KEY or _embedded_secret_key()
 DEBUG = env.bool("DEBUG", default=False) and not PRODUCTION
 # Loopback names are always allowed: container health checks call /healthz through them.

@@ -9,7 +9,6 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
-from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import ValidationError
 from django.db.models import Max, Q
 from django.shortcuts import redirect, render
@@ -19,6 +18,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 
 from ..forms.common import apply_service_errors
+from ..forms.teams import InvitationSignupForm
 from ..middleware import client_ip
 from ..services import teams as team_services
 
@@ -107,7 +107,7 @@ def invitation_accept(request, token: str):
         return render(request, "registration/invitation.html", context, status=410)
     signup = None
     if not request.user.is_authenticated and not invitation.invitee_id:
-        signup = UserCreationForm(request.POST if "signup" in request.POST else None)
+        signup = InvitationSignupForm(request.POST if "signup" in request.POST else None)
         _short_password_help(signup, "password1")
     if request.method == "POST":
         try:

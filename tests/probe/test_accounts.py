@@ -285,6 +285,29 @@ def test_invite_by_email_creates_an_account_and_is_one_time(client, world):
     assert client.get(path).status_code == 410
 
 
+@pytest.mark.parametrize("taken", ["acme-viewer", "ACME-Viewer"])
+def test_a_taken_username_at_sign_up_says_what_to_do_and_keeps_the_invitation(client, world, taken):
+    path = _link(_invite(client, world, "fresh@example.org"))
+    client.logout()
+    password = "a long enough passphrase"
+    response = client.post(
+        path, {"signup": "1", "username": taken, "password1": password, "password2": password}
+    )
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "This username is taken: choose another one." in body
+    assert "log in to accept the invitation instead" in body
+    assert "A user with that username already exists" not in body
+    assert "acme-viewer@" not in body  # nothing about the account holding the name
+    assert Invitation.objects.get(email="fresh@example.org").accepted is None
+    assert _login(client, "acme-viewer", PASSWORD).status_code == 302  # its password untouched
+    client.logout()
+    joined = client.post(
+        path, {"signup": "1", "username": "fresh", "password1": password, "password2": password}
+    )
+    assert joined.status_code == 302
+
+
 def test_invitation_mail_is_sent_when_mail_is_configured(client, world, settings):
     settings.EMAIL_ENABLED = True
     response = _invite(client, world, "someone@example.org")
