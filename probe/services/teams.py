@@ -360,13 +360,11 @@ def password_reset_link_create(*, membership: Membership, by) -> str:
 
 def login_lockout_record(*, username: str, ip_address: str) -> None:
     """Note a login lockout in the audit log of every team of the account it names (once per
-    lockout period), and in the server log whether or not such an account exists."""
-    logger.warning("Login locked for username %r from %s", username, ip_address)
+    failure window, whatever the number of addresses trying it)."""
     user = get_user_model().objects.filter(username=username).first() if username else None
     if user is None:
         return
-    # Once per account and lockout period, whatever the number of addresses trying it.
-    since = timezone.now() - settings.AXES_COOLOFF_TIME
+    since = timezone.now() - timedelta(hours=settings.LOGIN_FAILURE_WINDOW_HOURS)
     summary = _("Logins as %(name)s refused after repeated wrong passwords (from %(ip)s)") % {
         "name": username,
         "ip": ip_address or "?",
