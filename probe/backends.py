@@ -19,7 +19,7 @@ class LockoutModelBackend(ModelBackend):
         if request is None or username is None or password is None:
             # No request: a management command or a test checking a password directly.
             return super().authenticate(request, username=username, password=password, **kwargs)
-        ip_address = client_ip(request)
+        ip_address = client_ip(request)[:45]  # the longest an IPv6 address is written
         pause = login_pause(username=username, ip_address=ip_address)
         if pause is not None:
             request.login_pause = pause

@@ -264,3 +264,17 @@ def test_the_admin_login_is_behind_the_same_lockout(client, world):
         )
     assert _checked("site-admin") == settings.LOGIN_FAILURE_LIMIT
     assert _login(client, "site-admin", PASSWORD, "198.51.100.7").status_code == 429
+
+
+def test_odd_input_gets_the_login_page_not_an_error(client, world, settings):
+    settings.TRUSTED_PROXY_COUNT = 1
+    for username, password in [("acme\x00scorer", "x"), ("a" * 5000, "x"), ("acme-scorer", "\x00")]:
+        assert _login(client, username, password, "198.51.100.7").status_code == 200
+    response = client.post(
+        LOGIN,
+        {"username": "acme-scorer", "password": "wrong"},
+        REMOTE_ADDR="10.0.0.2",
+        HTTP_X_FORWARDED_FOR="x" * 500,
+    )
+    assert response.status_code == 200
+    assert _login(client, "acme-scorer", PASSWORD, "198.51.100.7").status_code == 302
