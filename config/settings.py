@@ -8,10 +8,10 @@ redirect to HTTPS); each can still be set on its own. docs/deploy.md lists every
 """
 
 import secrets
-from datetime import timedelta
 from pathlib import Path
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -37,7 +37,27 @@ def _embedded_secret_key() -> str:
     return path.read_text().strip()
 
 
+def _weak_secret_key(key: str) -> str:
+    """Why a key is too weak to sign sessions and reset links, or "" (Django's own rule, from its
+    security.W009 check: at least 50 characters, at least 5 different ones, not generated as
+    an insecure placeholder)."""
+    if len(key) < 50:
+        return f"it has {len(key)} characters, at least 50 are needed"
+    if len(set(key)) < 5:
+        return f"it has only {len(set(key))} different characters, at least 5 are needed"
+    if key.startswith("django-insecure"):
+        return "it is a generated placeholder (django-insecure-...)"
+    return ""
+
+
 SECRET_KEY = env.str("SECRET_KEY") if PRODUCTION else env.str("SECRET_KEY", default="")
+if PRODUCTION and (_weakness := _weak_secret_key(SECRET_KEY)):
+    # Refused at start-up, not left to `check --deploy`: with a guessable key anyone can forge
+    # a session cookie or a password-reset link.
+    raise ImproperlyConfigured(
+        f"SECRET_KEY is too weak for PRODUCTION=1: {_weakness}. Generate one with: "
+        "python3 -c 'import secrets; print(secrets.token_urlsafe(50))'"
+    )
 SECRET_KEY = SECRET_KEY or _embedded_secret_key()
 DEBUG = env.bool("DEBUG", default=False) and not PRODUCTION
 # Loopback names are always allowed: container health checks call /healthz through them.
@@ -55,7 +75,6 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "csp",
-    "axes",
     "ninja",
     "probe",
     "scoring",
@@ -84,8 +103,6 @@ MIDDLEWARE = [
     "probe.middleware.MethodNotAllowedPageMiddleware",
     "probe.middleware.LoginRequiredMiddleware",
     "probe.middleware.PrivatePagesNotCachedMiddleware",
-    # Last, as django-axes asks: it turns a refused login into the "try again later" page.
-    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -132,11 +149,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-AUTHENTICATION_BACKENDS = [
-    # First, so a locked-out username or address is refused before its password is checked.
-    "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
-]
+# The only backend: Django's, behind the login lockout (the login settings below).
+AUTHENTICATION_BACKENDS = ["probe.backends.LockoutModelBackend"]
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
@@ -203,17 +217,22 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 
-# Login throttling (django-axes): after LOGIN_FAILURE_LIMIT failed logins for one username, or
-# from one address, logins from there are refused for LOGIN_LOCKOUT_MINUTES (a page says how
-# long; the audit log of the user's teams records it). Attempts live in the database, so
-# every web process shares them.
-AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5)
-AXES_COOLOFF_TIME = timedelta(minutes=env.int("LOGIN_LOCKOUT_MINUTES", default=15))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
-AXES_LOCKOUT_CALLABLE = "probe.views.accounts.locked_out"
-AXES_CLIENT_IP_CALLABLE = "probe.middleware.client_ip"
-AXES_RESET_ON_SUCCESS = True
-AXES_USERNAME_FORM_FIELD = "username"
+# --- Login lockout (probe/selectors/logins.py, docs/deploy.md#accounts) -----------------------
+# Wrong passwords are counted per (username, address), per address and per username, in the
+# database (every web process shares them), and forgotten after the window. A counter at its
+# limit pauses logins for LOGIN_DELAY_SECONDS after its last failure, doubling with each
+# further failure up to LOGIN_MAX_DELAY_MINUTES; a refused attempt counts nothing. A username
+# is paused everywhere only after failures from LOGIN_USERNAME_ADDRESSES addresses, and never
+# from an address it logged in from within LOGIN_KNOWN_ADDRESS_DAYS. A reset link lifts it.
+LOGIN_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5)
+LOGIN_ADDRESS_FAILURE_LIMIT = env.int("LOGIN_ADDRESS_FAILURE_LIMIT", default=20)
+LOGIN_USERNAME_FAILURE_LIMIT = env.int("LOGIN_USERNAME_FAILURE_LIMIT", default=30)
+LOGIN_USERNAME_ADDRESSES = env.int("LOGIN_USERNAME_ADDRESSES", default=10)
+LOGIN_DELAY_SECONDS = env.int("LOGIN_DELAY_SECONDS", default=60)
+LOGIN_MAX_DELAY_MINUTES = env.int("LOGIN_MAX_DELAY_MINUTES", default=60)
+LOGIN_FAILURE_WINDOW_HOURS = env.int("LOGIN_FAILURE_WINDOW_HOURS", default=24)
+LOGIN_KNOWN_ADDRESS_DAYS = env.int("LOGIN_KNOWN_ADDRESS_DAYS", default=90)
+# --- end of login lockout settings -----------------------------------------------------------
 # How many proxies in front of the app append to X-Forwarded-For (0: use the socket address).
 TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=1 if PRODUCTION else 0)
 
@@ -324,8 +343,7 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    # django-axes logs every login at INFO; lockouts come at WARNING.
-    "loggers": {"django.db.backends": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
 # Collection: the adapters log one line per provider request (with its request id); httpx's
 # own line per request would say the same again.

@@ -18,7 +18,7 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path(
         "accounts/login/",
-        auth_views.LoginView.as_view(redirect_authenticated_user=True),
+        views_accounts.LoginView.as_view(),
         name="login",
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),

@@ -2,7 +2,17 @@
 
 from django.contrib import admin
 
-from .models import AuditEvent, Bank, Block, Invitation, Item, KeyEntry, Membership, Team
+from .models import (
+    AuditEvent,
+    Bank,
+    Block,
+    Invitation,
+    Item,
+    KeyEntry,
+    LoginAttempt,
+    Membership,
+    Team,
+)
 
 
 class MembershipInline(admin.TabularInline):
@@ -69,4 +79,21 @@ class InvitationAdmin(admin.ModelAdmin):
     readonly_fields = [f.name for f in Invitation._meta.fields]
 
     def has_add_permission(self, request):
+        return False
+
+
+@admin.register(LoginAttempt)
+class LoginAttemptAdmin(admin.ModelAdmin):
+    """Staff see the lockout's counters and may delete rows to lift a pause by hand (a reset link
+    does it for the account holder)."""
+
+    list_display = ["created", "kind", "username", "ip_address"]
+    list_filter = ["kind"]
+    search_fields = ["username", "ip_address"]
+    readonly_fields = [f.name for f in LoginAttempt._meta.fields]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
         return False

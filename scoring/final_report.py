@@ -35,6 +35,7 @@ from .reconcile import ReconcileSummary, key_changes, reconcile_summary, scorer_
 from .report import BucketSource, ConfigReport, Report, final_source, report_build, without_dropped
 from .review import KEY_VERDICTS, dropped_items
 from .templatetags.report_tags import DASH, num, pct
+from .visibility import sees_others_judgements
 
 # --------------------------------------------------------------------------------------------
 # The gate
@@ -81,6 +82,10 @@ def final_gate(request, experiment: Experiment) -> Gate:
     gate.own = next(
         (p.assignment for p in summary.progress if p.assignment.user_id == request.user.pk), None
     )
+    if not sees_others_judgements(experiment, request.user):
+        # A scorer whose own judging is not complete (one who joined late, or whose
+        # judgements a key amendment sent back) sees the team's buckets no more than others'.
+        return Gate(BLINDED, own=gate.own)
     if len(gate.participants) < 2:
         # A scorer undid a decision after reconciliation began: one scorer's buckets are not
         # the team's, and the unanimous final buckets no longer follow.

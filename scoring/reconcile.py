@@ -28,6 +28,7 @@ from probe.models import ROLE_RANK, Experiment, ExperimentItem, Membership, Resp
 
 from .models import Assignment, FinalBucket, Judgement, KeyDecision, Reconciliation
 from .review import dropped_items
+from .visibility import sees_others_judgements
 
 SCORER_ROLES = [r for r in Role.values if ROLE_RANK[Role(r)] >= ROLE_RANK[Role.SCORER]]
 
@@ -104,23 +105,11 @@ def reconciliation_of(experiment: Experiment) -> Reconciliation | None:
     return Reconciliation.objects.filter(experiment=experiment).first()
 
 
-def own_progress(experiment: Experiment, user) -> ScorerProgress | None:
-    for progress in scorer_progress(experiment):
-        if progress.assignment.user_id == user.pk:
-            return progress
-    return None
-
-
 def decisions_visible(experiment: Experiment, user) -> bool:
-    """Whether this user may see scorers' buckets side by side.
-
-    Only once reconciliation has begun, and never for a scorer of the experiment who has not yet
-    judged every response (an editor may be a scorer too: their standard must stay their own).
-    """
-    if reconciliation_of(experiment) is None:
-        return False
-    own = own_progress(experiment, user)
-    return own is None or own.complete
+    """Whether this user may open the reconciliation and agreement pages: reconciliation has
+    begun, and the one rule of who sees other scorers' judgements (scoring.visibility) lets
+    them (never a scorer of the experiment whose own judging is not complete)."""
+    return reconciliation_of(experiment) is not None and sees_others_judgements(experiment, user)
 
 
 # --------------------------------------------------------------------------------------------

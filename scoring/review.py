@@ -32,7 +32,8 @@ from probe.sheetparser import normalise_answer
 
 from . import keys
 from .keys import KeyInForce
-from .models import Assignment, Bucket, Judgement, KeyDecision, KeyDispute, Reconciliation
+from .models import Assignment, Bucket, Judgement, KeyDecision, KeyDispute
+from .visibility import sees_others_judgements
 
 # A wrong answer given with HIGH confidence lands in one of these.
 WRONG_BUCKETS = (Bucket.CONFIDENT_WRONG, Bucket.INCORRECT)
@@ -103,13 +104,6 @@ def recheck_count(assignment: Assignment) -> int:
 # --------------------------------------------------------------------------------------------
 # The queue
 # --------------------------------------------------------------------------------------------
-
-
-def sees_only_own_judgements(experiment: Experiment, user) -> bool:
-    """A scorer sees no other scorer's decisions before reconciliation begins, even here."""
-    if Reconciliation.objects.filter(experiment=experiment).exists():
-        return False
-    return Assignment.objects.filter(experiment=experiment, user=user).exists()
 
 
 @dataclass
@@ -240,8 +234,9 @@ def review_queue(
     names a model unless the viewer is not blinded; configurations are counted by id, never shown.
     """
     blinded = is_blinded(experiment, user, membership)
-    # Before reconciliation, a scorer counts only their own judgements and disputes.
-    own = user if sees_only_own_judgements(experiment, user) else None
+    # Whoever may not see other scorers' judgements (scoring.visibility) counts only their own
+    # judgements and disputes.
+    own = None if sees_others_judgements(experiment, user) else user
 
     items_qs = ExperimentItem.objects.filter(experiment=experiment)
     if positions is not None:

@@ -6,7 +6,7 @@ from django.utils.translation import gettext as _
 from probe.access import is_blinded, team_view
 from probe.models import Experiment, Role, Team
 
-from . import compare
+from . import compare, visibility
 from .report import parse_weight
 
 
@@ -35,8 +35,12 @@ def compare_page(request, team: Team):
     except ValueError:
         w, problem = 1.0, _("w must be a number from 0 to 100; 1 is used instead.")
     if baseline is not None and candidate is not None:
+        # Blind to the models, or still judging (the comparison shows the team's buckets).
         blind = [
-            e for e in (baseline, candidate) if is_blinded(e, request.user, request.membership)
+            e
+            for e in (baseline, candidate)
+            if is_blinded(e, request.user, request.membership)
+            or visibility.still_judging(e, request.user)
         ]
         if blind:
             problem = _("You are scoring %(name)s blind: the comparison waits for your reveal.") % {

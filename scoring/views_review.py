@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy
 from probe.access import is_blinded, team_view
 from probe.models import Bank, Experiment, Item, Role
 
-from . import review, review_services
+from . import review, review_services, visibility
 from .models import KeyDecision
 from .services import scoring_open
 
@@ -120,7 +120,7 @@ def key_review(request, experiment: Experiment):
             n_all=len(entries),
             entries=[_entry_context(request, experiment, e) for e in shown],
             blinded=is_blinded(experiment, request.user, request.membership),
-            own_only=review.sees_only_own_judgements(experiment, request.user),
+            own_only=not visibility.sees_others_judgements(experiment, request.user),
         )
     return render(request, "scoring/review.html", context)
 

@@ -17,6 +17,7 @@ from scoring.report import (
     without_dropped,
 )
 from scoring.review import keys_in_force
+from scoring.visibility import still_judging
 
 from ..auth import blinded, reach
 from ..errors import refuse
@@ -106,7 +107,7 @@ def compare_experiments(
     experiments = []
     for value in (baseline, candidate):
         experiment, _m = reach(request, "experiment_pk", value, Role.VIEWER)
-        if blinded(request, experiment):
+        if blinded(request, experiment) or still_judging(experiment, request.user):
             # A state, like the results before the reveal: not yet, rather than not allowed.
             raise HttpError(
                 409, _("You are scoring %(name)s blind: finish first.") % {"name": experiment.name}

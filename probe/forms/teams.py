@@ -1,9 +1,12 @@
-"""Forms for the team pages: inviting a member, changing a member's role."""
+"""Forms for the team pages: inviting a member, changing a member's role, and the account an
+invitee creates."""
 
 from django import forms
+from django.contrib.auth.forms import UserCreationForm
 from django.utils.translation import gettext_lazy as _
 
 from ..models import Role
+from ..services.teams import USERNAME_TAKEN
 
 
 class InvitationForm(forms.Form):
@@ -21,3 +24,14 @@ class InvitationForm(forms.Form):
 
 class MemberRoleForm(forms.Form):
     role = forms.ChoiceField(label=_("Role"), choices=Role.choices)
+
+
+class InvitationSignupForm(UserCreationForm):
+    """The account an e-mail invitee creates. A taken username says what to do next (pick
+    another, or log in if it is theirs) and nothing about the account that holds it."""
+
+    def clean_username(self):
+        username = self.cleaned_data.get("username")
+        if username and self._meta.model.objects.filter(username__iexact=username).exists():
+            raise forms.ValidationError(USERNAME_TAKEN, code="username_taken")
+        return username

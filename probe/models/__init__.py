@@ -1,14 +1,15 @@
 """The probe app's models, one module per context; every model is importable from here.
 
-teams: Team, Membership, Invitation, UserPreference (and the roles); banks: Bank, Block, Item,
-KeyEntry and their history; audit: AuditEvent; prompts: PromptVersion; configs: ModelConfig;
-experiments: Experiment, ExperimentItem; runs: Run, Attempt, Response.
+teams: Team, Membership, Invitation, UserPreference (and the roles); logins: LoginAttempt;
+banks: Bank, Block, Item, KeyEntry and their history; audit: AuditEvent; prompts: PromptVersion;
+configs: ModelConfig; experiments: Experiment, ExperimentItem; runs: Run, Attempt, Response.
 """
 
 from .audit import AuditEvent
 from .banks import AnswerKind, Bank, Block, Item, ItemVersion, KeyEntry, KeyEntryRevision
 from .configs import ModelConfig
 from .experiments import Experiment, ExperimentItem
+from .logins import LoginAttempt
 from .prompts import PromptVersion
 from .runs import Attempt, Response, Run
 from .teams import ROLE_RANK, Invitation, Membership, Role, Team, UserPreference, role_at_least
@@ -27,6 +28,7 @@ __all__ = [
     "ItemVersion",
     "KeyEntry",
     "KeyEntryRevision",
+    "LoginAttempt",
     "Membership",
     "ModelConfig",
     "PromptVersion",

@@ -19,19 +19,27 @@ from django.contrib.auth.tokens import default_token_generator
 from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
 from django.core.validators import validate_email
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from ..models import AuditEvent, Invitation, Membership, Role, Team
 from .audit import audit_record
 from .prompts import prompt_defaults_ensure
 
 logger = logging.getLogger(__name__)
+
+# What an invitee creating an account hears when their username is in use: what to do next,
+# nothing about the account that holds it.
+USERNAME_TAKEN = gettext_lazy(
+    "This username is taken: choose another one. If it is your account, log in to accept the "
+    "invitation instead."
+)
 
 
 @transaction.atomic
@@ -266,9 +274,17 @@ def invitation_accept_with_new_account(
         raise ValidationError(problem)
     if invitation.invitee_id:
         raise ValidationError(_("This invitation is for an existing account: log in to accept it."))
-    user = get_user_model().objects.create_user(
-        username=username, email=invitation.email, password=password
-    )
+    users = get_user_model().objects
+    taken = ValidationError({"username": USERNAME_TAKEN}, code="username_taken")
+    if users.filter(username__iexact=username).exists():
+        raise taken
+    try:
+        # A savepoint: the same name created a moment ago by someone else is a clear refusal,
+        # not a broken transaction.
+        with transaction.atomic():
+            user = users.create_user(username=username, email=invitation.email, password=password)
+    except IntegrityError:
+        raise taken from None
     return invitation_accept(invitation=invitation, user=user)
 
 
@@ -344,13 +360,11 @@ def password_reset_link_create(*, membership: Membership, by) -> str:
 
 def login_lockout_record(*, username: str, ip_address: str) -> None:
     """Note a login lockout in the audit log of every team of the account it names (once per
-    lockout period), and in the server log whether or not such an account exists."""
-    logger.warning("Login locked for username %r from %s", username, ip_address)
+    failure window, whatever the number of addresses trying it)."""
     user = get_user_model().objects.filter(username=username).first() if username else None
     if user is None:
         return
-    # Once per account and lockout period, whatever the number of addresses trying it.
-    since = timezone.now() - settings.AXES_COOLOFF_TIME
+    since = timezone.now() - timedelta(hours=settings.LOGIN_FAILURE_WINDOW_HOURS)
     summary = _("Logins as %(name)s refused after repeated wrong passwords (from %(ip)s)") % {
         "name": username,
         "ip": ip_address or "?",

@@ -4,8 +4,11 @@ import re
 import unicodedata
 
 from django import template
-from django.utils.html import conditional_escape, escape
+from django.template.defaultfilters import linebreaksbr
+from django.utils.formats import number_format
+from django.utils.html import conditional_escape, escape, format_html
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
 
 from probe.provider_messages import translate_message
 from probe.services.configs import ERROR_TITLES
@@ -90,3 +93,38 @@ def isolate(value, autoescape=True):
     if not _needs_isolation(text):
         return mark_safe(escaped) if autoescape else escaped
     return mark_safe(f'<bdi class="text">{_HIDDEN_RE.sub(_mark, escaped)}</bdi>')
+
+
+# Text longer than this is folded: its first FOLD_HEAD characters, and "Show all" for the rest.
+FOLD_AT = 1500
+FOLD_HEAD = 400
+
+
+@register.filter(needs_autoescape=True)
+def fold(value, mode="", autoescape=True):
+    """{{ response.answer|fold }} (or |fold:"br" to keep its line breaks): |isolate, with a very
+    long text folded into a <details> whose summary shows its beginning and "Show all".
+
+    A native <details>: opened from the keyboard (Enter or Space on the summary) or a click,
+    with no script, offline, and under the strict CSP; Chromium lays out nothing of a closed
+    one, so a page holding a 200,000-character answer stays quick. static/css/long-text.css
+    wraps the text inside its card, unbroken or not, folded or not.
+    """
+    text = "" if value is None else str(value)
+
+    def shown(part: str):
+        out = isolate(part, autoescape=autoescape)
+        return linebreaksbr(out, autoescape=autoescape) if mode == "br" else out
+
+    if len(text) <= FOLD_AT:
+        return shown(text)
+    more = _("Show all (%(n)s characters)") % {"n": number_format(len(text), force_grouping=True)}
+    return format_html(
+        '<details class="long-text"><summary><span class="long-text-head">{}…</span> '
+        '<span class="long-text-more">{}</span><span class="long-text-less">{}</span></summary>'
+        '<div class="long-text-full">{}</div></details>',
+        shown(text[:FOLD_HEAD]),
+        more,
+        _("Show less"),
+        shown(text),
+    )

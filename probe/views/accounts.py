@@ -1,25 +1,22 @@
-"""Accounts: the login lockout page, password change and reset, accepting an invitation."""
+"""Accounts: the login page (with the lockout's pause page), password change and reset,
+accepting an invitation."""
 
 import math
 
-from axes.models import AccessAttempt
-from axes.utils import reset as axes_reset
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
-from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import ValidationError
-from django.db.models import Max, Q
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 
 from ..forms.common import apply_service_errors
-from ..middleware import client_ip
+from ..forms.teams import InvitationSignupForm
+from ..services import logins as login_services
 from ..services import teams as team_services
 
 
@@ -33,27 +30,21 @@ def _short_password_help(form, name: str):
     return form
 
 
-def _minutes_left(request, username: str) -> int:
-    match = Q(ip_address=client_ip(request))
-    if username:
-        match |= Q(username=username)
-    last = AccessAttempt.objects.filter(match).aggregate(last=Max("attempt_time"))["last"]
-    if last is None:
-        return math.ceil(settings.AXES_COOLOFF_TIME.total_seconds() / 60)
-    left = last + settings.AXES_COOLOFF_TIME - timezone.now()
-    return max(1, math.ceil(left.total_seconds() / 60))
+class LoginView(auth_views.LoginView):
+    """Django's login page; a login the lockout refused gets a page saying how long the pause
+    lasts (HTTP 429) instead of "wrong password"."""
 
+    redirect_authenticated_user = True
 
-def locked_out(request, response=None, credentials=None):
-    """django-axes calls this for a login refused because of too many failures."""
-    username = (credentials or {}).get("username") or request.POST.get("username", "")
-    team_services.login_lockout_record(username=username, ip_address=client_ip(request))
-    return render(
-        request,
-        "registration/locked_out.html",
-        {"minutes": _minutes_left(request, username), "email_enabled": settings.EMAIL_ENABLED},
-        status=429,
-    )
+    def form_invalid(self, form):
+        pause = getattr(self.request, "login_pause", None)
+        if pause is None:
+            return super().form_invalid(form)
+        context = {
+            "minutes": max(1, math.ceil(pause.seconds_left() / 60)),
+            "email_enabled": settings.EMAIL_ENABLED,
+        }
+        return render(self.request, "registration/locked_out.html", context, status=429)
 
 
 class PasswordChangeView(auth_views.PasswordChangeView):
@@ -92,7 +83,7 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
 
     def form_valid(self, form):
         response = super().form_valid(form)
-        axes_reset(username=form.user.get_username())
+        login_services.login_lock_lift(username=form.user.get_username())
         messages.success(self.request, _("Your new password is set. Log in with it."))
         return response
 
@@ -107,7 +98,7 @@ def invitation_accept(request, token: str):
         return render(request, "registration/invitation.html", context, status=410)
     signup = None
     if not request.user.is_authenticated and not invitation.invitee_id:
-        signup = UserCreationForm(request.POST if "signup" in request.POST else None)
+        signup = InvitationSignupForm(request.POST if "signup" in request.POST else None)
         _short_password_help(signup, "password1")
     if request.method == "POST":
         try:
@@ -123,7 +114,7 @@ def invitation_accept(request, token: str):
                     username=signup.cleaned_data["username"],
                     password=signup.cleaned_data["password1"],
                 )
-                login(request, membership.user, backend="django.contrib.auth.backends.ModelBackend")
+                login(request, membership.user, backend=settings.AUTHENTICATION_BACKENDS[0])
                 messages.success(
                     request,
                     _("Your account is ready. Welcome to %(team)s.")

@@ -152,7 +152,7 @@
     else if (key === "g" || key === "G") { const link = root.querySelector("[data-overview]"); if (link) window.location.href = link.href; }
     else if (key === "m" || key === "M") handled = openNote(current);
     else if (key === "p" || key === "ArrowLeft") go(root.dataset.prevUrl);
-    else if (key === "Enter" && root.dataset.itemDone && !event.target.matches("button, a")) {
+    else if (key === "Enter" && root.dataset.itemDone && !event.target.matches("button, a, summary")) {
       const reveal = root.querySelector("[data-reveal]");
       if (root.dataset.nextUrl) go(root.dataset.nextUrl); else if (reveal) reveal.click();
     } else if (key === "d" || key === "D") {

@@ -164,7 +164,12 @@ def test_the_admin_works_under_the_policy(live_server, watched, world):
 
     factories.UserFactory(username="site-admin", is_staff=True, is_superuser=True)
     log_in(page, live_server.url, "site-admin")
-    for path in ["/admin/", "/admin/probe/bank/", "/admin/probe/bank/add/", "/admin/axes/"]:
+    for path in [
+        "/admin/",
+        "/admin/probe/bank/",
+        "/admin/probe/bank/add/",
+        "/admin/probe/loginattempt/",
+    ]:
         page.goto(live_server.url + path)
         expect(page.locator("#content")).to_be_visible()
     page.goto(f"{live_server.url}/admin/probe/bank/{world.bank.pk}/change/")

@@ -26,63 +26,14 @@ def _login(client, username, password, ip="127.0.0.1"):
     return client.post(LOGIN, {"username": username, "password": password}, REMOTE_ADDR=ip)
 
 
-# Throttling --------------------------------------------------------------------------------
-
-
-def test_twenty_wrong_passwords_are_throttled_and_the_right_one_then_refused(client, world):
-    statuses = [_login(client, "acme-scorer", f"guess-{n}").status_code for n in range(20)]
-    # Five wrong passwords are answered as wrong; from then on every attempt is refused.
-    assert statuses[:4] == [200] * 4
-    assert set(statuses[5:]) == {429}
-    response = _login(client, "acme-scorer", PASSWORD)
-    assert response.status_code == 429
-    body = response.content.decode()
-    assert "Too many failed logins" in body
-    assert re.search(r"Try again in 1[45] minutes", body), body
-    assert "_auth_user_id" not in client.session
-
-
-def test_a_lockout_is_in_the_audit_log_once(client, world):
-    for n in range(8):
-        _login(client, "acme-scorer", f"guess-{n}")
-    events = AuditEvent.objects.filter(team=world.team, action=AuditEvent.Action.LOGIN_LOCKED)
-    assert events.count() == 1
-    assert "acme-scorer" in events.get().summary and "127.0.0.1" in events.get().summary
-    client.force_login(world.users["owner"])
-    page = client.get(reverse("probe:audit_log", kwargs={"team_slug": "acme"})).content.decode()
-    assert "login locked" in page and "acme-scorer" in page
-
-
-def test_one_address_guessing_many_usernames_is_throttled(client, world):
-    names = ["acme-viewer", "acme-editor", "nobody-1", "nobody-2", "nobody-3", "acme-owner"]
-    statuses = [_login(client, name, "wrong", ip="203.0.113.9").status_code for name in names]
-    assert statuses[-1] == 429
-    # The right password of an account nobody guessed, from that address: still refused.
-    assert _login(client, "acme-scorer", PASSWORD, ip="203.0.113.9").status_code == 429
-    # From another address that account logs in.
-    assert _login(client, "acme-scorer", PASSWORD, ip="198.51.100.7").status_code == 302
-
-
-def test_a_locked_username_is_refused_from_every_address(client, world):
-    for n in range(5):
-        _login(client, "acme-editor", f"guess-{n}", ip=f"203.0.113.{n + 1}")
-    assert _login(client, "acme-editor", PASSWORD, ip="198.51.100.7").status_code == 429
-
-
-def test_a_right_password_before_the_limit_logs_in_and_clears_the_count(client, world):
-    for n in range(4):
-        _login(client, "acme-viewer", f"guess-{n}")
-    assert _login(client, "acme-viewer", PASSWORD).status_code == 302
-    client.logout()
-    for n in range(4):
-        assert _login(client, "acme-viewer", f"again-{n}").status_code == 200
+# Throttling (tests/probe/test_login_lockout.py has the lockout itself) ------------------
 
 
 def test_the_proxy_address_is_not_taken_for_the_client(client, world, settings):
     """Behind one proxy the client's address is the last X-Forwarded-For entry; what the client
     wrote to the left of it cannot move it out of its lockout."""
     settings.TRUSTED_PROXY_COUNT = 1
-    for n in range(5):
+    for n in range(settings.LOGIN_ADDRESS_FAILURE_LIMIT):
         client.post(
             LOGIN,
             {"username": f"nobody-{n}", "password": "x"},
@@ -285,6 +236,29 @@ def test_invite_by_email_creates_an_account_and_is_one_time(client, world):
     assert client.get(path).status_code == 410
 
 
+@pytest.mark.parametrize("taken", ["acme-viewer", "ACME-Viewer"])
+def test_a_taken_username_at_sign_up_says_what_to_do_and_keeps_the_invitation(client, world, taken):
+    path = _link(_invite(client, world, "fresh@example.org"))
+    client.logout()
+    password = "a long enough passphrase"
+    response = client.post(
+        path, {"signup": "1", "username": taken, "password1": password, "password2": password}
+    )
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "This username is taken: choose another one." in body
+    assert "log in to accept the invitation instead" in body
+    assert "A user with that username already exists" not in body
+    assert "acme-viewer@" not in body  # nothing about the account holding the name
+    assert Invitation.objects.get(email="fresh@example.org").accepted is None
+    assert _login(client, "acme-viewer", PASSWORD).status_code == 302  # its password untouched
+    client.logout()
+    joined = client.post(
+        path, {"signup": "1", "username": "fresh", "password1": password, "password2": password}
+    )
+    assert joined.status_code == 302
+
+
 def test_invitation_mail_is_sent_when_mail_is_configured(client, world, settings):
     settings.EMAIL_ENABLED = True
     response = _invite(client, world, "someone@example.org")
@@ -351,9 +325,9 @@ def test_a_member_opening_an_invitation_does_not_use_it_up(client, world):
     assert client.post(path, {"accept": "1"}).status_code == 302
 
 
-def test_a_lockout_tried_from_many_addresses_is_one_audit_entry(client, world):
-    for n in range(12):
-        _login(client, "acme-editor", f"guess-{n}", ip=f"203.0.113.{n + 1}")
+def test_a_lockout_tried_from_many_addresses_is_one_audit_entry(client, world, settings):
+    for n in range(settings.LOGIN_USERNAME_FAILURE_LIMIT + 5):
+        _login(client, "acme-editor", f"guess-{n}", ip=f"203.0.113.{n % 40 + 1}")
     events = AuditEvent.objects.filter(team=world.team, action=AuditEvent.Action.LOGIN_LOCKED)
     assert events.count() == 1
 

@@ -71,6 +71,28 @@ def test_production_refuses_to_start_without_a_secret_key():
     assert "Set the SECRET_KEY environment variable" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("key", "says"),
+    [
+        ("abcde", "it has 5 characters, at least 50 are needed"),
+        ("ab" * 40, "it has only 2 different characters, at least 5 are needed"),
+        ("django-insecure-" + "x1y2z3" * 10, "generated placeholder"),
+    ],
+)
+def test_production_refuses_a_weak_secret_key_at_start_up(key, says):
+    env = {**documented_environment(), "SECRET_KEY": key}
+    result = manage("check", env=env)
+    assert result.returncode != 0
+    assert "SECRET_KEY is too weak for PRODUCTION=1" in result.stderr
+    assert says in result.stderr
+    assert key not in result.stderr  # the key itself is never printed
+
+
+def test_a_short_secret_key_is_still_fine_on_a_laptop():
+    result = manage("check", env={"SECRET_KEY": "abcde"})
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 def test_production_settings_come_from_the_environment():
     env = {
         **documented_environment(),

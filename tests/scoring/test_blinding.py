@@ -164,3 +164,113 @@ def test_no_marker_sets_one_sheet_apart_before_the_reveal(client, world):
     title = re.search(r"<title>(.*?)</title>", body, re.S).group(1)
     for secret in secrets_of(world.scored):
         assert secret not in title and secret not in body
+
+
+# A scorer who joins late: reconciliation has begun and the others have finished ---------------
+
+NOISE = [
+    (re.compile(r'name="csrfmiddlewaretoken" value="[^"]*"'), "CSRF"),
+    (re.compile(r'"X-CSRFToken": "[^"]*"'), "CSRF"),
+]
+OTHERS_MARKER = "other-scorer-note-4f1c"
+
+
+def _others_judge(world, others, bucket):
+    """The other scorers judge every response into `bucket`, with a note and a dispute that name
+    the marker; reconciliation begins (once) and a lead settles every response with a final
+    bucket and a note."""
+    from probe.models import Response
+    from scoring import finals, reconcile_services, services
+    from scoring.models import Reconciliation
+    from tests.scoring.factories import judge
+
+    responses = list(Response.objects.filter(run__experiment=world.scored))
+    for kind in others:
+        assignment = services.assignment_start(experiment=world.scored, user=world.users[kind])
+        judge(assignment, {r: bucket for r in responses})
+        services.judgement_note_set(
+            assignment=assignment, responses=responses, note=f"{OTHERS_MARKER} {bucket}"
+        )
+        services.dispute_raise(
+            assignment=assignment, item=responses[0].item, note=f"{OTHERS_MARKER} {bucket}"
+        )
+    if not Reconciliation.objects.filter(experiment=world.scored).exists():
+        reconcile_services.reconciliation_start(experiment=world.scored, user=world.users["owner"])
+    for response in responses:
+        finals.final_bucket_set(
+            experiment=world.scored,
+            response=response,
+            user=world.users["owner"],
+            bucket=bucket,
+            note=f"{OTHERS_MARKER} final {bucket}",
+        )
+
+
+def _late_crawl(client, api, world, assignment):
+    pk = world.scored.pk
+    starts = [
+        reverse("probe:experiment_detail", kwargs={"experiment_pk": pk}),
+        reverse("scoring:start", kwargs={"experiment_pk": pk}),
+        reverse("scoring:item", kwargs={"assignment_token": assignment.token, "position": 1}),
+        reverse("scoring:overview", kwargs={"assignment_token": assignment.token}),
+        reverse("scoring:key_review", kwargs={"experiment_pk": pk}),
+        reverse("scoring:scorers", kwargs={"experiment_pk": pk}),
+        reverse("scoring:reconcile", kwargs={"experiment_pk": pk}),
+        reverse("scoring:reconcile_item", kwargs={"experiment_pk": pk, "position": 1}),
+        reverse("scoring:agreement", kwargs={"experiment_pk": pk}),
+        reverse("scoring:final_report", kwargs={"experiment_pk": pk}),
+        reverse("scoring:report", kwargs={"assignment_token": assignment.token}),
+        reverse("scoring:compare", kwargs={"team_slug": "acme"}) + f"?baseline={pk}&candidate={pk}",
+        reverse("scoring:bank_key_review", kwargs={"bank_pk": world.scored.bank_id}),
+    ]
+    for what in ("responses", "figures", "agreement", "moves"):
+        for fmt in ("csv", "json"):
+            kwargs = {"experiment_pk": pk, "what": what, "fmt": fmt}
+            starts.append(reverse("scoring:final_export", kwargs=kwargs))
+    prefixes = (f"/experiments/{pk}/", "/score/", "/runs/", "/t/acme/compare/", "/banks/")
+    pages = crawl(client, starts, keep=lambda path: path.startswith(prefixes))
+    bodies = {}
+    for url, headers, response in pages:
+        body = response.content.decode("utf-8", "replace")
+        for pattern, replacement in NOISE:
+            body = pattern.sub(replacement, body)
+        bodies[(url, bool(headers))] = (response.status_code, body)
+    for path in (
+        f"/experiments/{pk}/results/figures",
+        f"/experiments/{pk}/results/responses",
+        f"/compare?baseline={pk}&candidate={pk}",
+        "/teams/acme/experiments",
+    ):
+        response = api.get(path)
+        bodies[("/api" + path, False)] = (response.status_code, response.content.decode())
+    return bodies
+
+
+@pytest.mark.parametrize("late", ["scorer", "editor"])
+def test_a_scorer_who_joins_late_sees_nothing_of_the_others_judgements(client, world, late):
+    """The others have finished, reconciliation has begun and every response is settled; the
+    late scorer (an editor reaches the lead's pages too) has judged nothing. Every page,
+    fragment, export and API answer they can reach must be the same whatever the others
+    decided: crawled once with the others all Correct, once all Confidently wrong."""
+    from api.models import ApiToken
+    from scoring import services
+    from scoring.models import Bucket, Judgement
+    from tests.api.conftest import ApiClient
+
+    others = [kind for kind in ("scorer", "editor", "owner") if kind != late][-2:]
+    _others_judge(world, others, Bucket.CORRECT)
+    user = world.users[late]
+    assignment = services.assignment_start(experiment=world.scored, user=user)
+    client.force_login(user)
+    api = ApiClient(ApiToken.issue(user=user, name="late")[1])
+    before = _late_crawl(client, api, world, assignment)
+    assert len(before) >= 20
+    for (url, _htmx), (_status, body) in before.items():
+        assert OTHERS_MARKER not in body, f"another scorer's note in {url}"
+    # The others change every bucket (and the lead every final one).
+    Judgement.objects.exclude(assignment=assignment).delete()
+    _others_judge(world, others, Bucket.CONFIDENT_WRONG)
+    after = _late_crawl(client, api, world, assignment)
+    assert before.keys() == after.keys()
+    for key, page in before.items():
+        assert page == after[key], f"{key[0]} changes with the other scorers' buckets"

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('probe', '0014_attempt_request_sent'),
+        ('probe', '0015_login_attempts'),
     ]
 
     operations = [
