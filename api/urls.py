@@ -4,7 +4,7 @@ from django.contrib.auth.decorators import login_not_required
 from ninja import NinjaAPI
 
 from . import errors
-from .auth import TokenAuth, TokenThrottle
+from .auth import TokenAuth
 from .views import banks, configs, experiments, prompts, results, teams
 
 
@@ -25,7 +25,6 @@ api = API(
         "`Authorization: Bearer <token>`."
     ),
     auth=TokenAuth(),
-    throttle=TokenThrottle(),
     urls_namespace="api",
     docs_url="/docs",
     openapi_url="/openapi.json",
