@@ -1,9 +1,6 @@
 """The API's limits hold across processes: gunicorn with 3 workers, as docker-compose runs it,
 on PostgreSQL and a Redis server of its own, hit by many requests at once."""
 
-import os
-import subprocess
-import sys
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -13,7 +10,7 @@ import pytest
 from django.db import connection
 
 from api.models import ApiToken
-from tests.collection.processes import ROOT, RedisServer, database_url, free_port
+from tests.api.served import gunicorn
 
 TOKEN_RATE, FAILED_RATE = 40, 10
 
@@ -23,63 +20,13 @@ def served(world, tmp_path):
     """(base URL, access log) of gunicorn with 3 workers, sharing a Redis server as its cache."""
     if connection.vendor != "postgresql":
         pytest.skip("gunicorn's workers need a database server they share with the test")
-    redis = RedisServer(free_port(), tmp_path)
-    redis.start()
-    port, log = free_port(), tmp_path / "access.log"
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DATABASE_URL": database_url(connection),
-        "REDIS_URL": f"{redis.url}/0",
-        "CELERY_BROKER_URL": f"{redis.url}/1",
+    rates = {
         "API_THROTTLE_RATE": f"{TOKEN_RATE}/d",
         "API_FAILED_AUTH_THROTTLE_RATE": f"{FAILED_RATE}/d",
         "API_ADDRESS_THROTTLE_RATE": "100000/d",
     }
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "config.wsgi:application",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--workers",
-            "3",
-            "--timeout",
-            "60",
-            "--access-logfile",
-            str(log),
-            "--access-logformat",
-            "%(p)s %(s)s",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert process.poll() is None, "gunicorn exited: " + process.stderr.read()[-2000:]
-            assert time.monotonic() < deadline, "gunicorn did not answer within 60 s"
-            time.sleep(0.2)
-        yield base, log
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        redis.stop()
+    with gunicorn(tmp_path, workers=3, **rates) as base:
+        yield base, tmp_path / "access.log"
 
 
 def at_once(base: str, tokens: list[str | None]) -> list[httpx.Response]:
