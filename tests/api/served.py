@@ -17,7 +17,8 @@ from tests.collection.processes import ROOT, RedisServer, database_url, free_por
 @contextmanager
 def gunicorn(directory: Path, *, workers: int = 3, **environment: str):
     """Yields the base URL; `environment` is added to the processes' environment. The access
-    log (`directory/access.log`) starts each line with the pid of the worker that answered."""
+    log (`directory/access.log`) starts each line with the pid of the worker that answered;
+    gunicorn's own log is `directory/gunicorn.log`."""
     redis = RedisServer(free_port(), directory)
     redis.start()
     port = free_port()
@@ -33,9 +34,12 @@ def gunicorn(directory: Path, *, workers: int = 3, **environment: str):
     command += ["--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--timeout", "60"]
     command += ["--access-logfile", str(directory / "access.log")]
     command += ["--access-logformat", "%(p)s %(s)s %(m)s %(U)s"]
+    # Its log goes to a file: a pipe nobody reads fills up and stops every worker.
+    log = open(directory / "gunicorn.log", "w")  # noqa: SIM115 (the child owns it)
     process = subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, text=True
     )
+    log.close()
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -45,7 +49,8 @@ def gunicorn(directory: Path, *, workers: int = 3, **environment: str):
                     break
             except httpx.TransportError:
                 pass
-            assert process.poll() is None, "gunicorn exited: " + process.stderr.read()[-2000:]
+            if process.poll() is not None:
+                raise AssertionError((directory / "gunicorn.log").read_text()[-2000:])
             assert time.monotonic() < deadline, "gunicorn did not answer within 60 s"
             time.sleep(0.2)
         yield base

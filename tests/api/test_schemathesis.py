@@ -13,7 +13,6 @@ from django.db import connection
 from api.models import ApiToken
 from api.urls import api
 from tests.api.served import gunicorn
-from tests.collection.processes import ROOT
 
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 # Examples per operation and phase: enough for every status an endpoint documents, and a run
@@ -56,15 +55,17 @@ def test_schemathesis_finds_nothing(world, tmp_path):
                 str(MAX_EXAMPLES),
                 "--seed",
                 "20261201",
+                # One worker: schemathesis's threads trip a CPython 3.11 race in ast.parse
+                # ("AST constructor recursion depth mismatch") while describing strategies.
                 "--workers",
-                "2",
+                "1",
                 "--header",
                 f"Authorization: Bearer {token}",
                 "--no-color",
                 "--generation-database",
                 "none",
             ],
-            cwd=ROOT,
+            cwd=tmp_path,  # its cache of crashes stays out of the work tree
             capture_output=True,
             text=True,
             timeout=900,
@@ -72,5 +73,6 @@ def test_schemathesis_finds_nothing(world, tmp_path):
         elapsed = time.monotonic() - started
     output = run.stdout + run.stderr
     assert run.returncode == 0, output[-12000:]
-    assert "No issues found" in output or " 0 failures" in output or "passed" in output, output
-    print(f"schemathesis: {elapsed:.0f} s")
+    assert "generated" in output and "failed" not in output.split("Test cases:", 1)[-1], output
+    summary = output.split("Test cases:", 1)[-1].strip().splitlines()[0]
+    print(f"schemathesis: {summary}; {elapsed:.0f} s")
