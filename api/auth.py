@@ -12,7 +12,7 @@ from ninja.security import HttpBearer
 
 from probe.access import is_blinded, lookup
 from probe.middleware import client_ip
-from probe.models import Membership, role_at_least
+from probe.models import role_at_least
 
 from . import throttle
 from .models import ApiToken, token_digest
@@ -100,7 +100,3 @@ def reach(request, scope: str, value, role: str):
 
 def blinded(request, experiment) -> bool:
     return is_blinded(experiment, request.user, getattr(request, "membership", None))
-
-
-def member_of(request, team) -> Membership | None:
-    return Membership.objects.filter(team=team, user=request.user).first()
