@@ -6,3 +6,8 @@ class ApiConfig(AppConfig):
     name = "api"
     verbose_name = _("API")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from . import signals
+
+        signals.connect()

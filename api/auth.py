@@ -1,33 +1,67 @@
-"""Bearer tokens, the API's throttle, and the same access rules as the pages."""
+"""Bearer tokens, the API's throttles, and the same access rules as the pages."""
 
 from datetime import timedelta
 
 from django.conf import settings
+from django.db.models import F
 from django.http import Http404
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from ninja.errors import HttpError
+from ninja.errors import HttpError, Throttled
 from ninja.security import HttpBearer
-from ninja.throttling import SimpleRateThrottle
 
 from probe.access import is_blinded, lookup
-from probe.models import Membership, role_at_least
+from probe.middleware import client_ip
+from probe.models import role_at_least
 
+from . import throttle
 from .models import ApiToken, token_digest
 
 # last_used is written at most this often per token: a busy CI job is not a write per request.
 TOUCH_EVERY = timedelta(minutes=1)
+# What a read token may do; every other method writes.
+READ_METHODS = {"GET", "HEAD", "OPTIONS"}
 
 
 class TokenAuth(HttpBearer):
-    """`Authorization: Bearer <token>`; the request then acts as the token's user."""
+    """`Authorization: Bearer <token>`; the request then acts as the token's user, in the
+    token's team, within its access.
+
+    Every request counts against its address's rate; a request without a valid token also
+    against the address's rate of failed authentications (a guesser or a broken job is refused
+    there long before the token rate), and one with a valid token against that token's rate.
+    """
+
+    def __call__(self, request):
+        address = client_ip(request)
+        wait = throttle.hit("address", address, settings.API_ADDRESS_THROTTLE_RATE)
+        if wait is not None:
+            raise Throttled(wait)
+        row = super().__call__(request)
+        if row is None:
+            wait = throttle.hit("failed", address, settings.API_FAILED_AUTH_THROTTLE_RATE)
+            if wait is not None:
+                raise Throttled(wait)
+            return None
+        wait = throttle.hit("token", str(row.pk), settings.API_THROTTLE_RATE)
+        if wait is not None:
+            raise Throttled(wait)
+        if request.method not in READ_METHODS and not row.writes:
+            raise HttpError(403, _("This token may only read: make a read-and-write token."))
+        return row
 
     def authenticate(self, request, token: str):
         if not token or len(token) > 200:
             return None
         row = (
-            ApiToken.objects.select_related("user")
-            .filter(digest=token_digest(token), revoked__isnull=True, user__is_active=True)
+            ApiToken.objects.select_related("user", "team")
+            .filter(
+                digest=token_digest(token),
+                revoked__isnull=True,
+                user__is_active=True,
+                # The user is still a member of the token's team.
+                team__memberships__user=F("user"),
+            )
             .first()
         )
         if row is None:
@@ -40,37 +74,19 @@ class TokenAuth(HttpBearer):
         return row
 
 
-class TokenThrottle(SimpleRateThrottle):
-    """Requests per token (per address for a request without a valid token)."""
-
-    scope = "api"
-
-    def get_rate(self) -> str:
-        return settings.API_THROTTLE_RATE
-
-    def allow_request(self, request) -> bool:
-        # The rate is read per request, so a change of the setting needs no restart of the API.
-        if self.rate != settings.API_THROTTLE_RATE:
-            self.rate = settings.API_THROTTLE_RATE
-            self.num_requests, self.duration = self.parse_rate(self.rate)
-        return super().allow_request(request)
-
-    def get_cache_key(self, request) -> str:
-        token = getattr(request, "api_token", None)
-        ident = f"token-{token.pk}" if token is not None else self.get_ident(request)
-        return self.cache_format % {"scope": self.scope, "ident": ident}
-
-
 def reach(request, scope: str, value, role: str):
-    """The object named by `value` in the user's teams, and the user's membership in its team.
+    """The object named by `value` in the token's team, and the user's membership there.
 
-    Another team's object, or none, is a 404 (never a 403 that confirms it exists); a member
-    whose role is too low gets a 403 that names the role needed.
+    Another team's object, or none, is a 404 (never a 403 that confirms it exists), and so is
+    an object of another team of the same user; a member whose role is too low gets a 403 that
+    names the role needed.
     """
     try:
         obj, membership = lookup(request.user, scope, value)
     except Http404:
         raise HttpError(404, _("Not found.")) from None
+    if membership.team.pk != request.api_token.team_id:
+        raise HttpError(404, _("Not found."))
     if not role_at_least(membership.role, role):
         raise HttpError(
             403,
@@ -84,7 +100,3 @@ def reach(request, scope: str, value, role: str):
 
 def blinded(request, experiment) -> bool:
     return is_blinded(experiment, request.user, getattr(request, "membership", None))
-
-
-def member_of(request, team) -> Membership | None:
-    return Membership.objects.filter(team=team, user=request.user).first()

@@ -2,7 +2,7 @@
 
 from django.core.exceptions import RequestDataTooBig
 from django.utils.translation import gettext as _
-from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 
 
 class Refused(HttpError):
@@ -35,6 +35,19 @@ def install(api) -> None:
         return api.create_response(
             request, {"detail": error.message, "problems": []}, status=error.status_code
         )
+
+    @api.exception_handler(Throttled)
+    def throttled(request, error: Throttled):
+        response = api.create_response(
+            request,
+            {
+                "detail": _("Too many requests: try again in %(n)s seconds.") % {"n": error.wait},
+                "problems": [],
+            },
+            status=429,
+        )
+        response["Retry-After"] = str(error.wait)
+        return response
 
     @api.exception_handler(ValidationError)
     def invalid(request, error: ValidationError):

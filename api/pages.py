@@ -1,4 +1,5 @@
-"""The user's API tokens page: make a token (shown once), see when each was last used, revoke."""
+"""The user's API tokens page: make a token for one team, to read or to read and write (shown
+once), see when each was last used, revoke."""
 
 from django import forms
 from django.contrib import messages
@@ -8,6 +9,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
+
+from probe.models import Team
 
 from .models import ApiToken
 
@@ -20,12 +23,33 @@ class TokenForm(forms.Form):
         max_length=100,
         help_text=gettext_lazy("What the token is for, such as “CI regression gate”."),
     )
+    team = forms.ModelChoiceField(
+        label=gettext_lazy("Team"),
+        queryset=Team.objects.none(),
+        help_text=gettext_lazy("The token acts in this team only, with your role there."),
+    )
+    access = forms.ChoiceField(
+        label=gettext_lazy("Access"),
+        choices=ApiToken.Access.choices,
+        initial=ApiToken.Access.READ,
+        widget=forms.RadioSelect,
+        help_text=gettext_lazy(
+            "A read token can fetch but never change anything, whatever your role."
+        ),
+    )
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        teams = Team.objects.filter(memberships__user=user).order_by("name", "pk")
+        self.fields["team"].queryset = teams
+        if len(teams) == 1:
+            self.fields["team"].initial = teams[0].pk
 
 
 @never_cache  # the page shows a new token once: no cache may keep it
 @require_http_methods(["GET", "POST"])
 def token_list(request):
-    form = TokenForm(request.POST or None)
+    form = TokenForm(request.POST or None, user=request.user)
     new_token = ""
     active = ApiToken.objects.filter(user=request.user, revoked__isnull=True)
     if request.method == "POST" and form.is_valid():
@@ -34,15 +58,21 @@ def token_list(request):
                 None, _("You have %(n)s active tokens: revoke one first.") % {"n": MAX_ACTIVE}
             )
         else:
-            _token, new_token = ApiToken.issue(user=request.user, name=form.cleaned_data["name"])
-            form = TokenForm()
+            _token, new_token = ApiToken.issue(
+                user=request.user,
+                team=form.cleaned_data["team"],
+                access=form.cleaned_data["access"],
+                name=form.cleaned_data["name"],
+            )
+            form = TokenForm(user=request.user)
     return render(
         request,
         "api/token_list.html",
         {
             "form": form,
             "new_token": new_token,
-            "tokens": ApiToken.objects.filter(user=request.user),
+            "tokens": ApiToken.objects.filter(user=request.user).select_related("team"),
+            "has_teams": form.fields["team"].queryset.exists(),
         },
     )
 

@@ -1,14 +1,91 @@
-"""Request and response bodies of the API. Requests refuse unknown fields."""
+"""Request and response bodies of the API. Requests refuse unknown fields, and text with a
+control character or a lone surrogate (the database refuses a NUL, and neither is ever part of
+what a user means to send)."""
 
+import re
 from datetime import datetime
 from typing import Literal
 
-from ninja import Field, Schema
-from pydantic import ConfigDict
+from django.utils.translation import gettext as _
+from ninja import Field, Query, Schema
+from pydantic import ConfigDict, field_validator
+from pydantic_core import PydanticCustomError
+
+# C0 controls but tab, line feed and carriage return; and lone surrogates.
+REFUSED = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff]")
+# The same rule, for the schema: what a client may send in any text field.
+TEXT_PATTERN = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f]*$"
+
+# A team's slug, as Django's SlugField takes it.
+SLUG_PATTERN = r"^[-a-zA-Z0-9_]+$"
+
+
+def weight_query():
+    return Query("1", pattern=TEXT_PATTERN, max_length=20, description="w, from 0 to 100")
+
+
+def refused_character(text: str) -> str | None:
+    """Why `text` is refused, naming the character and where it is; None when it is not."""
+    found = REFUSED.search(text)
+    if found is None:
+        return None
+    code = ord(found[0])
+    line = text.count("\n", 0, found.start()) + 1
+    column = found.start() - (text.rfind("\n", 0, found.start()) + 1) + 1
+    where = {"code": f"U+{code:04X}", "line": line, "column": column}
+    if 0xD800 <= code <= 0xDFFF:
+        return (
+            _("A lone surrogate (%(code)s) is not a character (line %(line)s, column %(column)s).")
+            % where
+        )
+    return (
+        _(
+            "Control characters such as %(code)s are not allowed (line %(line)s, column "
+            "%(column)s); only tab, line feed and carriage return are."
+        )
+        % where
+    )
+
+
+def refused_in(value, path: str = "") -> str | None:
+    """The first refused character anywhere in a JSON value, with where it is."""
+    if isinstance(value, str):
+        reason = refused_character(value)
+        return f"{path}: {reason}" if reason and path else reason
+    if isinstance(value, list | tuple):
+        for index, inner in enumerate(value):
+            reason = refused_in(inner, f"{path}[{index}]" if path else f"[{index}]")
+            if reason:
+                return reason
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            reason = refused_in(str(key), path) or refused_in(inner, f"{path}.{key}")
+            if reason:
+                return reason
+    return None
+
+
+def add_text_pattern(schema: dict) -> None:
+    """Every text property of a request schema says which characters it takes."""
+    for prop in schema.get("properties", {}).values():
+        for part in [prop, *prop.get("anyOf", []), prop.get("items", {})]:
+            if part.get("type") == "string" and not {"pattern", "enum", "const"} & part.keys():
+                part["pattern"] = TEXT_PATTERN
 
 
 class Strict(Schema):
-    model_config = ConfigDict(extra="forbid")
+    """The base of every request body: unknown fields and refused characters are a 422 that
+    names the field."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra=add_text_pattern)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def no_refused_characters(cls, value):
+        reason = refused_in(value)
+        if reason:
+            raise PydanticCustomError("refused_character", reason.replace("{", "{{"))
+        return value
 
 
 class Problem(Schema):
@@ -17,8 +94,21 @@ class Problem(Schema):
 
 
 class ErrorOut(Schema):
+    """Every refusal: what happened in words, and each field at fault."""
+
     detail: str
     problems: list[Problem] = []
+
+
+def errors(*codes: int) -> dict:
+    """The refusals an endpoint can answer, for its `response=` (and so the schema)."""
+    return {code: ErrorOut for code in codes}
+
+
+class TokenOut(Schema):
+    name: str
+    team: str = Field(..., description="the slug of the one team the token acts in")
+    access: Literal["read", "write"] = Field(..., description="read, or read and write")
 
 
 class TeamOut(Schema):
@@ -29,7 +119,8 @@ class TeamOut(Schema):
 
 class MeOut(Schema):
     username: str
-    teams: list[TeamOut]
+    token: TokenOut
+    teams: list[TeamOut] = Field(..., description="the token's team, with the user's role")
 
 
 class BankOut(Schema):

@@ -4,8 +4,14 @@ from django.contrib.auth.decorators import login_not_required
 from ninja import NinjaAPI
 
 from . import errors
-from .auth import TokenAuth, TokenThrottle
+from .auth import TokenAuth
 from .views import banks, configs, experiments, prompts, results, teams
+
+RETRY_AFTER = {
+    "description": "whole seconds until the rate's window ends",
+    "required": True,
+    "schema": {"type": "integer", "minimum": 1},
+}
 
 
 class API(NinjaAPI):
@@ -14,6 +20,16 @@ class API(NinjaAPI):
         # ids stay as they were when every endpoint was in one module (clients built from the
         # schema name their calls after them).
         return f"api_views_{operation.view_func.__name__}"
+
+    def get_openapi_schema(self, *, path_prefix=None, path_params=None):
+        schema = super().get_openapi_schema(path_prefix=path_prefix, path_params=path_params)
+        # Every 429 says when to try again (ninja's response= has no place for a header).
+        for operations in schema["paths"].values():
+            for operation in operations.values():
+                refused = operation.get("responses", {}).get(429)
+                if refused is not None:
+                    refused["headers"] = {"Retry-After": RETRY_AFTER}
+        return schema
 
 
 api = API(
@@ -25,7 +41,6 @@ api = API(
         "`Authorization: Bearer <token>`."
     ),
     auth=TokenAuth(),
-    throttle=TokenThrottle(),
     urls_namespace="api",
     docs_url="/docs",
     openapi_url="/openapi.json",

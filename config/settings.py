@@ -337,6 +337,27 @@ REDIS_URL = env.str("REDIS_URL", default="") or (
     CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else None
 )
 
+# The cache every process shares: the API's rate limits count in it, so a limit holds across
+# gunicorn workers. Redis when there is one; else files under the data directory (never a
+# per-process memory cache), with counters incremented under a lock.
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "blindprobe",
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "api.cache.SharedFileCache",
+            "LOCATION": str(DATA_DIR / "cache"),
+            "KEY_PREFIX": "blindprobe",
+            "OPTIONS": {"MAX_ENTRIES": 10000},
+        }
+    }
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -349,5 +370,9 @@ LOGGING = {
 # own line per request would say the same again.
 LOGGING["loggers"]["httpx"] = {"level": "WARNING"}
 
-# The JSON API (api/): requests per token, as "count/period" (s, m, h, d).
+# The JSON API (api/): its rates, as "count/period" (s, m, h, d), counted in the cache below:
+# requests per token; every request per client address; requests without a valid token per
+# client address.
 API_THROTTLE_RATE = env.str("API_THROTTLE_RATE", default="600/m")
+API_ADDRESS_THROTTLE_RATE = env.str("API_ADDRESS_THROTTLE_RATE", default="1200/m")
+API_FAILED_AUTH_THROTTLE_RATE = env.str("API_FAILED_AUTH_THROTTLE_RATE", default="30/m")

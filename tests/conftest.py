@@ -176,3 +176,14 @@ def scored_experiment(world, configs, answers, *, name="Scored"):
 def login(client, user):
     client.force_login(user)
     return client
+
+
+@pytest.fixture(autouse=True)
+def own_cache_namespace(settings):
+    """Each test counts in a cache namespace of its own: the cache is shared by every process
+    (Redis when REDIS_URL is set), so the API's rate counts of another test, or of an earlier
+    run, would otherwise carry over."""
+    from uuid import uuid4
+
+    default = {**settings.CACHES["default"], "KEY_PREFIX": f"test-{uuid4().hex}"}
+    settings.CACHES = {**settings.CACHES, "default": default}

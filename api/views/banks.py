@@ -2,7 +2,7 @@
 
 from django.http import HttpResponse
 from django.utils.translation import gettext as _
-from ninja import Query, Router
+from ninja import Path, Query, Router
 from ninja.responses import Status
 
 from probe import bankformat
@@ -30,18 +30,22 @@ def _bank_out(bank: Bank, items: int) -> dict:
     }
 
 
-@router.get("/teams/{slug}/banks", response=list[s.BankOut], summary="The team's banks")
-def bank_list(request, slug: str):
+@router.get(
+    "/teams/{slug}/banks",
+    response={200: list[s.BankOut], **s.errors(401, 404, 422, 429)},
+    summary="The team's banks",
+)
+def bank_list(request, slug: str = Path(..., pattern=s.SLUG_PATTERN)):
     team, _m = reach(request, "team_slug", slug, Role.VIEWER)
     return [_bank_out(b, b.n_items) for b in banks_of_team(team)]
 
 
 @router.post(
     "/teams/{slug}/banks",
-    response={201: s.BankImportOut},
+    response={201: s.BankImportOut, **s.errors(400, 401, 403, 404, 413, 422, 429)},
     summary="Import a bank file (all or nothing)",
 )
-def bank_import(request, slug: str, payload: s.BankImportIn):
+def bank_import(request, payload: s.BankImportIn, slug: str = Path(..., pattern=s.SLUG_PATTERN)):
     team, _m = reach(request, "team_slug", slug, Role.EDITOR)
     raw = payload.content.encode("utf-8", "surrogatepass")
     try:
@@ -76,7 +80,22 @@ def bank_import(request, slug: str, payload: s.BankImportIn):
     )
 
 
-@router.get("/banks/{bank_id}/export", summary="The bank as a file, in JSON or text")
+@router.get(
+    "/banks/{bank_id}/export",
+    response=s.errors(401, 403, 404, 422, 429),
+    summary="The bank as a file, in JSON or text",
+    openapi_extra={
+        "responses": {
+            200: {
+                "description": "the bank file (it holds the key: Cache-Control: no-store)",
+                "content": {
+                    "application/json": {"schema": {"type": "object"}},
+                    "text/plain": {"schema": {"type": "string"}},
+                },
+            }
+        }
+    },
+)
 def bank_export(request, bank_id: int, format: str = Query("json", pattern="^(json|text)$")):
     bank, _m = reach(request, "bank_pk", bank_id, Role.EDITOR)
     text = bank_services.bank_export(bank=bank, user=request.user, file_format=format)

@@ -3,7 +3,7 @@ same checks, as the configuration form (the provider's adapter checks the settin
 
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
-from ninja import Router
+from ninja import Path, Router
 from ninja.responses import Status
 
 from probe.models import ModelConfig, Role
@@ -40,20 +40,20 @@ def config_out(config) -> dict:
 
 @router.get(
     "/teams/{slug}/configs",
-    response=list[s.ConfigOut],
+    response={200: list[s.ConfigOut], **s.errors(401, 403, 404, 422, 429)},
     summary="Model configurations (editors: a scorer would learn which models are in play)",
 )
-def config_list(request, slug: str):
+def config_list(request, slug: str = Path(..., pattern=s.SLUG_PATTERN)):
     team, _m = reach(request, "team_slug", slug, Role.EDITOR)
     return [config_out(c) for c in ModelConfig.objects.filter(team=team).order_by("label", "pk")]
 
 
 @router.post(
     "/teams/{slug}/configs",
-    response={201: s.ConfigOut},
+    response={201: s.ConfigOut, **s.errors(400, 401, 403, 404, 413, 422, 429)},
     summary="Create a model configuration (the key is named by its environment variable)",
 )
-def config_create(request, slug: str, payload: s.ConfigIn):
+def config_create(request, payload: s.ConfigIn, slug: str = Path(..., pattern=s.SLUG_PATTERN)):
     team, _m = reach(request, "team_slug", slug, Role.EDITOR)
     try:
         config = config_services.config_create(team=team, user=request.user, **payload.model_dump())

@@ -2,7 +2,7 @@
 
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
-from ninja import Query, Router
+from ninja import Path, Query, Router
 from ninja.errors import HttpError
 from ninja.responses import Status
 
@@ -74,8 +74,12 @@ def _experiment_detail(request, experiment: Experiment) -> dict:
     }
 
 
-@router.get("/teams/{slug}/experiments", response=list[s.ExperimentOut], summary="Experiments")
-def experiment_list(request, slug: str):
+@router.get(
+    "/teams/{slug}/experiments",
+    response={200: list[s.ExperimentOut], **s.errors(401, 404, 422, 429)},
+    summary="Experiments",
+)
+def experiment_list(request, slug: str = Path(..., pattern=s.SLUG_PATTERN)):
     team, _m = reach(request, "team_slug", slug, Role.VIEWER)
     return [_experiment_out(e) for e in Experiment.objects.filter(team=team)]
 
@@ -113,10 +117,12 @@ def _validation(error: ValidationError) -> HttpError:
 
 @router.post(
     "/teams/{slug}/experiments",
-    response={201: s.ExperimentDetailOut},
+    response={201: s.ExperimentDetailOut, **s.errors(400, 401, 403, 404, 413, 422, 429)},
     summary="Create an experiment (a snapshot of the bank's active items)",
 )
-def experiment_create(request, slug: str, payload: s.ExperimentIn):
+def experiment_create(
+    request, payload: s.ExperimentIn, slug: str = Path(..., pattern=s.SLUG_PATTERN)
+):
     team, _m = reach(request, "team_slug", slug, Role.EDITOR)
     bank = _own(Bank, team, payload.bank, "bank", _("No bank of this team has that id."))
     prompt = _own(
@@ -148,7 +154,7 @@ def experiment_create(request, slug: str, payload: s.ExperimentIn):
 
 @router.get(
     "/experiments/{experiment_id}",
-    response=s.ExperimentDetailOut,
+    response={200: s.ExperimentDetailOut, **s.errors(401, 404, 422, 429)},
     summary="An experiment with its collection progress",
 )
 def experiment_detail(request, experiment_id: int):
@@ -171,7 +177,7 @@ def _editor_action(request, experiment_id: int, action) -> dict:
 
 @router.post(
     "/experiments/{experiment_id}/start",
-    response=s.ExperimentDetailOut,
+    response={200: s.ExperimentDetailOut, **s.errors(401, 403, 404, 409, 422, 429)},
     summary="Start collecting",
 )
 def experiment_start(request, experiment_id: int):
@@ -180,7 +186,7 @@ def experiment_start(request, experiment_id: int):
 
 @router.post(
     "/experiments/{experiment_id}/cancel",
-    response=s.ExperimentDetailOut,
+    response={200: s.ExperimentDetailOut, **s.errors(401, 403, 404, 409, 422, 429)},
     summary="Stop collecting (collected answers are kept)",
 )
 def experiment_cancel(request, experiment_id: int):
@@ -196,7 +202,7 @@ def _origin_for_follow_up(request, experiment_id: int) -> Experiment:
 
 @router.get(
     "/experiments/{experiment_id}/follow-up",
-    response=s.FollowUpPlanOut,
+    response={200: s.FollowUpPlanOut, **s.errors(401, 403, 404, 422, 429)},
     summary="What a follow-up's items would be, and how they differ",
 )
 def follow_up_plan(
@@ -218,7 +224,7 @@ def follow_up_plan(
 
 @router.post(
     "/experiments/{experiment_id}/follow-up",
-    response={201: s.ExperimentDetailOut},
+    response={201: s.ExperimentDetailOut, **s.errors(400, 401, 403, 404, 413, 422, 429)},
     summary="Run again: a new experiment like this one, plus or minus configurations",
 )
 def follow_up_create(request, experiment_id: int, payload: s.FollowUpIn):

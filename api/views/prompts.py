@@ -1,6 +1,6 @@
 """The API's endpoint for prompt versions."""
 
-from ninja import Router
+from ninja import Path, Router
 
 from probe.models import PromptVersion, Role
 
@@ -13,7 +13,11 @@ router = Router()
 # Prompt versions and model configurations ----------------------------------------------------
 
 
-@router.get("/teams/{slug}/prompts", response=list[s.PromptOut], summary="Prompt versions")
-def prompt_list(request, slug: str):
+@router.get(
+    "/teams/{slug}/prompts",
+    response={200: list[s.PromptOut], **s.errors(401, 404, 422, 429)},
+    summary="Prompt versions",
+)
+def prompt_list(request, slug: str = Path(..., pattern=s.SLUG_PATTERN)):
     team, _m = reach(request, "team_slug", slug, Role.VIEWER)
     return list(PromptVersion.objects.filter(team=team).order_by("name", "-version"))

@@ -19,6 +19,7 @@ from scoring.report import (
 from scoring.review import keys_in_force
 from scoring.visibility import still_judging
 
+from .. import schemas as s
 from ..auth import blinded, reach
 from ..errors import refuse
 
@@ -46,8 +47,12 @@ def _results_source(request, experiment: Experiment):
     raise HttpError(409, reasons.get(gate.missing, _("The results are not available yet.")))
 
 
-@router.get("/experiments/{experiment_id}/results/figures", summary="The report's figures")
-def results_figures(request, experiment_id: int, w: str = "1"):
+@router.get(
+    "/experiments/{experiment_id}/results/figures",
+    response={200: dict, **s.errors(401, 404, 409, 422, 429)},
+    summary="The report's figures",
+)
+def results_figures(request, experiment_id: int, w: str = s.weight_query()):
     experiment, _m = reach(request, "experiment_pk", experiment_id, Role.VIEWER)
     try:
         weight = parse_weight(w)
@@ -64,7 +69,11 @@ def results_figures(request, experiment_id: int, w: str = "1"):
     return {"source": kind, "experiment": experiment.pk, "figures": exports.report_dict(report)}
 
 
-@router.get("/experiments/{experiment_id}/results/responses", summary="Every judged response")
+@router.get(
+    "/experiments/{experiment_id}/results/responses",
+    response={200: dict, **s.errors(401, 404, 409, 422, 429)},
+    summary="Every judged response",
+)
 def results_responses(request, experiment_id: int):
     experiment, _m = reach(request, "experiment_pk", experiment_id, Role.VIEWER)
     kind, source, gate = _results_source(request, experiment)
@@ -88,6 +97,7 @@ def results_responses(request, experiment_id: int):
 
 @router.get(
     "/compare",
+    response={200: dict, **s.errors(401, 404, 409, 422, 429)},
     summary="Compare two experiments on their shared items; the regression gate",
     description=(
         "`verdict` is `pass` (the candidate is not worse beyond the paired interval) or "
@@ -100,8 +110,8 @@ def compare_experiments(
     baseline: int,
     candidate: int,
     metric: str = Query(compare.NET_USABLE, pattern="^(net_usable|hallucination_rate)$"),
-    w: str = "1",
-    pair: str = "",
+    w: str = s.weight_query(),
+    pair: str = Query("", pattern=s.TEXT_PATTERN, max_length=400),
     allow_prompt_change: bool = False,
 ):
     experiments = []

@@ -1,4 +1,4 @@
-"""The API's endpoint for the token's user and their teams."""
+"""The API's endpoint for the token's user, its team and its access."""
 
 from ninja import Router
 
@@ -12,13 +12,19 @@ router = Router()
 # Who am I ------------------------------------------------------------------------------------
 
 
-@router.get("/me", response=s.MeOut, summary="The token's user and their teams")
+@router.get(
+    "/me",
+    response={200: s.MeOut, **s.errors(401, 429)},
+    summary="The token's user, its team with the user's role there, and the token's access",
+)
 def me(request):
-    memberships = Membership.objects.filter(user=request.user).select_related("team")
+    token = request.api_token
+    memberships = Membership.objects.filter(user=request.user, team=token.team_id)
     return {
         "username": request.user.get_username(),
+        "token": {"name": token.name, "team": token.team.slug, "access": token.access},
         "teams": [
             {"slug": m.team.slug, "name": m.team.name, "role": m.role}
-            for m in memberships.order_by("team__name")
+            for m in memberships.select_related("team")
         ],
     }

@@ -27,7 +27,8 @@ class ApiClient:
 
 @pytest.fixture
 def api_for(world):
-    """api_for("editor") -> an ApiClient acting as that member of the world's team."""
+    """api_for("editor") -> an ApiClient acting as that member of the world's team, with a
+    read-and-write token for that team (the outsider's is for their own team)."""
     made = {}
 
     def make(kind: str) -> ApiClient:
@@ -35,7 +36,10 @@ def api_for(world):
             if kind == "anonymous":
                 made[kind] = ApiClient(None)
             else:
-                _row, text = ApiToken.issue(user=world.users[kind], name=f"{kind} token")
+                team = world.other_team if kind == "outsider" else world.team
+                _row, text = ApiToken.issue(
+                    user=world.users[kind], team=team, access="write", name=f"{kind} token"
+                )
                 made[kind] = ApiClient(text)
         return made[kind]
 

@@ -151,7 +151,9 @@ def test_api_answers_are_never_cached(world):
 
     from api.models import ApiToken
 
-    _row, token = ApiToken.issue(user=world.users["editor"], name="cache test")
+    _row, token = ApiToken.issue(
+        user=world.users["editor"], team=world.team, access="write", name="cache test"
+    )
     client = Client(headers={"Authorization": f"Bearer {token}"})
     for path in ("/api/me", "/api/teams/acme/banks", f"/api/banks/{world.bank.pk}/export"):
         response = client.get(path)

@@ -75,7 +75,9 @@ def test_the_same_temperature_is_fine_for_openai(editor, world):
 
 
 def _api(world) -> ApiClient:
-    _row, token = ApiToken.issue(user=world.users["editor"], name="configs")
+    _row, token = ApiToken.issue(
+        user=world.users["editor"], team=world.team, access="write", name="configs"
+    )
     return ApiClient(token)
 
 
