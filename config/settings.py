@@ -10,8 +10,10 @@ redirect to HTTPS); each can still be set on its own. docs/deploy.md lists every
 import secrets
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -222,10 +224,9 @@ DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="blind-probe@localhos
 PASSWORD_RESET_TIMEOUT = env.int("PASSWORD_RESET_HOURS", default=72) * 3600
 INVITATION_DAYS = env.int("INVITATION_DAYS", default=7)
 
-# Hosts a model configuration may send requests to: the public provider APIs and loopback
-# (local servers such as Ollama, vLLM or llama.cpp). ALLOWED_PROVIDER_HOSTS adds more, as host
-# names or *.suffix patterns; only whoever sets the server's environment can widen it, so no
-# team member can point a configuration at the server's internal network.
+# Hosts a model configuration may send requests to: the public provider APIs. ALLOWED_PROVIDER_HOSTS
+# adds more, as host names or *.suffix patterns; only whoever sets the server's environment can
+# widen it, so no team member can point a configuration at the server's internal network.
 DEFAULT_PROVIDER_HOSTS = [
     "api.openai.com",
     "api.anthropic.com",
@@ -237,10 +238,25 @@ DEFAULT_PROVIDER_HOSTS = [
     "api.together.xyz",
     "api.fireworks.ai",
     "openrouter.ai",
-    "localhost",
-    "127.0.0.1",
-    "::1",
 ]
+# Loopback (127.0.0.0/8, ::1, localhost) is where the server's own Redis and PostgreSQL listen,
+# so a configuration may call it only on these ports (local model servers such as Ollama on
+# 11434): by default the local simulator's port alone (SIMULATOR_URL's, 8765). An empty value
+# allows no loopback port.
+
+
+def _loopback_ports() -> list[int]:
+    simulator = urlsplit(env.str("SIMULATOR_URL", default="http://127.0.0.1:8765/v1"))
+    raw = env.str("PROVIDER_LOOPBACK_PORTS", default=str(simulator.port or 8765))
+    ports = [part.strip() for part in raw.split(",") if part.strip()]
+    if not all(port.isdigit() and 1 <= int(port) <= 65535 for port in ports):
+        raise ImproperlyConfigured(
+            f"PROVIDER_LOOPBACK_PORTS must be comma-separated port numbers, not {raw!r}"
+        )
+    return sorted({int(port) for port in ports})
+
+
+PROVIDER_LOOPBACK_PORTS = _loopback_ports()
 ALLOWED_PROVIDER_HOSTS = DEFAULT_PROVIDER_HOSTS + env_list("ALLOWED_PROVIDER_HOSTS")
 
 # Uploads: bank files are refused above their own limit (probe.bankformat.MAX_BYTES, 16 MiB);

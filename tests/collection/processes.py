@@ -158,13 +158,16 @@ class CeleryProcess:
         return "\n".join(self.text().splitlines()[-n:])
 
 
-def celery_env(*, database: str, redis_url: str, **extra: str) -> dict:
+def celery_env(*, database: str, redis_url: str, provider_ports=(), **extra: str) -> dict:
+    """The environment of a worker or beat process; `provider_ports`: the loopback ports of the
+    local provider servers it may call (PROVIDER_LOOPBACK_PORTS), and no other."""
     return {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings",
         "DATABASE_URL": database,
         "CELERY_BROKER_URL": f"{redis_url}/0",
         "REDIS_URL": f"{redis_url}/1",
+        "PROVIDER_LOOPBACK_PORTS": ",".join(str(port) for port in provider_ports),
         **extra,
     }
 
@@ -187,6 +190,7 @@ class FaultServer:
     faults: int = 0
     requests: int = 0
     base_url: str = ""
+    port: int = 0
 
     def start(self) -> FaultServer:
         server = self
@@ -264,7 +268,8 @@ class FaultServer:
 
         self._server = Server(("127.0.0.1", 0), Handler)
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        self.port = self._server.server_address[1]
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
         return self
 
     def stop(self) -> None:

@@ -10,6 +10,7 @@ from probe.models import Attempt, Experiment, Response, Run
 from probe.services import collection, experiments
 from probe.tasks import collect_run, collect_unit
 from tests.builders import sheet_text
+from tests.replay import allow_loopback_port
 from tests.collection.conftest import (
     Reply,
     chat_body,
@@ -490,6 +491,7 @@ def test_simulated_models_answer_from_the_bank_of_the_experiment(world):
     demo = Path(bankformat.__file__).parents[1] / "demo" / "demo_bank.txt"
     bank = bank_import(team=world.team, user=None, data=bankformat.load(demo.read_bytes()))
     server, base_url = start_simulator_in_thread({"items": []}, latency_scale=0)
+    allow_loopback_port(base_url)
     try:
         configs = [
             make_config(world, label="Expert", model_name="sim-expert", base_url=base_url),
