@@ -10,7 +10,6 @@ from probe.models import Attempt, Experiment, Response, Run
 from probe.services import collection, experiments
 from probe.tasks import collect_run, collect_unit
 from tests.builders import sheet_text
-from tests.replay import allow_loopback_port
 from tests.collection.conftest import (
     Reply,
     chat_body,
@@ -18,6 +17,7 @@ from tests.collection.conftest import (
     make_config,
     make_experiment,
 )
+from tests.replay import allow_loopback_port
 
 GOOD_SHEET = sheet_text([("429", "HIGH"), ("Retry-After", "MEDIUM"), ("3.10", "LOW")])
 SECRET = "sk-test-never-shown-0123456789abcdef"

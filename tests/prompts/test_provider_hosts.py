@@ -15,11 +15,11 @@ from django.core.exceptions import ValidationError
 from django.test import Client
 from django.urls import reverse
 
+from api.models import ApiToken
 from probe.models import Attempt, Experiment, ModelConfig, Run
 from probe.services import configs as config_services
 from probe.services.collection import collect_unit_sync
 from probe.services.experiments import experiment_create, experiment_start
-from api.models import ApiToken
 from tests.prompts.conftest import HX
 
 ROOT = Path(__file__).resolve().parents[2]
