@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from tests.replay import allow_loopback_port
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -268,7 +270,7 @@ class FaultServer:
 
         self._server = Server(("127.0.0.1", 0), Handler)
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        self.port = self._server.server_address[1]
+        self.port = allow_loopback_port(self._server.server_address[1])
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
         return self
 

@@ -22,10 +22,10 @@ Modules: `units` (what is sent, and the collection settings), `dispatch` (queuei
 """
 
 from .dispatch import COLLECT_RUN_TASK, queue_run, send_run
-from .lease import lease_release, lease_renew, lease_take
+from .lease import lease_holder_live, lease_release, lease_renew, lease_take, renew_every
 from .manual import MAX_PASTE_CHARS, run_paste
 from .parsing import parse_attempt, response_row, run_reparse, store_from_attempt
-from .rollup import experiment_rollup, run_rollup
+from .rollup import experiment_rollup, run_rollup, runs_with_failed_units
 from .runner import (
     RunCollector,
     attempt_row,
@@ -34,7 +34,7 @@ from .runner import (
     final_message,
     run_collect,
 )
-from .sender import Result, Sender, Unit
+from .sender import Result, Sender, Unit, unit_retry_delay
 from .sweep import RunHealth, run_health, sweep_stale_runs
 from .units import (
     ACTIVE,
@@ -83,12 +83,14 @@ __all__ = [
     "fail_run_unexpectedly",
     "final_message",
     "latest_success",
+    "lease_holder_live",
     "lease_release",
     "lease_renew",
     "lease_take",
     "parse_attempt",
     "queue_run",
     "request_for",
+    "renew_every",
     "response_row",
     "run_collect",
     "run_health",
@@ -96,6 +98,7 @@ __all__ = [
     "run_reparse",
     "run_rollup",
     "run_units",
+    "runs_with_failed_units",
     "seed_for",
     "send_run",
     "setting",
@@ -104,4 +107,5 @@ __all__ = [
     "store_from_attempt",
     "sweep_stale_runs",
     "unit_prompt",
+    "unit_retry_delay",
 ]

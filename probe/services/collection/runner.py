@@ -17,7 +17,6 @@ from adapters import (
     ConfigurationError,
     get_adapter,
 )
-from adapters.errors import RETRY_DELAY_CAP
 
 from ... import limits
 from ...models import (
@@ -28,7 +27,7 @@ from ...models import (
 )
 from ..configs import options_refusal
 from ..hosts import provider_host_problem
-from .lease import lease_release, lease_renew, lease_take
+from .lease import lease_release, lease_renew, lease_take, renew_every
 from .parsing import parse_attempt, response_row
 from .rollup import experiment_rollup
 from .sender import Result, Sender, Unit
@@ -36,7 +35,6 @@ from .units import (
     ACTIVE,
     FLUSH_BATCH,
     FLUSH_SECONDS,
-    RENEW_AT_MOST_EVERY,
     STORE_BACKOFF,
     api_key_for,
     fail_run,
@@ -47,6 +45,9 @@ from .units import (
 )
 
 logger = logging.getLogger("probe.collection")
+
+# A run whose units failed alone keeps this many of their messages (the rest are counted).
+MESSAGES_KEPT = 20
 
 
 class RunCollector:
@@ -62,6 +63,7 @@ class RunCollector:
         self.wait = wait
         self.deadline = deadline  # time.monotonic() after which no new request is started
         self.on_result = None  # a callback (result) for progress bars
+        self.gave_up: dict = {}  # unit -> (message, request id): failed alone, the run goes on
 
     # -- the one call ---------------------------------------------------------------------
 
@@ -144,10 +146,12 @@ class RunCollector:
         return todo
 
     def _attempts_so_far(self) -> tuple[dict, dict]:
-        """(retries since queued, latest successful attempt pk) per unit; sets the numbers so far."""
+        """(retries since queued, latest successful attempt pk) per unit; sets the numbers so far
+        and, per unit, when its failures since it was queued began (its retry window's start)."""
         run = self.run
         since = run.queued_at or run.experiment.collection_started
         self.numbers: dict = {}
+        self.failing_since: dict = {}
         retried: dict = {}
         successes: dict = {}
         for item_id, number, outcome, created, pk in Attempt.objects.filter(run=run).values_list(
@@ -156,6 +160,8 @@ class RunCollector:
             self.numbers[item_id] = max(self.numbers.get(item_id, 0), number)
             if outcome == Attempt.Outcome.RETRYABLE and (since is None or created >= since):
                 retried[item_id] = retried.get(item_id, 0) + 1
+                first = self.failing_since.get(item_id)
+                self.failing_since[item_id] = created if first is None else min(first, created)
             if outcome in Attempt.SUCCESS and pk > successes.get(item_id, 0):
                 successes[item_id] = pk
         return retried, successes
@@ -186,8 +192,20 @@ class RunCollector:
             return None
         if api_key:
             requests = [dataclasses.replace(request, api_key=api_key) for request in requests]
+        # A unit's retry window goes on from its first failure, across tasks (a redelivery, a
+        # slice handed on): a task that starts again does not grant it a fresh ten minutes.
+        now, clock = timezone.now(), time.monotonic()
         return [
-            Unit(pk, request, retried.get(pk, 0))
+            Unit(
+                pk,
+                request,
+                retried.get(pk, 0),
+                failing_since=(
+                    clock - (now - self.failing_since[pk]).total_seconds()
+                    if pk in self.failing_since
+                    else None
+                ),
+            )
             for pk, request in zip(todo, requests, strict=True)
         ]
 
@@ -205,8 +223,8 @@ class RunCollector:
     def _drive(self, sender: Sender) -> str:
         sender.start()
         # The renewal is also how a cancel is noticed: often enough that few requests start after.
-        renew_every = min(setting("PROBE_RUN_LEASE_SECONDS") / 3, RENEW_AT_MOST_EVERY)
-        next_renew = time.monotonic() + renew_every
+        every = renew_every()
+        next_renew = time.monotonic() + every
         outcome = "done"
         batch: list[Result] = []
         finished = False
@@ -237,7 +255,7 @@ class RunCollector:
                 outcome = "sliced"
                 sender.stop.set()
             if now >= next_renew:
-                next_renew = now + renew_every
+                next_renew = now + every
                 if not self._renew(sender):
                     outcome = "stopped"
                     sender.stop.set()
@@ -289,7 +307,7 @@ class RunCollector:
                 for result, attempt in zip(batch, attempts, strict=True):
                     if result.completion is not None:
                         rows += self._response_rows(attempt)
-                    elif result.final and failure is None:
+                    elif result.final and not result.gave_up and failure is None:
                         failure = result
                 Response.objects.bulk_create(rows, ignore_conflicts=True)
                 self._write_progress()
@@ -311,14 +329,24 @@ class RunCollector:
                     result.delay,
                     result.error.request_id,
                 )
+        for result in batch:
+            if result.gave_up:
+                self.gave_up[result.unit.item_pk] = (
+                    self._unit_message(result),
+                    result.error.request_id,
+                )
+                logger.warning("run %s: %s", self.run_pk, self.gave_up[result.unit.item_pk][0])
         if failure is not None:
-            message = final_message(failure)
-            if failure.unit.item_pk is not None:
-                position = self.by_pk[failure.unit.item_pk].position
-                message = _("Item %(n)s: %(message)s") % {"n": position, "message": message}
-            fail_run(self.run_pk, storable(message), failure.error.request_id)
+            fail_run(self.run_pk, storable(self._unit_message(failure)), failure.error.request_id)
             return True
         return False
+
+    def _unit_message(self, result: Result) -> str:
+        message = final_message(result)
+        if result.unit.item_pk is not None:
+            position = self.by_pk[result.unit.item_pk].position
+            message = _("Item %(n)s: %(message)s") % {"n": position, "message": message}
+        return message
 
     def _store_responses(self, attempt: Attempt) -> None:
         Response.objects.bulk_create(self._response_rows(attempt), ignore_conflicts=True)
@@ -342,12 +370,25 @@ class RunCollector:
         )
 
     def _end(self) -> str:
-        if len(self.answered) >= len(self.items):
-            updated = Run.objects.filter(pk=self.run_pk, status__in=ACTIVE).update(
-                status=Run.Status.COLLECTED, finished_at=timezone.now()
-            )
-            if updated:
-                experiment_rollup(experiment_pk=self.run.experiment_id)
+        """Every unit answered: collected. Every unit answered or given up on: collected too,
+        with the units that failed named in its error message; the experiment then waits for
+        Retry (which sends them again) or for an editor to finish without them."""
+        fields = {"status": Run.Status.COLLECTED, "finished_at": timezone.now()}
+        if len(self.answered) < len(self.items):
+            if not self.gave_up or [pk for pk in self._todo() if pk not in self.gave_up]:
+                return "done"  # only some units were asked for (`only`)
+            messages = [message for message, _rid in self.gave_up.values()]
+            shown = messages[:MESSAGES_KEPT]
+            if len(messages) > len(shown):
+                shown.append(
+                    _("... and %(n)d more items that failed in the same way.")
+                    % {"n": len(messages) - len(shown)}
+                )
+            fields["error_message"] = storable("\n".join(shown))[:5000]
+            fields["error_request_id"] = (list(self.gave_up.values())[-1][1] or "")[:200]
+        updated = Run.objects.filter(pk=self.run_pk, status__in=ACTIVE).update(**fields)
+        if updated:
+            experiment_rollup(experiment_pk=self.run.experiment_id)
         return "done"
 
 
@@ -394,17 +435,24 @@ def attempt_row(run: Run, item_pk, number: int, result: Result) -> Attempt:
 
 
 def final_message(result: Result) -> str:
-    error = result.error
+    error, unit = result.error, result.unit
     message = error.message
-    if isinstance(error, ConfigurationError):
+    if isinstance(error, ConfigurationError) or not error.retryable:
         return message
-    if error.retryable and error.retry_after is not None and error.retry_after > RETRY_DELAY_CAP:
+    window = setting("PROBE_UNIT_RETRY_SECONDS")
+    failing_for = unit.waited
+    if unit.failing_since is not None:
+        failing_for = max(failing_for, time.monotonic() - unit.failing_since)
+    if error.retry_after is not None and failing_for + error.retry_after > window:
         message += " " + _(
-            "(The server asked to wait %(wait)d s, longer than the %(cap)d s this collector "
-            "waits; retry the run later.)"
-        ) % {"wait": error.retry_after, "cap": RETRY_DELAY_CAP}
-    elif error.retryable:
-        message += " " + _("(Gave up after %(n)d attempts.)") % {"n": result.unit.retried + 1}
+            "(The server asked to wait %(wait)d s, past the %(window)d s this collector retries "
+            "a request for; retry it later.)"
+        ) % {"wait": error.retry_after, "window": window}
+    else:
+        message += " " + _("(Gave up after %(n)d attempts in %(s)d s.)") % {
+            "n": unit.retried + 1,
+            "s": round(failing_for),
+        }
     return message
 
 
