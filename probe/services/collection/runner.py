@@ -27,6 +27,7 @@ from ...models import (
 )
 from ..configs import options_refusal
 from ..hosts import provider_host_problem
+from .attempts import attempt_row, final_message
 from .lease import lease_release, lease_renew, lease_take, renew_every
 from .parsing import parse_attempt, response_row
 from .rollup import experiment_rollup
@@ -135,12 +136,15 @@ class RunCollector:
             return self._end()
         return outcome
 
-    def _todo(self) -> list:
+    def _unanswered(self) -> list:
         """The units still without their responses (item pks, or [None] for the sheet)."""
         if self.run.experiment.mode == Experiment.Mode.ITEM:
-            todo = [i.pk for i in self.items if i.pk not in self.answered]
-        else:
-            todo = [] if len(self.answered) >= len(self.items) else [None]
+            return [i.pk for i in self.items if i.pk not in self.answered]
+        return [] if len(self.answered) >= len(self.items) else [None]
+
+    def _todo(self) -> list:
+        """The units to send: unanswered, asked for, and not given up on since queued."""
+        todo = [pk for pk in self._unanswered() if pk not in self.gave_up]
         if self.only is not None:
             todo = [pk for pk in todo if pk in set(self.only)]
         return todo
@@ -154,8 +158,11 @@ class RunCollector:
         self.failing_since: dict = {}
         retried: dict = {}
         successes: dict = {}
-        for item_id, number, outcome, created, pk in Attempt.objects.filter(run=run).values_list(
-            "item_id", "number", "outcome", "created", "pk"
+        latest: dict = {}
+        for item_id, number, outcome, created, pk, *more in Attempt.objects.filter(
+            run=run
+        ).values_list(
+            "item_id", "number", "outcome", "created", "pk", "error_message", "request_id"
         ):
             self.numbers[item_id] = max(self.numbers.get(item_id, 0), number)
             if outcome == Attempt.Outcome.RETRYABLE and (since is None or created >= since):
@@ -164,6 +171,17 @@ class RunCollector:
                 self.failing_since[item_id] = created if first is None else min(first, created)
             if outcome in Attempt.SUCCESS and pk > successes.get(item_id, 0):
                 successes[item_id] = pk
+            if since is None or created >= since:
+                latest[item_id] = max(latest.get(item_id, (0, "", "", "")), (pk, outcome, *more))
+        # A unit whose last attempt since the run was queued was final, in a run still active,
+        # was given up on (a final error of the run would have failed it): not sent again until
+        # Retry queues the run afresh.
+        for item_id, (_pk, outcome, message, request_id) in latest.items():
+            if outcome == Attempt.Outcome.FATAL and item_id not in successes:
+                position = self.by_pk[item_id].position if item_id in self.by_pk else None
+                if position is not None:
+                    message = _("Item %(n)s: %(message)s") % {"n": position, "message": message}
+                self.gave_up[item_id] = (message, request_id)
         return retried, successes
 
     def _units(self, adapter, todo: list, retried: dict) -> list[Unit] | None:
@@ -375,7 +393,7 @@ class RunCollector:
         Retry (which sends them again) or for an editor to finish without them."""
         fields = {"status": Run.Status.COLLECTED, "finished_at": timezone.now()}
         if len(self.answered) < len(self.items):
-            if not self.gave_up or [pk for pk in self._todo() if pk not in self.gave_up]:
+            if not self.gave_up or [pk for pk in self._unanswered() if pk not in self.gave_up]:
                 return "done"  # only some units were asked for (`only`)
             messages = [message for message, _rid in self.gave_up.values()]
             shown = messages[:MESSAGES_KEPT]
@@ -397,63 +415,6 @@ def _reconnect() -> None:
         connection.close()
     except Exception:
         pass
-
-
-def attempt_row(run: Run, item_pk, number: int, result: Result) -> Attempt:
-    completion, error = result.completion, result.error
-    if completion is not None:
-        return Attempt(
-            run=run,
-            item_id=item_pk,
-            number=number,
-            outcome=completion.outcome,
-            http_status=completion.http_status,
-            latency_ms=completion.latency_ms,
-            request_id=(completion.request_id or "")[:200],
-            finish_reason=(completion.finish_reason or "")[:60],
-            input_tokens=completion.input_tokens,
-            output_tokens=completion.output_tokens,
-            reasoning_tokens=completion.reasoning_tokens,
-            text=storable(completion.text),
-            raw_body=storable(completion.raw_body),
-            request_sent=completion.request_sent,
-        )
-    return Attempt(
-        run=run,
-        item_id=item_pk,
-        number=number,
-        outcome=Attempt.Outcome.FATAL if result.final else Attempt.Outcome.RETRYABLE,
-        http_status=error.status,
-        latency_ms=getattr(error, "latency_ms", None),
-        request_id=(error.request_id or "")[:200],
-        error_kind=(error.kind or "")[:60],
-        error_message=storable(error.message),
-        retry_after=error.retry_after,
-        raw_body=storable(error.body),
-        request_sent=error.request_sent,
-    )
-
-
-def final_message(result: Result) -> str:
-    error, unit = result.error, result.unit
-    message = error.message
-    if isinstance(error, ConfigurationError) or not error.retryable:
-        return message
-    window = setting("PROBE_UNIT_RETRY_SECONDS")
-    failing_for = unit.waited
-    if unit.failing_since is not None:
-        failing_for = max(failing_for, time.monotonic() - unit.failing_since)
-    if error.retry_after is not None and failing_for + error.retry_after > window:
-        message += " " + _(
-            "(The server asked to wait %(wait)d s, past the %(window)d s this collector retries "
-            "a request for; retry it later.)"
-        ) % {"wait": error.retry_after, "window": window}
-    else:
-        message += " " + _("(Gave up after %(n)d attempts in %(s)d s.)") % {
-            "n": unit.retried + 1,
-            "s": round(failing_for),
-        }
-    return message
 
 
 def run_collect(
