@@ -181,12 +181,16 @@ def celery_env(*, database: str, redis_url: str, provider_ports=(), **extra: str
 class FaultServer:
     """POST /v1/chat/completions: after `latency` seconds, a one-item sheet, or (with
     probability `fault_rate`) a 429 or a 500. No unit fails more than `max_faults_in_a_row`
-    times in a row, so the retry budget is not what a test measures. Counts the successful
-    replies per prompt: a unit asked twice after it succeeded shows up there."""
+    times in a row at random; the stubborn units (`stubborn_every`) fail `stubborn_faults` times
+    in a row first, whatever the draw. Counts the successful replies per prompt: a unit asked
+    twice after it succeeded shows up there."""
 
     latency: float = 0.2
     fault_rate: float = 0.0
     max_faults_in_a_row: int = 3
+    # One unit in `stubborn_every` (by its hash) first fails `stubborn_faults` times in a row.
+    stubborn_every: int = 0
+    stubborn_faults: int = 0
     seed: int = 1
     successes: Counter = field(default_factory=Counter)
     faults: int = 0
@@ -211,7 +215,13 @@ class FaultServer:
                 unit = hashlib.sha1(f"{payload.get('model')}|{prompt}".encode()).hexdigest()
                 with lock:
                     server.requests += 1
-                    fault = (
+                    stubborn = (
+                        server.stubborn_every
+                        and int(unit[:8], 16) % server.stubborn_every == 0
+                        and not server.successes[unit]
+                        and in_a_row[unit] < server.stubborn_faults
+                    )
+                    fault = stubborn or (
                         rng.random() < server.fault_rate
                         and in_a_row[unit] < server.max_faults_in_a_row
                     )

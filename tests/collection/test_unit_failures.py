@@ -63,9 +63,7 @@ def test_a_unit_failing_for_its_whole_window_fails_alone(world, replay, short_wi
     assert replay.count == before
 
 
-def test_retry_sends_only_the_failed_unit_and_completes_the_experiment(
-    world, replay, short_window
-):
+def test_retry_sends_only_the_failed_unit_and_completes_the_experiment(world, replay, short_window):
     experiment, run = _item_experiment(world, replay)
     replay.play([OK])
     replay.received.clear()

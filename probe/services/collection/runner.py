@@ -167,8 +167,8 @@ class RunCollector:
             self.numbers[item_id] = max(self.numbers.get(item_id, 0), number)
             if outcome == Attempt.Outcome.RETRYABLE and (since is None or created >= since):
                 retried[item_id] = retried.get(item_id, 0) + 1
-                first = self.failing_since.get(item_id)
-                self.failing_since[item_id] = created if first is None else min(first, created)
+                first, last = self.failing_since.get(item_id, (created, created))
+                self.failing_since[item_id] = (min(first, created), max(last, created))
             if outcome in Attempt.SUCCESS and pk > successes.get(item_id, 0):
                 successes[item_id] = pk
             if since is None or created >= since:
@@ -210,19 +210,19 @@ class RunCollector:
             return None
         if api_key:
             requests = [dataclasses.replace(request, api_key=api_key) for request in requests]
-        # A unit's retry window goes on from its first failure, across tasks (a redelivery, a
-        # slice handed on): a task that starts again does not grant it a fresh ten minutes.
-        now, clock = timezone.now(), time.monotonic()
+        # A unit's retry window goes on across tasks (a worker killed, a slice handed on): a task
+        # that starts again does not grant it a fresh window, but the time its run spent waiting
+        # for a worker does not count: only from its first failure to its last one so far.
+        clock = time.monotonic()
+        spent = {
+            pk: (last - first).total_seconds() for pk, (first, last) in self.failing_since.items()
+        }
         return [
             Unit(
                 pk,
                 request,
                 retried.get(pk, 0),
-                failing_since=(
-                    clock - (now - self.failing_since[pk]).total_seconds()
-                    if pk in self.failing_since
-                    else None
-                ),
+                failing_since=clock - spent[pk] if pk in spent else None,
             )
             for pk, request in zip(todo, requests, strict=True)
         ]

@@ -16,6 +16,7 @@ from ...models import (
     Run,
 )
 from . import dispatch
+from .lease import renew_every
 from .rollup import experiment_rollup, run_rollup
 from .units import ACTIVE, run_units, setting
 
@@ -93,12 +94,14 @@ class RunHealth:
 
 
 def _holder_live(run: Run, now: datetime) -> bool:
-    """The lease was renewed within a term, and within one sweep interval whatever the term."""
+    """The lease was renewed within a term, and within one sweep interval whatever the term
+    (but never less than two renewal periods: a live holder's renewal may come a little late)."""
     if run.lease_expires is None:
         return False
     term = setting("PROBE_RUN_LEASE_SECONDS")
     renewed = run.lease_expires - timedelta(seconds=term)
-    return now - renewed < timedelta(seconds=min(term, setting("PROBE_SWEEP_SECONDS")))
+    within = max(min(term, setting("PROBE_SWEEP_SECONDS")), 2 * renew_every())
+    return now - renewed < timedelta(seconds=within)
 
 
 def _held_reason(activity: dict) -> str:
