@@ -48,7 +48,7 @@ TIMINGS = {
 HONEST_WITHIN = 2.0 + 1.0  # two renewal periods, and a second for the page to be read
 HELD = {"collecting", "waiting_slot", "retrying", "waiting_store"}
 # After the last fault, the experiment must complete within this long.
-RECOVERY_BOUND = 45.0
+RECOVERY_BOUND = 60.0  # 37-40 s measured on a loaded 2-core machine
 
 
 def _bank(world):
