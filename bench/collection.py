@@ -1,21 +1,29 @@
 """Collection at the provider's pace: 1,000 per-item requests through a real worker.
 
-A local OpenAI-compatible server answers after a set latency (default 200 ms); a 1,000-item
+A local OpenAI-compatible server answers after a set latency (200 ms, then 1 ms); a 1,000-item
 bank is put, one request per item, to one configuration with a limit of 50 connections; a real
 Celery worker process (prefork, as docker-compose runs it) collects it on PostgreSQL, with a
 redis-server of the benchmark's own as broker and lease store. Printed: the wall time from Start
 to "collected", the ideal (requests x latency / connections), ideal/wall, and the CPU seconds
-per answer spent by the worker (all its processes) and the PostgreSQL backends serving it. The
-same again at 1 ms latency, where nearly all the time is the project's own CPU.
+per answer spent by the worker (all its processes) and the PostgreSQL backends serving it. At
+1 ms nearly all the time is the project's own CPU.
+
+Then the same two again with the lease store (REDIS_URL) behind a proxy that delays every chunk
+by 2 ms each way, as a Redis on another machine would: each request takes and gives back a slot
+of the provider's limit, two round trips, so leases taken with blocking calls inside the sending
+loop would cap the run at about 1 / (2 x RTT) requests a second whatever the connections. The
+yardstick there is the same collection with Redis direct, measured in the same run.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench .venv/bin/python bench/collection.py
-    ... bench/collection.py --latency 0.2 --items 1000 --limit 50
+    ... bench/collection.py --latency 0.2 --items 1000 --limit 50 --redis-delay 0.002
 
-Targets on a 2-core machine: ideal/wall >= 0.5 at 200 ms; CPU per answer <= 5 ms.
+Targets on a 2-core machine: ideal/wall >= 0.5 at 200 ms, with Redis direct or delayed; CPU per
+answer <= 5 ms; with the delay, wall time at most 1.5 x the direct one at 1 ms latency.
 It makes and drops a database of its own, and needs `redis-server` on the PATH.
 """
 
 import argparse
+import asyncio
 import os
 import sys
 import tempfile
@@ -38,6 +46,7 @@ from tests.collection.processes import (  # noqa: E402 (after the path is set)
 
 TARGET_RATIO = 0.5
 TARGET_CPU_MS = 5.0
+TARGET_DELAYED = 1.5  # wall time with the delayed lease store, as a multiple of the direct one
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -107,6 +116,51 @@ class CpuMeter:
         )
 
 
+class DelayProxy:
+    """A TCP proxy in front of a server, holding every chunk `delay` seconds before passing it
+    on, in both directions (an asyncio loop in a thread of its own)."""
+
+    def __init__(self, target_port: int, delay: float) -> None:
+        self.target_port, self.delay = target_port, delay
+        self.port = free_port()
+        self.ready = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True, name="delay-proxy")
+
+    def start(self) -> "DelayProxy":
+        self.thread.start()
+        self.ready.wait(10)
+        return self
+
+    def _run(self) -> None:
+        asyncio.run(self._serve())
+
+    async def _serve(self) -> None:
+        server = await asyncio.start_server(self._client, "127.0.0.1", self.port)
+        self.loop = asyncio.get_running_loop()
+        self.ready.set()
+        async with server:
+            await server.serve_forever()
+
+    async def _client(self, reader, writer) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+        except OSError:
+            writer.close()
+            return
+        await asyncio.gather(
+            self._pipe(reader, up_writer), self._pipe(up_reader, writer), return_exceptions=True
+        )
+
+    async def _pipe(self, reader, writer) -> None:
+        try:
+            while chunk := await reader.read(65536):
+                await asyncio.sleep(self.delay)
+                writer.write(chunk)
+                await writer.drain()
+        finally:
+            writer.close()
+
+
 def make_experiment(*, n_items: int, limit: int, base_url: str, name: str):
     from probe.models import ModelConfig
     from tests import builders
@@ -174,7 +228,7 @@ def collect(*, server, latency: float, n_items: int, limit: int, meter: CpuMeter
     return wall, answers
 
 
-def report(*, latency, n_items, limit, wall, answers, meter, show_ratio=True):
+def report(*, latency, n_items, limit, wall, answers, meter, show_ratio=True, yardstick=None):
     ideal = n_items * latency / limit
     worker_cpu, db_cpu, redis_cpu = (
         meter.used("worker"),
@@ -182,12 +236,18 @@ def report(*, latency, n_items, limit, wall, answers, meter, show_ratio=True):
         meter.used("redis"),
     )
     per_answer_ms = 1000 * (worker_cpu + db_cpu) / answers
-    print(f"\nlatency {latency * 1000:g} ms, {n_items} requests, limit {limit} connections")
     print(f"  wall time          {wall:8.2f} s")
     print(f"  ideal              {ideal:8.2f} s   (requests x latency / connections)")
     if show_ratio:
         mark = "met" if ideal / wall >= TARGET_RATIO else "NOT met"
         print(f"  ideal/wall         {ideal / wall:8.2f}     target >= {TARGET_RATIO} ({mark})")
+    if yardstick is not None:
+        ratio = wall / yardstick
+        mark = "met" if ratio <= TARGET_DELAYED else "NOT met"
+        print(
+            f"  wall / direct      {ratio:8.2f}     target <= {TARGET_DELAYED} ({mark}; "
+            f"direct Redis {yardstick:.2f} s, same run)"
+        )
     mark = "met" if per_answer_ms <= TARGET_CPU_MS else "NOT met"
     print(
         f"  CPU per answer     {per_answer_ms:8.2f} ms  target <= {TARGET_CPU_MS:g} ms ({mark})"
@@ -196,12 +256,70 @@ def report(*, latency, n_items, limit, wall, answers, meter, show_ratio=True):
     print(f"  answers per second {answers / wall:8.1f}")
 
 
+def run_worker(*, env, log, args, connection, server, redis, lease_store: str) -> dict:
+    """Start a worker with this environment, warm it up, measure both latencies; its walls."""
+    worker = CeleryProcess(
+        [
+            "worker",
+            "--pool",
+            "prefork",
+            "--concurrency",
+            str(args.concurrency),
+            "--loglevel",
+            "INFO",
+            "--without-gossip",
+            "--without-mingle",
+        ],
+        env,
+        log,
+    )
+    worker.start()
+    walls = {}
+    try:
+        worker.wait_ready()
+        meter = CpuMeter(connection, worker.process.pid, redis.process.pid)
+        # Warm-up: the pool's processes open their connections and import lazily.
+        collect(
+            server=server, latency=0.001, n_items=50, limit=args.limit, meter=meter, worker=worker
+        )
+        for latency in (args.latency, 0.001):
+            wall, answers = collect(
+                server=server,
+                latency=latency,
+                n_items=args.items,
+                limit=args.limit,
+                meter=meter,
+                worker=worker,
+            )
+            walls[latency] = wall
+            print(
+                f"\nlatency {latency * 1000:g} ms, {args.items} requests, limit {args.limit} "
+                f"connections, lease store: {lease_store}"
+            )
+            report(
+                latency=latency,
+                n_items=args.items,
+                limit=args.limit,
+                wall=wall,
+                answers=answers,
+                meter=meter,
+                show_ratio=latency >= 0.01,
+                yardstick=args.yardsticks.get(latency),
+            )
+    finally:
+        worker.stop()
+    return walls
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--latency", type=float, default=0.2, help="seconds (default 0.2)")
     parser.add_argument("--items", type=int, default=1000)
     parser.add_argument("--limit", type=int, default=50)
     parser.add_argument("--concurrency", type=int, default=4, help="worker processes")
+    parser.add_argument(
+        "--redis-delay", type=float, default=0.002, help="seconds per chunk (default 0.002)"
+    )
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="bench-collection-"))
@@ -211,58 +329,35 @@ def main() -> None:
     os.environ["REDIS_URL"] = f"{redis.url}/1"
     django_setup()
     server = FaultServer(latency=args.latency).start()
+    proxy = DelayProxy(redis.port, args.redis_delay).start()
     with throwaway_database("collection") as connection:
         print(f"{describe(connection)}; worker: prefork, concurrency {args.concurrency}")
         # Logging as in production (INFO: a line per provider request).
-        env = celery_env(database=database_url(connection), redis_url=redis.url)
-        worker = CeleryProcess(
-            [
-                "worker",
-                "--pool",
-                "prefork",
-                "--concurrency",
-                str(args.concurrency),
-                "--loglevel",
-                "INFO",
-                "--without-gossip",
-                "--without-mingle",
-            ],
-            env,
-            work / "worker.log",
-        )
-        worker.start()
+        common = {"database": database_url(connection), "redis_url": redis.url}
+        ports = [server.port]
         try:
-            worker.wait_ready()
-            meter = CpuMeter(connection, worker.process.pid, redis.process.pid)
-            # Warm-up: the pool's processes open their connections and import lazily.
-            collect(
+            args.yardsticks = {}
+            direct = run_worker(
+                env=celery_env(**common, provider_ports=ports),
+                log=work / "worker.log",
+                args=args,
+                connection=connection,
                 server=server,
-                latency=0.001,
-                n_items=50,
-                limit=args.limit,
-                meter=meter,
-                worker=worker,
+                redis=redis,
+                lease_store="Redis direct",
             )
-            for latency, show_ratio in ((args.latency, True), (0.001, False)):
-                wall, answers = collect(
-                    server=server,
-                    latency=latency,
-                    n_items=args.items,
-                    limit=args.limit,
-                    meter=meter,
-                    worker=worker,
-                )
-                report(
-                    latency=latency,
-                    n_items=args.items,
-                    limit=args.limit,
-                    wall=wall,
-                    answers=answers,
-                    meter=meter,
-                    show_ratio=show_ratio,
-                )
+            args.yardsticks = direct
+            delayed_url = f"redis://127.0.0.1:{proxy.port}/1"
+            run_worker(
+                env=celery_env(**common, provider_ports=ports, REDIS_URL=delayed_url),
+                log=work / "worker-delayed.log",
+                args=args,
+                connection=connection,
+                server=server,
+                redis=redis,
+                lease_store=f"Redis behind a {args.redis_delay * 1000:g} ms delay each way",
+            )
         finally:
-            worker.stop()
             connection.close()
     server.stop()
     redis.stop()

@@ -9,6 +9,7 @@ redirect to HTTPS); each can still be set on its own. docs/deploy.md lists every
 
 import secrets
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
@@ -246,10 +247,9 @@ DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="blind-probe@localhos
 PASSWORD_RESET_TIMEOUT = env.int("PASSWORD_RESET_HOURS", default=72) * 3600
 INVITATION_DAYS = env.int("INVITATION_DAYS", default=7)
 
-# Hosts a model configuration may send requests to: the public provider APIs and loopback
-# (local servers such as Ollama, vLLM or llama.cpp). ALLOWED_PROVIDER_HOSTS adds more, as host
-# names or *.suffix patterns; only whoever sets the server's environment can widen it, so no
-# team member can point a configuration at the server's internal network.
+# Hosts a model configuration may send requests to: the public provider APIs. ALLOWED_PROVIDER_HOSTS
+# adds more, as host names or *.suffix patterns; only whoever sets the server's environment can
+# widen it, so no team member can point a configuration at the server's internal network.
 DEFAULT_PROVIDER_HOSTS = [
     "api.openai.com",
     "api.anthropic.com",
@@ -261,10 +261,25 @@ DEFAULT_PROVIDER_HOSTS = [
     "api.together.xyz",
     "api.fireworks.ai",
     "openrouter.ai",
-    "localhost",
-    "127.0.0.1",
-    "::1",
 ]
+# Loopback (127.0.0.0/8, ::1, localhost) is where the server's own Redis and PostgreSQL listen,
+# so a configuration may call it only on these ports (local model servers such as Ollama on
+# 11434): by default the local simulator's port alone (SIMULATOR_URL's, 8765). An empty value
+# allows no loopback port.
+
+
+def _loopback_ports() -> list[int]:
+    simulator = urlsplit(env.str("SIMULATOR_URL", default="http://127.0.0.1:8765/v1"))
+    raw = env.str("PROVIDER_LOOPBACK_PORTS", default=str(simulator.port or 8765))
+    ports = [part.strip() for part in raw.split(",") if part.strip()]
+    if not all(port.isdigit() and 1 <= int(port) <= 65535 for port in ports):
+        raise ImproperlyConfigured(
+            f"PROVIDER_LOOPBACK_PORTS must be comma-separated port numbers, not {raw!r}"
+        )
+    return sorted({int(port) for port in ports})
+
+
+PROVIDER_LOOPBACK_PORTS = _loopback_ports()
 ALLOWED_PROVIDER_HOSTS = DEFAULT_PROVIDER_HOSTS + env_list("ALLOWED_PROVIDER_HOSTS")
 
 # Uploads: bank files are refused above their own limit (probe.bankformat.MAX_BYTES, 16 MiB);
@@ -292,27 +307,36 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_IGNORE_RESULT = True
-CELERY_TASK_ACKS_LATE = True
-CELERY_TASK_REJECT_ON_WORKER_LOST = True
+# A message is acknowledged when a worker process starts its task, and a worker takes one only
+# when it has a free process (prefetch disabled, a Redis broker's option): a worker killed or cut
+# off from the broker leaves nothing unacknowledged behind. What it was doing is recovered by the
+# collection sweep from the database (the runs' leases), never by redelivery.
+CELERY_TASK_ACKS_LATE = False
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_WORKER_DISABLE_PREFETCH = CELERY_BROKER_URL.startswith(("redis://", "rediss://"))
 CELERY_TASK_TIME_LIMIT = 15 * 60
 CELERY_TASK_SOFT_TIME_LIMIT = 14 * 60
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 # --- Collection: self-healing and pace (probe/services/collection/, docs/collection.md) ------
-# One task collects one run, holding the run's lease (renewed every third of its term); the
-# sweep (Celery beat) queues again any active run with no live lease, no task sent and no
-# attempt for PROBE_REQUEUE_AFTER_SECONDS. Each may be set from the environment.
-PROBE_RUN_LEASE_SECONDS = env.float("PROBE_RUN_LEASE_SECONDS", default=30)
+# One task collects one run, holding the run's lease (renewed every 2 s; it lapses
+# PROBE_RUN_LEASE_SECONDS after the last renewal, which should stay at most PROBE_SWEEP_SECONDS);
+# the sweep (Celery beat, every PROBE_SWEEP_SECONDS) queues again any active run whose lease
+# lapsed after its last task was taken, or that has had no task sent for
+# PROBE_REQUEUE_AFTER_SECONDS. A run that has stored nothing for PROBE_STALL_SECONDS shows as
+# stalled. A unit failing with retryable errors is retried for PROBE_UNIT_RETRY_SECONDS (backoff
+# up to PROBE_UNIT_BACKOFF_MAX_SECONDS), then fails alone. Each may be set from the environment.
+PROBE_RUN_LEASE_SECONDS = env.float("PROBE_RUN_LEASE_SECONDS", default=10)
 PROBE_REQUEUE_AFTER_SECONDS = env.float("PROBE_REQUEUE_AFTER_SECONDS", default=60)
-PROBE_STALL_SECONDS = env.float("PROBE_STALL_SECONDS", default=120)
 PROBE_SWEEP_SECONDS = env.float("PROBE_SWEEP_SECONDS", default=15)
+PROBE_STALL_SECONDS = env.float("PROBE_STALL_SECONDS", default=4 * PROBE_SWEEP_SECONDS)
+PROBE_UNIT_RETRY_SECONDS = env.float("PROBE_UNIT_RETRY_SECONDS", default=600)
+PROBE_UNIT_BACKOFF_MAX_SECONDS = env.float("PROBE_UNIT_BACKOFF_MAX_SECONDS", default=30)
 # A task works on a run this long, then hands the rest to a fresh task (other runs get a turn).
 PROBE_RUN_SLICE_SECONDS = env.float("PROBE_RUN_SLICE_SECONDS", default=600)
-# A message held by a dead worker comes back after the visibility timeout; it must outlast the
-# longest task (a slice plus one provider call at the adapters' 600 s read timeout), or a live
-# task's message would be handed to a second worker. The sweep recovers dead workers' runs
-# long before that.
+# Messages are acknowledged as their task starts, so the visibility timeout only bounds how long
+# a message taken by a worker that died before starting it stays invisible; it still outlasts
+# the longest task (a slice plus one provider call at the adapters' 600 s read timeout).
 if not CELERY_BROKER_URL.startswith("filesystem://"):
     CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] = int(PROBE_RUN_SLICE_SECONDS) + 900
 # The broker going away (a restart) is waited out, never a reason to stop.

@@ -9,8 +9,12 @@ a worker that crashes stops renewing, and its slot frees itself when the lease r
 Without Redis (settings.REDIS_URL is None: the embedded default, one worker process) the same
 leases live in a dictionary in this process.
 
-Callers never block on a full limit: `try_acquire` answers at once, and the task asks Celery to
-try again shortly instead of holding a worker thread.
+Callers never block on a full limit: `try_acquire` answers at once, and the caller looks again
+shortly. The collector's asyncio loop takes its leases through `limiter.session()`, whose calls
+are awaited on an asyncio Redis client: a round trip to Redis never stalls the requests in flight
+(a blocking call in the loop would hold every one of them for its duration, capping a run at
+about 1 / (2 x RTT) requests a second with a remote Redis). The session renews all its leases
+in one call.
 """
 
 from __future__ import annotations
@@ -47,6 +51,16 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
 return redis.call('ZADD', KEYS[1], 'XX', 'CH', now + tonumber(ARGV[2]), ARGV[1])
 """
+# Renews many leases of one set at once: ARGV[1] the seconds, then the tokens.
+_RENEW_MANY = """
+local t = redis.call('TIME')
+local expiry = tonumber(t[1]) + tonumber(t[2]) / 1000000 + tonumber(ARGV[1])
+local renewed = 0
+for i = 2, #ARGV do
+  renewed = renewed + redis.call('ZADD', KEYS[1], 'XX', 'CH', expiry, ARGV[i])
+end
+return renewed
+"""
 
 
 # Lease tokens: unique per process (a random prefix drawn once) and per lease (a counter), so
@@ -73,7 +87,7 @@ def limit_key(snapshot: dict, default_base_url: str | None = None) -> str:
 class Lease:
     """A held slot. Release it when the request is over (it also runs out by itself)."""
 
-    def __init__(self, limiter: LocalLimiter | RedisLimiter, key: str, token: str, seconds: float):
+    def __init__(self, limiter, key: str, token: str, seconds: float):
         self.limiter, self.key, self.token, self.seconds = limiter, key, token, seconds
         self._stop = threading.Event()
         self._renewer: threading.Thread | None = None
@@ -138,6 +152,29 @@ class LocalLimiter:
         with self._lock:
             return sum(1 for expiry in self._leases.get(key, {}).values() if expiry > now)
 
+    def session(self) -> LocalSession:
+        return LocalSession(self)
+
+
+class LocalSession:
+    """The in-process leases as an asyncio loop takes them: no I/O, so nothing to wait for."""
+
+    def __init__(self, limiter: LocalLimiter) -> None:
+        self.limiter = limiter
+
+    async def acquire(self, key: str, limit: int, seconds: float) -> Lease | None:
+        return self.limiter.try_acquire(key, limit, seconds)
+
+    async def release(self, lease: Lease) -> None:
+        self.limiter.release(lease.key, lease.token)
+
+    async def renew(self, leases: list[Lease]) -> None:
+        for lease in leases:
+            self.limiter.renew(lease.key, lease.token, lease.seconds)
+
+    async def aclose(self) -> None:
+        pass
+
 
 class RedisLimiter:
     """Leases in Redis, shared by every worker on every machine."""
@@ -164,6 +201,41 @@ class RedisLimiter:
     def held(self, key: str) -> int:
         now = self._redis.time()
         return self._redis.zcount(KEY_PREFIX + key, f"({now[0] + now[1] / 1e6}", "+inf")
+
+    def session(self) -> RedisSession:
+        """Leases for the running asyncio loop, on a client of its own (a client belongs to one
+        loop). Close it with `await session.aclose()`."""
+        return RedisSession(self.url)
+
+
+class RedisSession:
+    """The same leases in Redis, taken with awaited calls on an asyncio client: a slow or far
+    Redis delays only the request waiting for its slot, never the others in flight."""
+
+    def __init__(self, url: str) -> None:
+        import redis.asyncio  # installed with celery[redis]; only needed when REDIS_URL is set
+
+        self._redis = redis.asyncio.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
+        self._acquire = self._redis.register_script(_ACQUIRE)
+        self._renew_many = self._redis.register_script(_RENEW_MANY)
+
+    async def acquire(self, key: str, limit: int, seconds: float) -> Lease | None:
+        token = new_token()
+        taken = await self._acquire(keys=[KEY_PREFIX + key], args=[token, max(1, limit), seconds])
+        return Lease(self, key, token, seconds) if taken else None
+
+    async def release(self, lease: Lease) -> None:
+        await self._redis.zrem(KEY_PREFIX + lease.key, lease.token)
+
+    async def renew(self, leases: list[Lease]) -> None:
+        by_key: dict[tuple[str, float], list[str]] = {}
+        for lease in leases:
+            by_key.setdefault((lease.key, lease.seconds), []).append(lease.token)
+        for (key, seconds), tokens in by_key.items():
+            await self._renew_many(keys=[KEY_PREFIX + key], args=[seconds, *tokens])
+
+    async def aclose(self) -> None:
+        await self._redis.aclose()
 
 
 _local = LocalLimiter()

@@ -1,11 +1,13 @@
 """Celery tasks: collect a run, and the periodic sweep that queues again what nothing works on.
 
 One task per run (services/collection/ sends its requests concurrently, within the
-configuration's limit). Late acknowledgement with reject-on-worker-lost: a worker process killed
-mid-run leaves the message to be delivered again. The run's lease lets one task at a time work
-on it, and the units are idempotent, so a redelivery or a duplicate never stores a second
-response nor repeats a provider call that succeeded. Whatever a dead worker held, the sweep
-(Celery beat, every PROBE_SWEEP_SECONDS) queues again once its lease has run out.
+configuration's limit). Messages are acknowledged when a worker process starts the task, and a
+worker takes a message only when it has a free process (CELERY_WORKER_DISABLE_PREFETCH): a worker
+killed mid-run leaves nothing unacknowledged in the broker. What it held is recovered by the
+sweep (Celery beat, every PROBE_SWEEP_SECONDS), which queues a run again once its lease has run
+out, never by redelivery. The run's lease lets one task at a time work on it, and the units are
+idempotent, so a duplicate never stores a second response nor repeats a provider call that
+succeeded.
 """
 
 import logging
@@ -22,8 +24,8 @@ logger = logging.getLogger("probe.collection")
 # A database outage at the start of a task is worth waiting out before the run is marked failed.
 DB_RETRY_SECONDS = 5
 DB_RETRIES = 12
-# A task that finds the run's lease held waits this long for a dead holder's lease to run out
-# (a prefork child killed mid-run: its message comes back at once, its lease a little later).
+# A task that finds the run's lease held by a holder that stopped renewing it (killed a moment
+# ago) looks again this often until the lease runs out; a live holder's duplicate leaves at once.
 LEASE_WAIT_STEP = 1.0
 
 
@@ -35,8 +37,7 @@ def _slice_seconds() -> float:
 # when the slice ends (adapters' read timeout), plus a margin.
 @shared_task(
     bind=True,
-    acks_late=True,
-    reject_on_worker_lost=True,
+    acks_late=False,
     max_retries=None,
     soft_time_limit=int(getattr(settings, "PROBE_RUN_SLICE_SECONDS", 600)) + 600 + 60,
     time_limit=int(getattr(settings, "PROBE_RUN_SLICE_SECONDS", 600)) + 600 + 120,
@@ -46,12 +47,16 @@ def collect_run(self, *, run_pk: int) -> str:
     deadline = time.monotonic() + _slice_seconds()
     try:
         outcome = collection.run_collect(run_pk=run_pk, deadline=deadline)
-        if outcome == "busy":
-            # Held by another task: a live one renews it, a dead one's lease runs out soon.
-            wait_until = time.monotonic() + collection.setting("PROBE_RUN_LEASE_SECONDS") + 1
-            while outcome == "busy" and time.monotonic() < wait_until:
-                time.sleep(LEASE_WAIT_STEP)
-                outcome = collection.run_collect(run_pk=run_pk, deadline=deadline)
+        # Held by another task: a live one works on it (this is a duplicate: leave); one that
+        # stopped renewing died a moment ago, and its lease runs out within a term.
+        wait_until = time.monotonic() + collection.setting("PROBE_RUN_LEASE_SECONDS") + 1
+        while (
+            outcome == "busy"
+            and time.monotonic() < wait_until
+            and not collection.lease_holder_live(run_pk)
+        ):
+            time.sleep(LEASE_WAIT_STEP)
+            outcome = collection.run_collect(run_pk=run_pk, deadline=deadline)
     except DatabaseError as error:
         if self.request.retries < DB_RETRIES and not self.request.called_directly:
             raise self.retry(countdown=DB_RETRY_SECONDS) from error

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.replay import ReplayServer, unused_port
+from tests.replay import TEST_LOOPBACK_PORTS, ReplayServer, allow_loopback_port, unused_port
 
 # Key answers that appear nowhere else, so a test can tell whether a page shows the key.
 KEY_ANSWERS = ("429 Too Many Requests (keyed)", "Retry-After (keyed)")
@@ -46,6 +46,10 @@ def pytest_configure(config):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     # Pages render without a collectstatic manifest (a fresh clone has none); the manifest
     # storage itself is tested by running collectstatic (tests/probe/test_static.py).
+    # Loopback is allowed only on listed ports: the default (the simulator's) and each test
+    # server's own port as it starts (tests.replay.allow_loopback_port), never every port.
+    TEST_LOOPBACK_PORTS[:] = list(settings.PROVIDER_LOOPBACK_PORTS)
+    settings.PROVIDER_LOOPBACK_PORTS = TEST_LOOPBACK_PORTS
     settings.STORAGES = {
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
@@ -70,8 +74,8 @@ def replay(replay_session: ReplayServer) -> ReplayServer:
 
 @pytest.fixture
 def closed_port() -> int:
-    """A port nothing listens on."""
-    return unused_port()
+    """A port nothing listens on (allowed as a provider port, so a request is really tried)."""
+    return allow_loopback_port(unused_port())
 
 
 @pytest.fixture

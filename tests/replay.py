@@ -1,7 +1,9 @@
 """A local HTTP server that replays provider responses, for every test that talks to a provider,
 and the project's simulator counting what it is asked.
 
-Nothing here touches Django or a database; every request goes over real HTTP to 127.0.0.1.
+Nothing here touches a database; every request goes over real HTTP to 127.0.0.1. The application
+calls loopback only on the ports its settings allow (PROVIDER_LOOPBACK_PORTS): each server here
+adds its own port to the test settings' list (``allow_loopback_port``), never every port.
 The ``replay`` fixture (tests/conftest.py) hands each test the one session-wide server, emptied.
 A test either queues recordings, answered once each in order (``replay.queue``), or plays a
 script (``replay.play``): the n-th request gets the n-th entry and the last one repeats. An
@@ -77,6 +79,7 @@ class ReplayServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
+        allow_loopback_port(self.port)
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.thread = threading.Thread(
             target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
@@ -165,6 +168,7 @@ class CountingSimulator:
 
     def __init__(self, knowledge: dict) -> None:
         self.server, self.base_url = start_simulator_in_thread(knowledge, latency_scale=0)
+        allow_loopback_port(self.base_url)
         self.calls: list = []
         answer = self.server.simulator.chat_completion
 
@@ -182,6 +186,20 @@ class CountingSimulator:
 
     def stop(self) -> None:
         self.server.stop()
+
+
+# The loopback ports the test settings allow: the configured default (the simulator's) and the
+# port of every test server started in this process. tests/conftest.py makes this very list the
+# PROVIDER_LOOPBACK_PORTS setting, so a port added here is allowed whatever a test overrides.
+TEST_LOOPBACK_PORTS: list[int] = []
+
+
+def allow_loopback_port(port_or_url: int | str) -> int:
+    """Allow the application to call a test server on this loopback port (or a URL's port)."""
+    port = port_or_url if isinstance(port_or_url, int) else urlsplit(port_or_url).port
+    if port not in TEST_LOOPBACK_PORTS:
+        TEST_LOOPBACK_PORTS.append(port)
+    return port
 
 
 def unused_port() -> int:

@@ -10,7 +10,7 @@ from adapters.registry import is_simulated
 
 from .. import sheetparser
 from ..models import Attempt, Experiment, ExperimentItem, ModelConfig, Response, Run, Team
-from ..services.collection import parse_attempt, run_health
+from ..services.collection import parse_attempt, run_health, runs_with_failed_units
 
 
 def _count(model, link: str = "run", **filters):
@@ -66,6 +66,7 @@ class Progress:
     n_failed: int = 0
     n_stalled: int = 0
     n_moving: int = 0  # runs a worker collects or is about to
+    n_units_failed: int = 0  # items of collected runs whose requests failed after retrying
     awaits_finish: bool = False
     total: int = 0
     n_responses: int = 0
@@ -74,14 +75,18 @@ class Progress:
 
 
 def experiment_awaits_finish(experiment: Experiment) -> bool:
-    """Every run is in but the experiment has manual runs: an editor finishes the collection."""
+    """Every run is in but the experiment has manual runs, or runs some of whose units failed:
+    an editor finishes the collection."""
     if experiment.status not in (Experiment.Status.READY, Experiment.Status.COLLECTING):
         return False
     runs = list(experiment.runs.values_list("status", "config_snapshot__provider"))
     return (
         bool(runs)
         and all(status in Run.FINISHED for status, _provider in runs)
-        and any(provider == "manual" for _status, provider in runs)
+        and (
+            any(provider == "manual" for _status, provider in runs)
+            or runs_with_failed_units(experiment.pk).exists()
+        )
     )
 
 
@@ -95,6 +100,8 @@ def experiment_progress(experiment: Experiment) -> Progress:
         # Collecting only while something works on it: waiting, or stalled since when and why.
         run.health = run_health(run, now)
         run.is_stalled = run.health is not None and run.health.state == "stalled"
+        # Collected with fewer answers than items: those units failed after their retry window.
+        run.n_units_failed = n_items - run.n_responses if run.status == Run.Status.COLLECTED else 0
     total = n_items * len(runs)
     n_responses = sum(r.n_responses for r in runs)
     progress = Progress(
@@ -110,10 +117,11 @@ def experiment_progress(experiment: Experiment) -> Progress:
         n_failed=sum(1 for r in runs if r.status == Run.Status.FAILED),
         n_stalled=sum(1 for r in runs if r.is_stalled),
         n_moving=sum(1 for r in runs if r.health is not None and not r.is_stalled),
+        n_units_failed=sum(r.n_units_failed for r in runs),
         awaits_finish=experiment.status in (Experiment.Status.READY, Experiment.Status.COLLECTING)
         and bool(runs)
         and all(r.status in Run.FINISHED for r in runs)
-        and any(r.is_manual for r in runs),
+        and any(r.is_manual or r.n_units_failed for r in runs),
         total=total,
         n_responses=n_responses,
         percent=int(100 * n_responses / total) if total else 0,

@@ -335,7 +335,8 @@ def run_cancel(*, run: Run, user) -> Run:
 
 @transaction.atomic
 def run_retry(*, run: Run, user, queue: bool = True) -> Run:
-    """A failed or cancelled run goes back to the queue. Its attempts and responses are kept:
+    """A failed or cancelled run, or a run collected but for units that failed after their retry
+    window, goes back to the queue. Its attempts and responses are kept:
     only the units without a response are collected again, and a unit whose reply already
     arrived is parsed from that reply rather than asked again."""
     run = Run.objects.select_for_update().select_related("experiment").get(pk=run.pk)
@@ -360,7 +361,12 @@ def run_retry(*, run: Run, user, queue: bool = True) -> Run:
             % {"run": run, "name": experiment.name},
         )
         return run
-    if run.status not in (Run.Status.FAILED, Run.Status.CANCELLED):
+    # A run collected but for the units that failed after their retry window: sent again.
+    units_failed = (
+        run.status == Run.Status.COLLECTED
+        and collection.runs_with_failed_units(experiment.pk).filter(pk=run.pk).exists()
+    )
+    if run.status not in (Run.Status.FAILED, Run.Status.CANCELLED) and not units_failed:
         raise ValidationError(
             _("Only a failed, cancelled or stalled run can be retried; this one is %(status)s.")
             % {"status": run.get_status_display().lower()}

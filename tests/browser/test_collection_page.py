@@ -12,6 +12,7 @@ from adapters.simulator_server import start_simulator_in_thread
 from probe.models import Run
 from probe.services import collection
 from tests.collection.conftest import WORLD_KNOWLEDGE, collect_all, make_config, make_experiment
+from tests.replay import allow_loopback_port
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -21,6 +22,7 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 @pytest.fixture
 def simulator_url():
     server, base_url = start_simulator_in_thread(WORLD_KNOWLEDGE, latency_scale=0)
+    allow_loopback_port(base_url)
     yield base_url
     server.stop()
 

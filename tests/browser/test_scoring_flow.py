@@ -23,6 +23,7 @@ from probe.services.prompts import prompt_defaults_ensure
 from scoring import metrics
 from scoring.models import Assignment, Judgement
 from tests.keyreading import says_the_key
+from tests.replay import allow_loopback_port
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -48,6 +49,7 @@ def collected(world):
         ]
     }
     server, base_url = start_simulator_in_thread(knowledge, latency_scale=0.0)
+    allow_loopback_port(base_url)
     try:
         configs = [
             ModelConfig.objects.create(

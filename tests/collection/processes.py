@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from tests.replay import allow_loopback_port
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -158,13 +160,16 @@ class CeleryProcess:
         return "\n".join(self.text().splitlines()[-n:])
 
 
-def celery_env(*, database: str, redis_url: str, **extra: str) -> dict:
+def celery_env(*, database: str, redis_url: str, provider_ports=(), **extra: str) -> dict:
+    """The environment of a worker or beat process; `provider_ports`: the loopback ports of the
+    local provider servers it may call (PROVIDER_LOOPBACK_PORTS), and no other."""
     return {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings",
         "DATABASE_URL": database,
         "CELERY_BROKER_URL": f"{redis_url}/0",
         "REDIS_URL": f"{redis_url}/1",
+        "PROVIDER_LOOPBACK_PORTS": ",".join(str(port) for port in provider_ports),
         **extra,
     }
 
@@ -176,17 +181,22 @@ def celery_env(*, database: str, redis_url: str, **extra: str) -> dict:
 class FaultServer:
     """POST /v1/chat/completions: after `latency` seconds, a one-item sheet, or (with
     probability `fault_rate`) a 429 or a 500. No unit fails more than `max_faults_in_a_row`
-    times in a row, so the retry budget is not what a test measures. Counts the successful
-    replies per prompt: a unit asked twice after it succeeded shows up there."""
+    times in a row at random; the stubborn units (`stubborn_every`) fail `stubborn_faults` times
+    in a row first, whatever the draw. Counts the successful replies per prompt: a unit asked
+    twice after it succeeded shows up there."""
 
     latency: float = 0.2
     fault_rate: float = 0.0
     max_faults_in_a_row: int = 3
+    # One unit in `stubborn_every` (by its hash) first fails `stubborn_faults` times in a row.
+    stubborn_every: int = 0
+    stubborn_faults: int = 0
     seed: int = 1
     successes: Counter = field(default_factory=Counter)
     faults: int = 0
     requests: int = 0
     base_url: str = ""
+    port: int = 0
 
     def start(self) -> FaultServer:
         server = self
@@ -205,7 +215,13 @@ class FaultServer:
                 unit = hashlib.sha1(f"{payload.get('model')}|{prompt}".encode()).hexdigest()
                 with lock:
                     server.requests += 1
-                    fault = (
+                    stubborn = (
+                        server.stubborn_every
+                        and int(unit[:8], 16) % server.stubborn_every == 0
+                        and not server.successes[unit]
+                        and in_a_row[unit] < server.stubborn_faults
+                    )
+                    fault = stubborn or (
                         rng.random() < server.fault_rate
                         and in_a_row[unit] < server.max_faults_in_a_row
                     )
@@ -264,7 +280,8 @@ class FaultServer:
 
         self._server = Server(("127.0.0.1", 0), Handler)
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        self.port = allow_loopback_port(self._server.server_address[1])
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
         return self
 
     def stop(self) -> None:

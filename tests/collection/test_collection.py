@@ -18,6 +18,7 @@ from tests.collection.conftest import (
     make_experiment,
 )
 from tests.keyreading import says_the_key
+from tests.replay import allow_loopback_port
 
 GOOD_SHEET = sheet_text([("429", "HIGH"), ("Retry-After", "MEDIUM"), ("3.10", "LOW")])
 SECRET = "sk-test-never-shown-0123456789abcdef"
@@ -178,7 +179,10 @@ def test_a_missing_key_variable_fails_before_any_request(world, replay, monkeypa
         assert not run.attempts.exists()
 
 
-def test_a_closed_port_is_retried_then_fails_clearly(world, closed_port):
+def test_a_closed_port_is_retried_for_the_window_then_fails_alone(world, closed_port, settings):
+    """Longer than the retry table's six attempts: retried with backoff for the whole window,
+    then the unit fails, not the run: it ends collected, the unit retryable."""
+    settings.PROBE_UNIT_RETRY_SECONDS = 60
     config = make_config(
         world,
         label="Nowhere",
@@ -189,15 +193,20 @@ def test_a_closed_port_is_retried_then_fails_clearly(world, closed_port):
     experiment = make_experiment(world, [config])
     sleeps = collect_all(experiment)
     run = _run(experiment)
-    assert len(sleeps) == MAX_RETRIES
+    assert len(sleeps) > MAX_RETRIES, "more than the six attempts that used to fail the run"
+    assert sum(sleeps) <= 60 and max(sleeps) <= settings.PROBE_UNIT_BACKOFF_MAX_SECONDS
+    assert sleeps[:3] == sorted(sleeps[:3]), "backoff grows"
     attempts = list(run.attempts.order_by("number"))
-    assert len(attempts) == MAX_RETRIES + 1
+    assert len(attempts) == len(sleeps) + 1
     assert all(a.outcome == Attempt.Outcome.RETRYABLE for a in attempts[:-1])
     assert attempts[-1].outcome == Attempt.Outcome.FATAL
     assert all(a.error_kind == "transport" and a.http_status is None for a in attempts)
-    assert run.status == Run.Status.FAILED
+    assert run.status == Run.Status.COLLECTED, "the unit failed, not the run"
     assert "could not reach 127.0.0.1" in run.error_message
-    assert f"Gave up after {MAX_RETRIES + 1} attempts" in run.error_message
+    assert f"Gave up after {len(attempts)} attempts in" in run.error_message
+    experiment.refresh_from_db()
+    assert experiment.status == Experiment.Status.COLLECTING, "the key stays sealed"
+    assert experiments.run_retry(run=run, user=None, queue=False).status == Run.Status.QUEUED
 
 
 @pytest.mark.parametrize(
@@ -415,15 +424,35 @@ def test_a_task_leaves_a_run_another_worker_holds(world, simulator, settings):
 
 
 def test_the_task_waits_out_a_dead_holders_lease(world, simulator, settings):
-    """A prefork child killed mid-run: its message comes back at once, its lease a little
-    later; the redelivered task waits for the lease rather than leave the run to the sweep."""
-    settings.PROBE_RUN_LEASE_SECONDS = 0.8
+    """A holder that stopped renewing (killed a moment ago): the task waits for its lease to
+    lapse, then collects, rather than leave the run to the next sweep."""
+    import time
+
+    settings.PROBE_RUN_LEASE_SECONDS = 0.9
     config = make_config(world, label="Sim", base_url=simulator.base_url)
     experiment = make_experiment(world, [config])
     run = _run(experiment)
     assert collection.lease_take(run.pk) is not None  # and never renewed
+    time.sleep(0.7)  # two renewal periods (0.3 s each) without a renewal
+    assert not collection.lease_holder_live(run.pk)
     assert collect_run(run_pk=run.pk) == "done"
     assert simulator.count == 1
+
+
+def test_a_duplicate_of_a_live_holders_task_leaves_at_once(world, simulator):
+    """The sweep or a Retry sent the run again while a worker collects it: the second task
+    does not occupy a worker process waiting for the lease."""
+    import time
+
+    config = make_config(world, label="Sim", base_url=simulator.base_url)
+    experiment = make_experiment(world, [config])
+    run = _run(experiment)
+    token = collection.lease_take(run.pk)
+    assert collection.lease_renew(run.pk, token, {"in_flight": 1})
+    started = time.monotonic()
+    assert collect_run(run_pk=run.pk) == "busy"
+    assert time.monotonic() - started < 0.5
+    assert simulator.count == 0
 
 
 def test_a_message_of_the_earlier_per_unit_task_collects_the_run(world, simulator):
@@ -491,6 +520,7 @@ def test_simulated_models_answer_from_the_bank_of_the_experiment(world):
     demo = Path(bankformat.__file__).parents[1] / "demo" / "demo_bank.txt"
     bank = bank_import(team=world.team, user=None, data=bankformat.load(demo.read_bytes()))
     server, base_url = start_simulator_in_thread({"items": []}, latency_scale=0)
+    allow_loopback_port(base_url)
     try:
         configs = [
             make_config(world, label="Expert", model_name="sim-expert", base_url=base_url),

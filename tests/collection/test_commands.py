@@ -78,3 +78,27 @@ def test_collect_with_several_jobs_in_threads(world, simulator):
     assert Experiment.objects.get(pk=experiment.pk).status == Experiment.Status.COLLECTED
     assert Response.objects.filter(run__experiment=experiment).count() == 12
     assert simulator.count == 12
+
+
+def test_collect_reports_items_that_failed_alone_and_retries_them(world, replay, settings):
+    settings.PROBE_UNIT_RETRY_SECONDS = 1.5
+    settings.PROBE_UNIT_BACKOFF_MAX_SECONDS = 0.3
+    down = Reply(503, json.dumps({"error": {"message": "overloaded"}}))
+    replay.play([down])
+    config = make_config(
+        world, label="Replayed", provider="openai_chat", model_name="m", base_url=replay.base_url
+    )
+    experiment = make_experiment(world, [config], start=False)
+    out = StringIO()
+    with pytest.raises(CommandError, match="have items that failed"):
+        call_command("collect", str(experiment.pk), "--jobs", "1", stdout=out, stderr=StringIO())
+    assert "Gave up after" in out.getvalue() and "overloaded" in out.getvalue()
+    assert experiment.runs.get().status == Run.Status.COLLECTED
+    good = sheet_text([("429", "HIGH"), ("Retry-After", "HIGH"), ("3.10", "HIGH")])
+    replay.play([Reply(200, chat_body(good))])
+    call_command(
+        "collect", str(experiment.pk), "--jobs", "1", "--retry-failed", stdout=StringIO(),
+        stderr=StringIO(),
+    )  # fmt: skip
+    assert Response.objects.filter(run__experiment=experiment).count() == 3
+    assert Experiment.objects.get(pk=experiment.pk).status == Experiment.Status.COLLECTED

@@ -1,5 +1,6 @@
 """The per-provider concurrency limit: lease semaphores in Redis, or in this process without it."""
 
+import asyncio
 import os
 import time
 import uuid
@@ -84,3 +85,51 @@ def test_the_limiter_follows_settings(settings):
     if os.environ.get("REDIS_URL"):
         settings.REDIS_URL = os.environ["REDIS_URL"]
         assert isinstance(limits.get_limiter(), limits.RedisLimiter)
+
+
+# The collector's asyncio loop takes the same leases without blocking -----------------------
+
+
+def test_a_loops_session_shares_the_limit_with_every_other_holder(limiter):
+    """A slot taken in the loop counts against a holder outside it, and the other way round:
+    the limit is shared by every worker, whichever way each takes its leases."""
+    key = _key()
+    outside = limiter.try_acquire(key, 2)
+
+    async def inside():
+        session = limiter.session()
+        try:
+            first = await session.acquire(key, 2, 5)
+            assert first is not None and limiter.held(key) == 2
+            assert await session.acquire(key, 2, 5) is None, "full: one outside, one here"
+            outside.release()
+            second = await session.acquire(key, 2, 5)
+            assert second is not None
+            await session.release(first)
+            await session.release(second)
+        finally:
+            await session.aclose()
+
+    asyncio.run(inside())
+    assert limiter.held(key) == 0
+
+
+def test_a_loops_lease_runs_out_unless_renewed_and_renews_in_one_call(limiter):
+    key = _key()
+
+    async def inside():
+        session = limiter.session()
+        try:
+            kept = [await session.acquire(key, 3, 0.4) for _ in range(2)]
+            dropped = await session.acquire(key, 3, 0.4)  # its holder dies: never renewed
+            assert all(kept) and dropped is not None
+            for _ in range(3):
+                await asyncio.sleep(0.2)
+                await session.renew(kept)
+            assert limiter.held(key) == 2, "the renewed two are held; the third ran out"
+            assert limiter.try_acquire(key, 3) is not None
+            assert limiter.try_acquire(key, 3) is None
+        finally:
+            await session.aclose()
+
+    asyncio.run(inside())

@@ -19,6 +19,7 @@ from adapters.simulator_server import start_simulator_in_thread
 from probe.models import Attempt, Experiment, Response, Run
 from probe.services import experiments
 from tests.collection.conftest import WORLD_KNOWLEDGE, make_config
+from tests.replay import TEST_LOOPBACK_PORTS, allow_loopback_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,6 +38,8 @@ def _start_worker(queue: str) -> tuple[subprocess.Popen, list[str]]:
         **os.environ,
         "DATABASE_URL": _database_url(),
         "DJANGO_SETTINGS_MODULE": "config.settings",
+        # The worker may call the test servers this process started, and only those ports.
+        "PROVIDER_LOOPBACK_PORTS": ",".join(str(port) for port in TEST_LOOPBACK_PORTS),
     }
     process = subprocess.Popen(
         [
@@ -106,6 +109,7 @@ def test_a_real_worker_collects_three_simulated_configs_twice(world, settings):
     queue = f"collect-test-{uuid.uuid4().hex[:10]}"
     settings.PROBE_COLLECTION_QUEUE = queue
     server, base_url = start_simulator_in_thread(WORLD_KNOWLEDGE, latency_scale=0.1)
+    allow_loopback_port(base_url)
     calls: list = []
     answer = server.simulator.chat_completion
     server.simulator.chat_completion = lambda payload: calls.append(1) or answer(payload)

@@ -53,6 +53,7 @@ def test_load_demo_creates_prompts_configs_and_knowledge_and_is_idempotent(db, d
 
 def test_load_demo_uses_the_simulator_url_setting(db, data_dir, settings):
     settings.SIMULATOR_URL = "http://127.0.0.1:9999/v1"
+    settings.PROVIDER_LOOPBACK_PORTS = [9999]  # what SIMULATOR_URL's port makes the default
     call_command("load_demo")
     assert set(ModelConfig.objects.values_list("base_url", flat=True)) == {
         "http://127.0.0.1:9999/v1"

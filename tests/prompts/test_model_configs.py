@@ -128,7 +128,7 @@ def test_base_url_must_be_plain_http_or_https(world, base_url):
 
 
 @pytest.mark.parametrize(
-    "base_url", ["http://ollama:11434/v1", "http://127.0.0.1:8000", "https://openrouter.ai/api/v1"]
+    "base_url", ["http://ollama:11434/v1", "http://127.0.0.1:8765", "https://openrouter.ai/api/v1"]
 )
 def test_base_urls_without_a_dot_or_with_a_port_are_fine(world, settings, base_url):
     # "ollama" is a service name on the server's own network: allowed once the server says so.
@@ -196,7 +196,7 @@ def test_settings_in_range_pass(world, fields):
         ("openai_chat", "", True),
         ("openai_chat", "https://api.openai.com/v1", True),
         ("openai_chat", "https://openrouter.ai/api/v1", True),
-        ("openai_chat", "http://localhost:8000/v1", False),  # a local vLLM or Ollama
+        ("openai_chat", "http://localhost:8765/v1", False),  # a local vLLM or Ollama
         ("openai_responses", "", True),
         ("anthropic", "", True),
         ("gemini", "", True),

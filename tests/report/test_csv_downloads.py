@@ -124,7 +124,9 @@ def test_the_api_serves_no_csv_of_a_bank(world, hostile_bank):
     """The one export URL that is not above: a bank through the API, JSON or text only."""
     from api.models import ApiToken
 
-    _row, token = ApiToken.issue(user=world.users["editor"], name="export token")
+    _row, token = ApiToken.issue(
+        user=world.users["editor"], team=world.team, access="read", name="export token"
+    )
     client = Client(headers={"Authorization": f"Bearer {token}"})
     url = f"/api/banks/{hostile_bank.pk}/export"
     assert client.get(url, {"format": "text"}).status_code == 200

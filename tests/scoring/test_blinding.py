@@ -262,7 +262,7 @@ def test_a_scorer_who_joins_late_sees_nothing_of_the_others_judgements(client, w
     user = world.users[late]
     assignment = services.assignment_start(experiment=world.scored, user=user)
     client.force_login(user)
-    api = ApiClient(ApiToken.issue(user=user, name="late")[1])
+    api = ApiClient(ApiToken.issue(user=user, team=world.team, access="read", name="late")[1])
     before = _late_crawl(client, api, world, assignment)
     assert len(before) >= 20
     for (url, _htmx), (_status, body) in before.items():

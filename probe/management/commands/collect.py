@@ -98,7 +98,8 @@ class Command(BaseCommand):
                     f"Experiment {found.pk} is {found.get_status_display().lower()}: nothing to collect."
                 )
             if retry_failed:
-                for run in found.runs.filter(status=Run.Status.FAILED):
+                units_failed = collection.runs_with_failed_units(found.pk)
+                for run in [*found.runs.filter(status=Run.Status.FAILED), *units_failed]:
                     experiments.run_retry(run=run, user=None, queue=False)
         except ValidationError as error:
             raise CommandError(" ".join(error.messages)) from error
@@ -153,7 +154,8 @@ class Command(BaseCommand):
         for run in experiment.runs.order_by("order", "pk"):
             line = f"  {run.order:>3}. {run.label} #{run.repeat}: {run.get_status_display()}"
             line += f", {run.responses.count()} responses"
-            if run.status == Run.Status.FAILED:
+            short = run.status == Run.Status.COLLECTED and run.error_message
+            if run.status == Run.Status.FAILED or short:  # short: some of its items failed
                 failed.append(run)
                 line += f" — {run.error_message}"
                 if run.error_request_id:
@@ -162,6 +164,6 @@ class Command(BaseCommand):
         self.stdout.write(f"Experiment status: {experiment.get_status_display()}.")
         if failed:
             raise CommandError(
-                f"{len(failed)} run(s) failed: retry them with --retry-failed, or close them on the "
-                "experiment's page."
+                f"{len(failed)} run(s) failed, or have items that failed: retry them with "
+                "--retry-failed, or close them (or finish collecting) on the experiment's page."
             )

@@ -17,24 +17,24 @@ the stored text and can be redone (`run_reparse`). Before anything is sent, the 
 the run's settings again (the same check as when the configuration was saved).
 
 Modules: `units` (what is sent, and the collection settings), `dispatch` (queueing the task),
-`lease`, `sender` (the asyncio sending thread), `runner` (the collector), `parsing`, `manual`
+`lease`, `sender` (the asyncio sending thread, and the retry window of a unit), `runner` (the
+collector), `attempts` (what is stored of each result), `parsing`, `manual`
 (pasted replies), `rollup` and `sweep` (with `run_health`).
 """
 
+from .attempts import attempt_row, final_message
 from .dispatch import COLLECT_RUN_TASK, queue_run, send_run
-from .lease import lease_release, lease_renew, lease_take
+from .lease import lease_holder_live, lease_release, lease_renew, lease_take, renew_every
 from .manual import MAX_PASTE_CHARS, run_paste
 from .parsing import parse_attempt, response_row, run_reparse, store_from_attempt
-from .rollup import experiment_rollup, run_rollup
+from .rollup import experiment_rollup, run_rollup, runs_with_failed_units
 from .runner import (
     RunCollector,
-    attempt_row,
     collect_unit_sync,
     fail_run_unexpectedly,
-    final_message,
     run_collect,
 )
-from .sender import Result, Sender, Unit
+from .sender import Result, Sender, Unit, unit_retry_delay
 from .sweep import RunHealth, run_health, sweep_stale_runs
 from .units import (
     ACTIVE,
@@ -83,12 +83,14 @@ __all__ = [
     "fail_run_unexpectedly",
     "final_message",
     "latest_success",
+    "lease_holder_live",
     "lease_release",
     "lease_renew",
     "lease_take",
     "parse_attempt",
     "queue_run",
     "request_for",
+    "renew_every",
     "response_row",
     "run_collect",
     "run_health",
@@ -96,6 +98,7 @@ __all__ = [
     "run_reparse",
     "run_rollup",
     "run_units",
+    "runs_with_failed_units",
     "seed_for",
     "send_run",
     "setting",
@@ -104,4 +107,5 @@ __all__ = [
     "store_from_attempt",
     "sweep_stale_runs",
     "unit_prompt",
+    "unit_retry_delay",
 ]

@@ -27,7 +27,7 @@ def _queue_options() -> dict:
 
 def send_run(run_pk: int) -> bool:
     """Send one collection task for the run. A broker that cannot be reached is not an error
-    here: the run stays queued, and the periodic sweep sends it again."""
+    here: the run stays queued, marked as never sent, and the next sweep sends it again."""
     Run.objects.filter(pk=run_pk).update(enqueued_at=timezone.now())
     try:
         current_app.send_task(
@@ -41,10 +41,17 @@ def send_run(run_pk: int) -> bool:
         logger.warning(
             "run %s: could not reach the broker (%s); the sweep will resend", run_pk, error
         )
+        Run.objects.filter(pk=run_pk).update(enqueued_at=None)
         return False
     return True
 
 
 def queue_run(run: Run) -> None:
-    """Send the run's collection task once the current transaction commits."""
+    """Send the run's collection task once the current transaction commits.
+
+    The run is marked as sent (`enqueued_at`) in the transaction that makes it queued, so the
+    sweep, which sends again only runs not sent lately, never sees it queued and unsent and
+    sends it a second time between the commit and the send."""
+    run.enqueued_at = timezone.now()
+    Run.objects.filter(pk=run.pk).update(enqueued_at=run.enqueued_at)
     transaction.on_commit(partial(send_run, run.pk))

@@ -12,7 +12,7 @@ from django.db.models.functions import Coalesce, Now
 from ...models import (
     Run,
 )
-from .units import ACTIVE, setting
+from .units import ACTIVE, RENEW_AT_MOST_EVERY, setting
 
 logger = logging.getLogger("probe.collection")
 
@@ -20,8 +20,9 @@ logger = logging.getLogger("probe.collection")
 # Leases on runs -----------------------------------------------------------------------------
 #
 # One worker at a time collects a run: it holds the run's lease (a token and an expiry, by the
-# database's clock) and renews it while it works. A redelivered or duplicate task finds the lease
-# held and leaves; a worker that dies stops renewing, and the sweep queues the run again.
+# database's clock) and renews it every 2 s while it works. A duplicate task finds the lease
+# held by a live worker and leaves at once; a worker that dies stops renewing, its lease runs out
+# PROBE_RUN_LEASE_SECONDS after its last renewal, and the sweep queues the run again.
 
 
 def _lease_expiry():
@@ -62,3 +63,16 @@ def lease_release(run_pk: int, token: str) -> None:
     Run.objects.filter(pk=run_pk, lease_token=token).update(
         lease_token="", lease_expires=None, activity={}
     )
+
+
+def renew_every() -> float:
+    """How often a collector renews its lease (and notices a cancel)."""
+    return min(setting("PROBE_RUN_LEASE_SECONDS") / 3, RENEW_AT_MOST_EVERY)
+
+
+def lease_holder_live(run_pk: int) -> bool:
+    """Whether the run's lease was renewed within the last two renewal periods: its holder is
+    working (a duplicate task can leave at once), not a worker that died a moment ago."""
+    term = setting("PROBE_RUN_LEASE_SECONDS")
+    fresh = Now() + timedelta(seconds=term - 2 * renew_every())
+    return Run.objects.filter(pk=run_pk, lease_expires__gt=fresh).exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 
+from django.db.models import Count
 from django.utils import timezone
 
 from ...models import (
@@ -49,16 +50,31 @@ def run_rollup(*, run_pk: int) -> None:
     experiment_rollup(experiment_pk=run.experiment_id)
 
 
+def runs_with_failed_units(experiment_pk: int):
+    """The collected runs some of whose units failed after their retry window: fewer responses
+    than items (a run collected in full has a response for every item, even a missing one)."""
+    n_items = ExperimentItem.objects.filter(experiment_id=experiment_pk).count()
+    return (
+        Run.objects.filter(experiment_id=experiment_pk, status=Run.Status.COLLECTED)
+        .annotate(n_responses=Count("responses"))
+        .filter(n_responses__lt=n_items)
+    )
+
+
 def experiment_rollup(*, experiment_pk: int) -> bool:
     """The experiment is collected (and its key unsealed) when every run is collected or closed.
 
     Not with a manual run: a person may still see that a paste was wrong and replace it, so an
-    editor ends that collection (`experiment_finish`) once every run is in.
+    editor ends that collection (`experiment_finish`) once every run is in. Nor with a run some
+    of whose units failed: Retry may still bring their answers, which must come before anyone
+    sees the key; an editor finishes without them otherwise.
     """
     runs = Run.objects.filter(experiment_id=experiment_pk)
     if runs.exclude(status__in=Run.FINISHED).exists():
         return False
     if runs.filter(config_snapshot__provider="manual").exists():
+        return False
+    if runs_with_failed_units(experiment_pk).exists():
         return False
     return (
         Experiment.objects.filter(pk=experiment_pk, status=Experiment.Status.COLLECTING).update(

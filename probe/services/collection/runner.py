@@ -17,7 +17,6 @@ from adapters import (
     ConfigurationError,
     get_adapter,
 )
-from adapters.errors import RETRY_DELAY_CAP
 
 from ... import limits
 from ...models import (
@@ -29,7 +28,8 @@ from ...models import (
 from ...sheetparser import is_compliant
 from ..configs import options_refusal
 from ..hosts import provider_host_problem
-from .lease import lease_release, lease_renew, lease_take
+from .attempts import attempt_row, final_message
+from .lease import lease_release, lease_renew, lease_take, renew_every
 from .parsing import parse_attempt, response_row
 from .rollup import experiment_rollup
 from .sender import Result, Sender, Unit
@@ -37,7 +37,6 @@ from .units import (
     ACTIVE,
     FLUSH_BATCH,
     FLUSH_SECONDS,
-    RENEW_AT_MOST_EVERY,
     STORE_BACKOFF,
     api_key_for,
     fail_run,
@@ -48,6 +47,9 @@ from .units import (
 )
 
 logger = logging.getLogger("probe.collection")
+
+# A run whose units failed alone keeps this many of their messages (the rest are counted).
+MESSAGES_KEPT = 20
 
 
 class RunCollector:
@@ -63,6 +65,7 @@ class RunCollector:
         self.wait = wait
         self.deadline = deadline  # time.monotonic() after which no new request is started
         self.on_result = None  # a callback (result) for progress bars
+        self.gave_up: dict = {}  # unit -> (message, request id): failed alone, the run goes on
 
     # -- the one call ---------------------------------------------------------------------
 
@@ -134,31 +137,52 @@ class RunCollector:
             return self._end()
         return outcome
 
-    def _todo(self) -> list:
+    def _unanswered(self) -> list:
         """The units still without their responses (item pks, or [None] for the sheet)."""
         if self.run.experiment.mode == Experiment.Mode.ITEM:
-            todo = [i.pk for i in self.items if i.pk not in self.answered]
-        else:
-            todo = [] if len(self.answered) >= len(self.items) else [None]
+            return [i.pk for i in self.items if i.pk not in self.answered]
+        return [] if len(self.answered) >= len(self.items) else [None]
+
+    def _todo(self) -> list:
+        """The units to send: unanswered, asked for, and not given up on since queued."""
+        todo = [pk for pk in self._unanswered() if pk not in self.gave_up]
         if self.only is not None:
             todo = [pk for pk in todo if pk in set(self.only)]
         return todo
 
     def _attempts_so_far(self) -> tuple[dict, dict]:
-        """(retries since queued, latest successful attempt pk) per unit; sets the numbers so far."""
+        """(retries since queued, latest successful attempt pk) per unit; sets the numbers so far
+        and, per unit, when its failures since it was queued began (its retry window's start)."""
         run = self.run
         since = run.queued_at or run.experiment.collection_started
         self.numbers: dict = {}
+        self.failing_since: dict = {}
         retried: dict = {}
         successes: dict = {}
-        for item_id, number, outcome, created, pk in Attempt.objects.filter(run=run).values_list(
-            "item_id", "number", "outcome", "created", "pk"
+        latest: dict = {}
+        for item_id, number, outcome, created, pk, *more in Attempt.objects.filter(
+            run=run
+        ).values_list(
+            "item_id", "number", "outcome", "created", "pk", "error_message", "request_id"
         ):
             self.numbers[item_id] = max(self.numbers.get(item_id, 0), number)
             if outcome == Attempt.Outcome.RETRYABLE and (since is None or created >= since):
                 retried[item_id] = retried.get(item_id, 0) + 1
+                first, last = self.failing_since.get(item_id, (created, created))
+                self.failing_since[item_id] = (min(first, created), max(last, created))
             if outcome in Attempt.SUCCESS and pk > successes.get(item_id, 0):
                 successes[item_id] = pk
+            if since is None or created >= since:
+                latest[item_id] = max(latest.get(item_id, (0, "", "", "")), (pk, outcome, *more))
+        # A unit whose last attempt since the run was queued was final, in a run still active,
+        # was given up on (a final error of the run would have failed it): not sent again until
+        # Retry queues the run afresh.
+        for item_id, (_pk, outcome, message, request_id) in latest.items():
+            if outcome == Attempt.Outcome.FATAL and item_id not in successes:
+                position = self.by_pk[item_id].position if item_id in self.by_pk else None
+                if position is not None:
+                    message = _("Item %(n)s: %(message)s") % {"n": position, "message": message}
+                self.gave_up[item_id] = (message, request_id)
         return retried, successes
 
     def _units(self, adapter, todo: list, retried: dict) -> list[Unit] | None:
@@ -187,8 +211,20 @@ class RunCollector:
             return None
         if api_key:
             requests = [dataclasses.replace(request, api_key=api_key) for request in requests]
+        # A unit's retry window goes on across tasks (a worker killed, a slice handed on): a task
+        # that starts again does not grant it a fresh window, but the time its run spent waiting
+        # for a worker does not count: only from its first failure to its last one so far.
+        clock = time.monotonic()
+        spent = {
+            pk: (last - first).total_seconds() for pk, (first, last) in self.failing_since.items()
+        }
         return [
-            Unit(pk, request, retried.get(pk, 0))
+            Unit(
+                pk,
+                request,
+                retried.get(pk, 0),
+                failing_since=clock - spent[pk] if pk in spent else None,
+            )
             for pk, request in zip(todo, requests, strict=True)
         ]
 
@@ -206,8 +242,8 @@ class RunCollector:
     def _drive(self, sender: Sender) -> str:
         sender.start()
         # The renewal is also how a cancel is noticed: often enough that few requests start after.
-        renew_every = min(setting("PROBE_RUN_LEASE_SECONDS") / 3, RENEW_AT_MOST_EVERY)
-        next_renew = time.monotonic() + renew_every
+        every = renew_every()
+        next_renew = time.monotonic() + every
         outcome = "done"
         batch: list[Result] = []
         finished = False
@@ -238,7 +274,7 @@ class RunCollector:
                 outcome = "sliced"
                 sender.stop.set()
             if now >= next_renew:
-                next_renew = now + renew_every
+                next_renew = now + every
                 if not self._renew(sender):
                     outcome = "stopped"
                     sender.stop.set()
@@ -290,7 +326,7 @@ class RunCollector:
                 for result, attempt in zip(batch, attempts, strict=True):
                     if result.completion is not None:
                         rows += self._response_rows(attempt)
-                    elif result.final and failure is None:
+                    elif result.final and not result.gave_up and failure is None:
                         failure = result
                 Response.objects.bulk_create(rows, ignore_conflicts=True)
                 self._write_progress()
@@ -312,14 +348,24 @@ class RunCollector:
                     result.delay,
                     result.error.request_id,
                 )
+        for result in batch:
+            if result.gave_up:
+                self.gave_up[result.unit.item_pk] = (
+                    self._unit_message(result),
+                    result.error.request_id,
+                )
+                logger.warning("run %s: %s", self.run_pk, self.gave_up[result.unit.item_pk][0])
         if failure is not None:
-            message = final_message(failure)
-            if failure.unit.item_pk is not None:
-                position = self.by_pk[failure.unit.item_pk].position
-                message = _("Item %(n)s: %(message)s") % {"n": position, "message": message}
-            fail_run(self.run_pk, storable(message), failure.error.request_id)
+            fail_run(self.run_pk, storable(self._unit_message(failure)), failure.error.request_id)
             return True
         return False
+
+    def _unit_message(self, result: Result) -> str:
+        message = final_message(result)
+        if result.unit.item_pk is not None:
+            position = self.by_pk[result.unit.item_pk].position
+            message = _("Item %(n)s: %(message)s") % {"n": position, "message": message}
+        return message
 
     def _store_responses(self, attempt: Attempt) -> None:
         Response.objects.bulk_create(self._response_rows(attempt), ignore_conflicts=True)
@@ -343,12 +389,25 @@ class RunCollector:
         )
 
     def _end(self) -> str:
-        if len(self.answered) >= len(self.items):
-            updated = Run.objects.filter(pk=self.run_pk, status__in=ACTIVE).update(
-                status=Run.Status.COLLECTED, finished_at=timezone.now()
-            )
-            if updated:
-                experiment_rollup(experiment_pk=self.run.experiment_id)
+        """Every unit answered: collected. Every unit answered or given up on: collected too,
+        with the units that failed named in its error message; the experiment then waits for
+        Retry (which sends them again) or for an editor to finish without them."""
+        fields = {"status": Run.Status.COLLECTED, "finished_at": timezone.now()}
+        if len(self.answered) < len(self.items):
+            if not self.gave_up or [pk for pk in self._unanswered() if pk not in self.gave_up]:
+                return "done"  # only some units were asked for (`only`)
+            messages = [message for message, _rid in self.gave_up.values()]
+            shown = messages[:MESSAGES_KEPT]
+            if len(messages) > len(shown):
+                shown.append(
+                    _("... and %(n)d more items that failed in the same way.")
+                    % {"n": len(messages) - len(shown)}
+                )
+            fields["error_message"] = storable("\n".join(shown))[:5000]
+            fields["error_request_id"] = (list(self.gave_up.values())[-1][1] or "")[:200]
+        updated = Run.objects.filter(pk=self.run_pk, status__in=ACTIVE).update(**fields)
+        if updated:
+            experiment_rollup(experiment_pk=self.run.experiment_id)
         return "done"
 
 
@@ -357,56 +416,6 @@ def _reconnect() -> None:
         connection.close()
     except Exception:
         pass
-
-
-def attempt_row(run: Run, item_pk, number: int, result: Result) -> Attempt:
-    completion, error = result.completion, result.error
-    if completion is not None:
-        return Attempt(
-            run=run,
-            item_id=item_pk,
-            number=number,
-            outcome=completion.outcome,
-            http_status=completion.http_status,
-            latency_ms=completion.latency_ms,
-            request_id=(completion.request_id or "")[:200],
-            finish_reason=(completion.finish_reason or "")[:60],
-            input_tokens=completion.input_tokens,
-            output_tokens=completion.output_tokens,
-            reasoning_tokens=completion.reasoning_tokens,
-            text=storable(completion.text),
-            raw_body=storable(completion.raw_body),
-            request_sent=completion.request_sent,
-        )
-    return Attempt(
-        run=run,
-        item_id=item_pk,
-        number=number,
-        outcome=Attempt.Outcome.FATAL if result.final else Attempt.Outcome.RETRYABLE,
-        http_status=error.status,
-        latency_ms=getattr(error, "latency_ms", None),
-        request_id=(error.request_id or "")[:200],
-        error_kind=(error.kind or "")[:60],
-        error_message=storable(error.message),
-        retry_after=error.retry_after,
-        raw_body=storable(error.body),
-        request_sent=error.request_sent,
-    )
-
-
-def final_message(result: Result) -> str:
-    error = result.error
-    message = error.message
-    if isinstance(error, ConfigurationError):
-        return message
-    if error.retryable and error.retry_after is not None and error.retry_after > RETRY_DELAY_CAP:
-        message += " " + _(
-            "(The server asked to wait %(wait)d s, longer than the %(cap)d s this collector "
-            "waits; retry the run later.)"
-        ) % {"wait": error.retry_after, "cap": RETRY_DELAY_CAP}
-    elif error.retryable:
-        message += " " + _("(Gave up after %(n)d attempts.)") % {"n": result.unit.retried + 1}
-    return message
 
 
 def run_collect(

@@ -8,6 +8,7 @@ import logging
 import queue
 import random
 import threading
+import time
 
 from adapters import (
     AdapterError,
@@ -15,11 +16,11 @@ from adapters import (
     CompletionRequest,
     ConfigurationError,
     new_async_client,
-    retry_delay,
 )
+from adapters.errors import BACKOFF_INITIAL, BACKOFF_JITTER, MAX_RETRIES
 
 from ... import limits
-from .units import SLOT_POLL, STORE_BACKOFF
+from .units import SLOT_POLL, STORE_BACKOFF, setting
 
 logger = logging.getLogger("probe.collection")
 
@@ -32,6 +33,8 @@ class Unit:
     item_pk: int | None
     request: CompletionRequest
     retried: int = 0  # retried attempts since the run was (re)queued
+    failing_since: float | None = None  # time.monotonic() of its first failure in a row
+    waited: float = 0.0  # the retry delays it was given since then
 
 
 @dataclasses.dataclass
@@ -39,17 +42,41 @@ class Result:
     unit: Unit
     completion: Completion | None = None
     error: AdapterError | None = None
-    final: bool = False  # the error ends the run
+    final: bool = False  # no further attempt of this unit
+    gave_up: bool = False  # final because its retry window ran out: the unit alone fails
     delay: float | None = None  # the retry delay asked for a retryable error
+
+
+def unit_retry_delay(error: AdapterError, retried: int, failing_for: float, rng=random.random):
+    """Seconds before the next attempt of a unit that failed with a retryable error, or None
+    when that attempt would start after the unit's retry window (PROBE_UNIT_RETRY_SECONDS).
+
+    The server's delay when it gave one (past the retry table's first MAX_RETRIES, never less
+    than the backoff, so a server answering "retry at once" is not hammered for ten minutes);
+    else backoff doubling from 0.5 s up to PROBE_UNIT_BACKOFF_MAX_SECONDS, jittered.
+    """
+    backoff = min(BACKOFF_INITIAL * 2**retried, setting("PROBE_UNIT_BACKOFF_MAX_SECONDS"))
+    backoff *= 1 - BACKOFF_JITTER * rng()
+    if error.retry_after is not None and error.retry_after > 0:
+        delay = float(error.retry_after)
+        if retried >= MAX_RETRIES:
+            delay = max(delay, backoff)
+    else:
+        delay = backoff
+    if failing_for + delay > setting("PROBE_UNIT_RETRY_SECONDS"):
+        return None
+    return delay
 
 
 class Sender:
     """Sends a run's requests concurrently from an asyncio loop in a thread of its own.
 
     At most `limit` requests of this run are in flight, each holding a slot of the provider's
-    shared limit (limits.py). A unit that failed with a retryable error comes back after its
-    delay, without any message to the broker. Results go to `results`, which the collector's
-    own thread writes to the database in batches.
+    shared limit (limits.py), taken and given back with awaited calls so that the lease store's
+    round trips never hold up the other requests. A unit that failed with a retryable error
+    comes back after its delay, without any message to the broker, until its retry window runs
+    out. Results go to `results`, which the collector's own thread writes to the database in
+    batches.
     """
 
     def __init__(self, *, units, adapter, limiter, limit_key, limit, wait=None, slot_seconds=None):
@@ -93,6 +120,13 @@ class Sender:
         self.done = asyncio.Event()
         if not self.open:
             return
+        self.leases = self.limiter.session()
+        try:
+            await self._send_all()
+        finally:
+            await self.leases.aclose()
+
+    async def _send_all(self) -> None:
         renewer = asyncio.create_task(self._renew_slots())
         # A client (and one kept-alive connection) per sending task: httpcore's pool scans
         # every connection for every request, which with one shared pool of 50 costs more CPU
@@ -138,7 +172,7 @@ class Sender:
             finally:
                 self.activity["in_flight"] -= 1
                 self._held.discard(lease)
-                self._release(lease)
+                await self._release(lease)
             if result.error is not None:
                 self._decide(result)
             self.results.put(result)
@@ -148,17 +182,27 @@ class Sender:
                 self._come_back(unit, result.delay)
 
     def _decide(self, result: Result) -> None:
-        error = result.error
+        error, unit = result.error, result.unit
         if isinstance(error, ConfigurationError):
             result.final = True
             return
         # The retry table's word, as the provider's adapter refines it for its own error bodies.
         error.retryable = self.adapter.should_retry(error)
-        result.delay = retry_delay(error, result.unit.retried)
-        result.final = result.delay is None
-        if not result.final:
-            self.activity["last_error"] = (error.message or error.kind)[:300]
-            result.unit.retried += 1
+        if not error.retryable:
+            result.final = True  # the request itself is refused: the run fails
+            return
+        now = time.monotonic()
+        if unit.failing_since is None:
+            unit.failing_since = now
+        # Wall time, or the delays given when a test records them instead of sleeping.
+        failing_for = max(now - unit.failing_since, unit.waited)
+        result.delay = unit_retry_delay(error, unit.retried, failing_for)
+        if result.delay is None:
+            result.final = result.gave_up = True
+            return
+        self.activity["last_error"] = (error.message or error.kind)[:300]
+        unit.retried += 1
+        unit.waited += result.delay
 
     def _come_back(self, unit: Unit, delay: float) -> None:
         if self.wait is not None:
@@ -180,7 +224,7 @@ class Sender:
         try:
             while not self.stop.is_set():
                 try:
-                    lease = self.limiter.try_acquire(self.limit_key, self.limit, self.slot_seconds)
+                    lease = await self.leases.acquire(self.limit_key, self.limit, self.slot_seconds)
                 except Exception as error:  # Redis down or restarting: wait it out
                     self.activity["store_error"] = f"{type(error).__name__}: {error}"[:300]
                     logger.warning("lease store unreachable (%s); again in %.1f s", error, backoff)
@@ -200,17 +244,16 @@ class Sender:
             if waiting:
                 self.activity["waiting_slot"] -= 1
 
-    def _release(self, lease) -> None:
+    async def _release(self, lease) -> None:
         try:
-            lease.release()
+            await self.leases.release(lease)
         except Exception:  # the lease runs out by itself
             pass
 
     async def _renew_slots(self) -> None:
         while True:
             await asyncio.sleep(self.slot_seconds / 3)
-            for lease in list(self._held):
-                try:
-                    self.limiter.renew(lease.key, lease.token, lease.seconds)
-                except Exception:
-                    pass
+            try:
+                await self.leases.renew(list(self._held))
+            except Exception:  # a Redis hiccup: a lease may lapse early, which only frees a slot
+                pass

@@ -79,14 +79,23 @@ def setting(name: str) -> float:
 
 
 COLLECTION_DEFAULTS = {
-    # A worker renews its lease on a run every third of this; a dead worker's lease runs out.
-    "PROBE_RUN_LEASE_SECONDS": 30.0,
-    # A run nobody holds, with no task sent and no attempt for this long, is queued again.
+    # A worker renews its lease on a run every 2 s; a dead worker's lease runs out this long after
+    # its last renewal, and the page then says the run waits for a worker. At most the sweep's
+    # interval, so that the page is honest within one sweep.
+    "PROBE_RUN_LEASE_SECONDS": 10.0,
+    # How often beat runs the sweep.
+    "PROBE_SWEEP_SECONDS": 15.0,
+    # A run sent to the broker but taken by no worker for this long is sent again.
     "PROBE_REQUEUE_AFTER_SECONDS": 60.0,
-    # A run that has made no progress for this long shows as stalled, with Retry.
-    "PROBE_STALL_SECONDS": 120.0,
+    # A run that has stored nothing for this long (four sweeps) shows as stalled, with Retry.
+    "PROBE_STALL_SECONDS": 60.0,
     # One task works on a run at most this long, then hands it on to a fresh task.
     "PROBE_RUN_SLICE_SECONDS": 600.0,
+    # A unit failing with retryable errors (429, 5xx, timeouts) is retried for this long before
+    # it fails, alone: the rest of its run goes on.
+    "PROBE_UNIT_RETRY_SECONDS": 600.0,
+    # The backoff between its attempts doubles from 0.5 s up to this (unless the server asks).
+    "PROBE_UNIT_BACKOFF_MAX_SECONDS": 30.0,
 }
 
 # How often the collector writes what it collected: a batch per tick, not a write per answer.
