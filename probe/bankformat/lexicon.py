@@ -27,11 +27,12 @@ _DIGITS = "0-9\uff10-\uff19"
 # A number, then "." or ")" not followed by a digit ("1.5 seconds" is not an item), or a
 # full-width "．" or "）", which may be ("２．2011").
 _NUMBER_RE = re.compile(
-    r"^(?P<num>[1-9\uff11-\uff19][" + _DIGITS + r"]{0,4})\s*"
+    r"^(?P<num>[1-9\uff11-\uff19][" + _DIGITS + r"]{0,6})\s*"
     r"(?:[.)](?![" + _DIGITS + r"])|[\uff0e\uff09])\s*(?P<rest>.*)$"
 )
 # Up to 999 a number at the start of a line is an item number anywhere; from 1000 on (a block of
-# a large bank, up to 99,999 items) only where it continues its block: the item after the one
+# a large bank: up to 9,999,999, so that a bank over the item limit is counted, not cut) only
+# where it continues its block: the item after the one
 # before, or a key entry of an item the block has (see textparse). So "2023. A year..." stays text.
 FREE_NUMBER_MAX = 999
 # What a person may read as an item though the grammar does not: "1000. ...", "Q7. ...", "問7．".

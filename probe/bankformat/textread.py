@@ -3,8 +3,6 @@ items, the answer key and its entries, with what the warnings need to know."""
 
 from __future__ import annotations
 
-import re
-
 from django.utils.translation import gettext as _
 
 from .data import FormatProblem
@@ -21,8 +19,7 @@ from .lexicon import (
 )
 from .readings import NO_READINGS, Readings
 from .textunits import KeyEntry, TextBlock, TextItem, TextUnit
-
-_TITLE_RE = re.compile(r"^#\s+\S")
+from .title import title_index
 
 
 class TextReader:
@@ -53,6 +50,7 @@ class TextReader:
         self.restarts: list[tuple[int, TextBlock]] = []
         self.lookalikes: list[tuple[int, int, TextUnit | None]] = []
         self.key_text: list[int] = []
+        self.key_headings: list[int] = []  # lines of the block headings inside the answer key
         self.last_plain: tuple[int, str] | None = None  # outside units, for the key's heading
         self.language_votes: dict[str, int] = {}
 
@@ -69,7 +67,7 @@ class TextReader:
     # Reading lines
 
     def feed(self, lineno: int, raw: str) -> None:
-        if lineno in self.readings.drop:
+        if self.readings.dropped(lineno):
             return
         stripped = raw.strip()
         if lineno == self.readings.key_at and self.section != "key":
@@ -213,6 +211,7 @@ class TextReader:
 
     def key_heading(self, lineno: int, code: str) -> None:
         self.entry = None
+        self.key_headings.append(lineno)
         block = self.by_code.get(code.casefold())
         self.key_block = block
         self.key_block_unknown = block is None
@@ -246,10 +245,7 @@ class TextReader:
         self.entries.append(entry)
         self.entry = entry
 
-    def name_index(self) -> int:
-        """Which front matter line is the bank's name: the document's title (the first line
-        that is a Markdown heading of level one, "# Title") when there is one, else the first."""
-        for index, text in enumerate(self.front_texts):
-            if _TITLE_RE.match(text):
-                return index
-        return 0
+    def name_index(self) -> int | None:
+        """Which front matter line is the bank's name: the document's title (``title.py``), or
+        None when the front matter has none (only navigation and prose)."""
+        return title_index(self.front_texts)

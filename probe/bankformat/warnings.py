@@ -10,6 +10,7 @@ naming the line and offering the reading a person would choose (``readings.py``)
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from django.utils.translation import gettext as _
 
@@ -141,13 +142,20 @@ def _long_warning(unit, kind: str, first_text: str) -> FormatWarning | None:
     chars = len(first_text) + sum(len(text) for _lineno, text, _indent in lines)
     if len(lines) + 1 <= LONG_LINES and chars <= LONG_CHARS:
         return None
+    values = {"what": _what(unit, kind), "count": len(lines) + 1, "chars": chars}
+    if not lines:
+        # One long line: no reading can shorten it, so the warning only asks to look.
+        return FormatWarning(
+            kind="long",
+            line=unit.line,
+            message=_(
+                "%(what)s is one line of %(chars)s characters: is text of the document glued onto it?"
+            )
+            % values,
+            suggestion=_("Check it in the document; edit the document if text is glued onto it."),
+        )
     first, last = lines[0][0], unit.last_line
-    values = {
-        "what": _what(unit, kind),
-        "count": len(lines) + 1,
-        "chars": chars,
-        "lines": _range_text(first, last),
-    }
+    values["lines"] = _range_text(first, last)
     return FormatWarning(
         kind="long",
         line=unit.line,
@@ -219,21 +227,36 @@ def _starts_with_flag(entry, lineno: int) -> bool:
     return False
 
 
+def _clipped(unit, anchors: set[int]):
+    """The unit as it ends once the other readings are taken: before the first line that a key
+    or item reading (taken or offered) reads, so that no range offered covers such a line."""
+    for index, (lineno, _text, _indent) in enumerate(unit.trail):
+        if lineno in anchors:
+            return replace(unit, trail=unit.trail[:index])
+    return unit
+
+
 def _unit_warnings(unit, kind: str, first_text: str) -> list[FormatWarning]:
     cut = _cut(unit, first_text)
     if cut is not None:
         return [_cut_warning(unit, kind, cut)]
     found = [_long_warning(unit, kind, first_text)]
-    if kind == "entry" and found[0] is None:
+    if kind == "entry" and found[0] is None and (unit.flag_line or 0) <= unit.last_line:
         found.append(_flag_warning(unit))
     return [warning for warning in found if warning is not None]
 
 
-def _trailing(parser, lines: list[str]) -> FormatWarning | None:
-    """Text after the last key entry: from the first document heading inside an entry, or the
-    last entry's paragraph break, to the end of the file."""
+def _trailing(parser, lines: list[str], anchors: set[int]) -> FormatWarning | None:
+    """Text after the last key entry: from the first document heading inside an entry after the
+    answer key's last block heading (a heading before it ends only its own entry), or the last
+    entry's paragraph break, to the end of the file."""
     start = None
+    after = max(parser.key_headings, default=parser.key_line or 0)
+    if any(anchor > after for anchor in anchors):
+        return None  # the key, or an entry, starts later once a reading is taken
     for entry in parser.entries:
+        if entry.line < after:
+            continue
         heading = next(
             (ln for ln, text, indent in entry.trail if text and _document_heading(text)), None
         )
@@ -369,7 +392,8 @@ def _has_paragraphs(line_numbers: list[int], lines: list[str]) -> bool:
 def _description_warnings(parser, lines: list[str]) -> list[FormatWarning]:
     found = []
     if len(parser.front_lines) > 1:
-        name_line = parser.front_lines[parser.name_index()]
+        index = parser.name_index()
+        name_line = parser.front_lines[index] if index is not None else None
         others = [n for n in parser.front_lines if n != name_line]
         found.append(_description_warning(others, lines, _("the bank's description"), name_line))
     for block in parser.blocks:
@@ -383,17 +407,23 @@ def collect(parser, lines: list[str]) -> list[FormatWarning]:
     """Every warning about the file as the reader read it, in line order."""
     found: list[FormatWarning] = []
     key = _key_without_heading(parser, lines)
-    trailing = _trailing(parser, lines)
+    lookalikes = _lookalike_warnings(parser)
+    anchors = set(parser.readings.items) | {w.line for w in lookalikes}
+    if key is not None:
+        anchors.add(key.lines[0])
+    if parser.readings.key_at is not None:
+        anchors.add(parser.readings.key_at)
+    trailing = _trailing(parser, lines, anchors)
     found += [warning for warning in (key, trailing) if warning is not None]
     units = [
         (item, "item", item.text[0] if item.text else "") for b in parser.blocks for item in b.items
     ]
     units += [(entry, "entry", entry.answer[0] if entry.answer else "") for entry in parser.entries]
     for unit, kind, first_text in units:
-        for warning in _unit_warnings(unit, kind, first_text):
+        for warning in _unit_warnings(_clipped(unit, anchors), kind, first_text):
             if not _covered(warning, trailing) and not _after_key(warning, key):
                 found.append(warning)
-    found += [w for w in _lookalike_warnings(parser) if not _covered(w, trailing)]
+    found += [w for w in lookalikes if not _covered(w, trailing)]
     found += _description_warnings(parser, lines)
     return sorted(found, key=lambda warning: (warning.line, warning.kind))
 

@@ -1,0 +1,113 @@
+"""Which line of a document's front matter is its title, the bank's name.
+
+A probe copied from a web page starts with the site's navigation ("Skip to content", a menu, a
+breadcrumb), then the article's title, a byline and the introduction. The title is, in order:
+an HTML ``<title>`` line the paste carries, a YAML ``title:`` field, a Markdown heading of level
+one (``# Title``), else the first heading-like line after the navigation and before the prose.
+Never a navigation line: with none of these the bank has no name from the document.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from .lexicon import CJK_RE
+
+TITLE_TAG_RE = re.compile(r"^<title(?:\s[^>]*)?>(?P<title>.*?)</title>$", re.IGNORECASE)
+YAML_TITLE_RE = re.compile(r"^title\s*:\s*(?P<title>\S.*)$", re.IGNORECASE)
+_H1_RE = re.compile(r"^#(?:\s+\S|\s*$)")  # "#" alone: the empty title of an export
+MAX_NAME_CHARS = 200  # Bank.name
+
+# Lines a site repeats on every page: skip links, menus, sign-in, sharing.
+_NAVIGATION = {
+    "skip to content",
+    "skip to main content",
+    "skip navigation",
+    "jump to content",
+    "menu",
+    "main menu",
+    "open menu",
+    "close menu",
+    "toggle navigation",
+    "navigation",
+    "home",
+    "search",
+    "sign in",
+    "log in",
+    "login",
+    "sign up",
+    "register",
+    "subscribe",
+    "share",
+    "share this",
+    "share this post",
+    "back to top",
+    "table of contents",
+    "contents",
+    "本文へスキップ",
+    "本文へ移動",
+    "メニュー",
+    "ホーム",
+    "検索",
+    "ログイン",
+    "目次",
+}
+_SEPARATOR_RE = re.compile(r"\s[·|/›»>•–]\s|\s·|·\s")
+_BYLINE_RE = re.compile(
+    r"^(?:by|posted|published|updated|last updated|written by|author)\b|\bmin(?:ute)?s? read\b"
+    r"|^(?:投稿|公開|更新|著者|執筆)",
+    re.IGNORECASE,
+)
+_SENTENCE_END = ".!?。！？"
+
+
+def name_of(line: str) -> str:
+    """The title as the bank's name: without its <title> tags, YAML field or # marks."""
+    if match := TITLE_TAG_RE.match(line):
+        line = html.unescape(match["title"])
+    elif match := YAML_TITLE_RE.match(line):
+        line = match["title"].strip().strip("\"'")
+    return line
+
+
+def _navigation(text: str) -> bool:
+    folded = text.casefold().strip(" :>»›")
+    if folded in _NAVIGATION or folded.startswith("skip to"):
+        return True
+    if _BYLINE_RE.search(text):
+        return True
+    return len(_SEPARATOR_RE.findall(text)) >= 2 or (
+        bool(_SEPARATOR_RE.search(text)) and len(text.split()) <= 4
+    )
+
+
+def _prose(text: str) -> bool:
+    if len(text) > 150:
+        return True
+    long = len(text) >= 30 if CJK_RE.search(text) else len(text.split()) >= 6
+    return text[-1] in _SENTENCE_END and long
+
+
+def _one_word(text: str) -> bool:
+    return not CJK_RE.search(text) and len(text.split()) < 2
+
+
+def title_index(texts: list[str]) -> int | None:
+    """The index of the title among the non-blank front matter lines, or None."""
+    for pattern in (TITLE_TAG_RE, YAML_TITLE_RE, _H1_RE):
+        for index, text in enumerate(texts):
+            if pattern.match(text):
+                return index
+    if len(texts) == 1 and not _navigation(texts[0]):
+        return 0
+    before_prose = []
+    for index, text in enumerate(texts):
+        if _prose(text):
+            break
+        if not _navigation(text):
+            before_prose.append(index)
+    for index in before_prose:
+        if not _one_word(texts[index]) and len(texts[index]) <= MAX_NAME_CHARS:
+            return index
+    return before_prose[0] if before_prose else None
