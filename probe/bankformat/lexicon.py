@@ -61,9 +61,14 @@ def _bare_heading(stripped: str) -> re.Match | None:
     return None
 
 
+# A rule of a plain-text document: the underline of a heading (===, ---) or a separator (***).
+_RULE_RE = re.compile(r"^(?:[=\-*_~\u2500\u2501\u2014]\s?){3,}$")
+
+
 def classify(stripped: str) -> tuple[str, re.Match | None]:
-    """blank | key (answer key heading) | heading (block) | number | plain."""
-    if not stripped:
+    """blank | key (answer key heading) | heading (block) | number | plain. A rule line (===,
+    ---, ***) reads as a blank line: it underlines or separates, it is no text."""
+    if not stripped or _RULE_RE.match(stripped):
         return "blank", None
     if stripped.startswith("\\"):
         return "plain", None

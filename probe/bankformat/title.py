@@ -71,12 +71,18 @@ def name_of(line: str) -> str:
     return line
 
 
+def _byline(text: str) -> bool:
+    return bool(_BYLINE_RE.search(text))
+
+
 def _navigation(text: str) -> bool:
+    """A skip link, a menu entry, a breadcrumb (a byline is not navigation: it follows the
+    title)."""
     folded = text.casefold().strip(" :>»›")
     if folded in _NAVIGATION or folded.startswith("skip to"):
         return True
-    if _BYLINE_RE.search(text):
-        return True
+    if _byline(text):
+        return False
     return len(_SEPARATOR_RE.findall(text)) >= 2 or (
         bool(_SEPARATOR_RE.search(text)) and len(text.split()) <= 4
     )
@@ -99,14 +105,19 @@ def title_index(texts: list[str]) -> int | None:
         for index, text in enumerate(texts):
             if pattern.match(text):
                 return index
-    if len(texts) == 1 and not _navigation(texts[0]):
+    if len(texts) == 1 and not _navigation(texts[0]) and not _byline(texts[0]):
         return 0
-    before_prose = []
+    before_prose: list[int] = []
+    earlier: list[int] = []
     for index, text in enumerate(texts):
         if _prose(text):
             break
-        if not _navigation(text):
+        if _navigation(text):
+            # The site's name and menu come before its last navigation line, the title after.
+            earlier, before_prose = earlier + before_prose, []
+        elif not _byline(text):
             before_prose.append(index)
+    before_prose = before_prose or earlier
     for index in before_prose:
         if not _one_word(texts[index]) and len(texts[index]) <= MAX_NAME_CHARS:
             return index

@@ -261,7 +261,9 @@ def _trailing(parser, lines: list[str], anchors: set[int]) -> FormatWarning | No
             (ln for ln, text, indent in entry.trail if text and _document_heading(text)), None
         )
         if heading is not None:
-            start = heading
+            # A paragraph break before the heading ends the entry there already.
+            cut = _cut(entry, entry.answer[0] if entry.answer else "")
+            start = min(heading, cut[0]) if cut else heading
             break
     if start is None and parser.entries:
         last = parser.entries[-1]
