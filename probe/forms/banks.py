@@ -172,7 +172,10 @@ class _ReadingsField(forms.Field):
 
 
 class ImportPreviewForm(forms.Form):
-    """The preview posted back: the document's text (read again here), never its parsed form."""
+    """The preview posted back: the document's text (read again here), never its parsed form.
+
+    Each open warning is a group of radio buttons ``choice-N`` (decide later, take its reading,
+    keep the text as written); a chosen value joins the ticked ``reading`` codes."""
 
     source_text = forms.CharField(strip=False, max_length=bankformat.MAX_BYTES)
     filename = forms.CharField(required=False, max_length=255)
@@ -183,6 +186,13 @@ class ImportPreviewForm(forms.Form):
         choices=[("preview", "preview"), ("accept", "accept"), ("import", "import")],
         required=False,
     )
+
+    def __init__(self, data=None, *args, **kwargs):
+        if data is not None:
+            data = data.copy()
+            chosen = [value for name, value in data.items() if name.startswith("choice-") and value]
+            data.setlist("reading", data.getlist("reading") + chosen)
+        super().__init__(data, *args, **kwargs)
 
     def clean(self):
         data = super().clean()
