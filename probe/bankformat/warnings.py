@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from django.utils.translation import gettext as _
 
-from .lexicon import CJK_RE, DEEPER, FLAG_RE, FORMAT_RE, NOTE_RE, SOURCE_RE, TOPIC_RE
+from .lexicon import CJK_RE, DEEPER, FLAG_RE, FORMAT_RE, NOTE_RE, SOURCE_RE, TOPIC_RE, classify
 from .readings import FormatWarning, drop_code, drop_lines_code
 
 LONG_LINES = 4  # a question or key entry of more lines than this reads like glued prose
@@ -290,7 +290,7 @@ def _answer_line_before(lines: list[str], lineno: int) -> int | None:
     """The line just above (within three lines) that announces the key: "Show the answer key"."""
     for candidate in range(lineno - 1, max(0, lineno - 4), -1):
         text = lines[candidate - 1].strip()
-        if not text:
+        if classify(text)[0] == "blank":  # a rule (===) under the line is no text either
             continue
         if len(text) <= 80 and _ANSWER_WORDS_RE.search(text):
             return candidate

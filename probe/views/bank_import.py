@@ -91,7 +91,7 @@ def _preview_page(request, team: Team, result, *, name: str, notice: str = ""):
         "taken": taken,
         "notice": notice,
         "source_lines": _source_lines(result),
-        "shown": ",".join(result.readings.codes),
+        "shown": " ".join(result.readings.codes),
     }
     return render(request, PREVIEW_TEMPLATE, context, status=200 if result.ok else 400)
 

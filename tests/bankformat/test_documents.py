@@ -113,15 +113,19 @@ def test_a_drop_range_that_covers_the_key_start_does_not_undo_it():
 
 
 def test_the_notes_after_the_key_are_not_a_second_flag_and_the_import_waits_for_them():
-    """With the key read but the notes after it not yet left out, the note "Entries marked (!)
-    were checked..." glues onto the last entry; that state is not importable."""
-    text = read("networking_web_page.txt")
-    readings = Readings.from_codes(["drop:1-12,14-20", "drop:37", "drop:55", "key:57"])
-    result = bf.preview(text, "web.txt", readings)
+    """With the key read but the footnotes after it not yet left out, the footnote "Entries
+    marked (!) were checked..." glues onto the last entry (-s), which it flags: the bank reads,
+    but that state is not importable until the trailing text is left out or kept."""
+    text = read("networking_plain.txt")
+    readings = Readings.from_codes(["drop:4-8", "drop:57", "key:60"])
+    result = bf.preview(text, "plain.txt", readings)
+    assert result.ok and result.bank.flagged_count == 5  # the bogus flag, as read
+    assert result.bank.items[-1].key.flagged
     assert [w.kind for w in result.blocking] == ["trailing"]
     assert not result.importable
-    done = bf.preview(text, "web.txt", readings.plus(result.blocking[0].reading))
+    done = bf.preview(text, "plain.txt", readings.plus(result.blocking[0].reading))
     assert done.importable and done.bank.flagged_count == 4
+    assert not done.bank.items[-1].key.flagged
 
 
 def test_a_warning_kept_as_written_is_settled_and_changes_nothing():
