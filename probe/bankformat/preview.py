@@ -62,11 +62,11 @@ class Preview:
     @property
     def suggestions(self) -> list[str]:
         """The codes of the readings the open warnings offer, each once, in line order."""
-        codes: list[str] = []
+        codes: dict[str, None] = {}
         for warning in self.open_warnings:
-            if warning.reading and warning.reading not in codes:
-                codes.append(warning.reading)
-        return codes
+            if warning.reading:
+                codes[warning.reading] = None
+        return list(codes)
 
     @property
     def name(self) -> str:

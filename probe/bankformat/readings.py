@@ -50,15 +50,14 @@ class Readings:
         items: set[int] = set()
         keep: set[int] = set()
         key_at: int | None = None
-        kept: list[str] = []
+        kept: dict[str, None] = {}  # in order, each once (a set alone would lose the order)
         for code in codes:
             code = (code or "").strip()
             if not code:
                 continue
             if (several := _DROP_RE.match(code)) and "," in code:
                 drop.update(_lines_of(several[1], code))
-                if code not in kept:
-                    kept.append(code)
+                kept[code] = None
                 continue
             match = _CODE_RE.match(code)
             if match is None:
@@ -75,8 +74,7 @@ class Readings:
                 keep.add(first)
             elif key_at is None or first < key_at:
                 key_at = first
-            if code not in kept:
-                kept.append(code)
+            kept[code] = None
         return cls(frozenset(drop), key_at, frozenset(items), tuple(kept), frozenset(keep))
 
     def plus(self, code: str) -> Readings:

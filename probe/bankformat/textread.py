@@ -80,6 +80,8 @@ class TextReader:
         if stripped and unit is not None and indent_of(raw) >= unit.indent + DEEPER:
             self.note_lookalike(lineno, stripped, unit, indented=True)
             unit.continuation(lineno, stripped, indent_of(raw))
+            if LOOSE_NUMBER_RE.match(stripped):
+                unit.nested_list = True
             return
         kind, match = classify(stripped)
         if kind == "number" and int(match["num"]) > FREE_NUMBER_MAX:
@@ -185,10 +187,7 @@ class TextReader:
         chained = previous is not None and previous[2] is unit and number == previous[1] + 1
         if number != unit.number + 1 and not chained:
             return
-        if indented and any(
-            indent >= unit.indent + DEEPER and LOOSE_NUMBER_RE.match(text)
-            for _lineno, text, indent in unit.trail
-        ):
+        if indented and unit.nested_list:
             return  # a numbered list inside the item, not the next item
         self.lookalikes.append((lineno, number, unit))
 
