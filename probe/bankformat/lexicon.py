@@ -9,11 +9,52 @@ import unicodedata
 _SEPARATORS = ".:\\-\u2013\u2014\uff0e\uff1a"
 # CJK ideographs, hiragana, katakana (a bare "A. title" heading needs a Japanese title).
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f"
+# "Block A. Title"; the separator may also be an ideographic space or a tab, the way Japanese
+# documents set a heading ("ブロックA　データベース"), but not an ordinary space alone.
 _HEADING_RE = re.compile(
-    r"^(?:#{1,6}\s*)?(?P<word>block\s+|ブロック\s*)(?P<code>[^\W_]{1,2})\s*"
-    r"(?:[" + _SEPARATORS + r"]\s*(?P<title>.*))?$",
+    r"^(?:#{1,6}\s*)?(?P<word>block\s+|ブロック\s*)(?P<code>[^\W_]{1,2}?)\s*"
+    r"(?:(?:[" + _SEPARATORS + r"]|[\u3000\t])\s*(?P<title>.*))?$",
     re.IGNORECASE,
 )
+# "第1ブロック　データベース", "第Ａブロック：…": the code between 第 and ブロック.
+_ORDINAL_HEADING_RE = re.compile(
+    r"^(?:#{1,6}\s*)?(?P<word>第)(?P<code>[0-9\uff10-\uff19]{1,2}|[A-Za-z\uff21-\uff3a\uff41-\uff5a])"
+    r"ブロック\s*(?:(?:[" + _SEPARATORS + r"]|[\u3000\t])\s*(?P<title>.*))?$"
+)
+# A line a person reads as a heading though the grammar does not: an ordinary space, or nothing,
+# between the code and the title ("Block A HTTP", "ブロックA データベース", "ブロックAデータベース").
+# The preview offers to read it as the heading (a "heading:" reading).
+_LOOSE_CODE = r"(?P<code>[A-Za-z0-9\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]{1,2}?)"
+LOOSE_HEADING_RE = re.compile(
+    r"^(?:#{1,6}\s*)?(?:(?P<word>block\s+|ブロック\s*)"
+    + _LOOSE_CODE
+    + r"|(?P<ordinal>第)"
+    + _LOOSE_CODE.replace("code", "ordinal_code")
+    + r"ブロック)"
+    r"(?:\s+|(?=[" + _CJK + r"]))(?P<title>\S.{0,80})$",
+    re.IGNORECASE,
+)
+
+
+def loose_heading(stripped: str) -> re.Match | None:
+    """A line that reads as a block heading without a separator: its title is a title (no
+    sentence: "Block B is where the models disagreed." is prose), capitalised unless Japanese."""
+    match = LOOSE_HEADING_RE.match(stripped)
+    if match is None:
+        return None
+    title = match["title"].strip()
+    if title[-1] in ".?!;,。？！、" or (not CJK_RE.search(title) and not title[0].isupper()):
+        return None
+    return match
+
+
+def heading_parts(match: re.Match) -> tuple[str, str]:
+    """The code (ASCII) and title of a block heading, strict or loose."""
+    groups = match.groupdict()
+    code = groups.get("code") or groups.get("ordinal_code") or ""
+    return normal_code(code), (groups.get("title") or "").strip()
+
+
 # "A. レンダリング": a single capital letter (ASCII or full-width), a period or colon, and a
 # Japanese title (an English "A. ..." line stays text: it is too often a choice of an answer).
 _BARE_HEADING_RE = re.compile(
@@ -74,7 +115,11 @@ def classify(stripped: str) -> tuple[str, re.Match | None]:
         return "plain", None
     if match := _KEY_HEADING_RE.match(stripped):
         return "key", match
-    if match := _HEADING_RE.match(stripped) or _bare_heading(stripped):
+    if match := (
+        _HEADING_RE.match(stripped)
+        or _ORDINAL_HEADING_RE.match(stripped)
+        or _bare_heading(stripped)
+    ):
         return "heading", match
     if match := _NUMBER_RE.match(stripped):
         return "number", match
@@ -89,7 +134,7 @@ def normal_code(code: str) -> str:
 def language_of(match: re.Match) -> str:
     """The language of a heading line: "ja" for ブロック, 解答鍵 and bare "A. ..." headings."""
     word = match.groupdict().get("word")
-    if word is None or CJK_RE.search(word):
+    if word is None or CJK_RE.search(word) or match.groupdict().get("ordinal"):
         return "ja"
     return "en"
 

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-_CODE_RE = re.compile(r"^(drop|key|item|keep):([1-9][0-9]{0,6})(?:-([1-9][0-9]{0,6}))?$")
+_CODE_RE = re.compile(r"^(drop|key|item|keep|heading):([1-9][0-9]{0,6})(?:-([1-9][0-9]{0,6}))?$")
 _RANGE = r"[1-9][0-9]{0,6}(?:-[1-9][0-9]{0,6})?"
 _DROP_RE = re.compile(r"^drop:(" + _RANGE + r"(?:," + _RANGE + r")*)$")
 MAX_DROP_SPAN = 1_000_000  # lines: a file of 1 MB has fewer
@@ -39,16 +39,23 @@ class Readings:
     items: frozenset[int] = frozenset()
     codes: tuple[str, ...] = field(default=(), compare=False)
     keep: frozenset[int] = frozenset()
+    headings: frozenset[int] = frozenset()
 
     def dropped(self, lineno: int) -> bool:
         """Whether the line is left out: a line another reading reads is never left out."""
-        return lineno in self.drop and lineno != self.key_at and lineno not in self.items
+        return (
+            lineno in self.drop
+            and lineno != self.key_at
+            and lineno not in self.items
+            and lineno not in self.headings
+        )
 
     @classmethod
     def from_codes(cls, codes: Iterable[str]) -> Readings:
         drop: set[int] = set()
         items: set[int] = set()
         keep: set[int] = set()
+        headings: set[int] = set()
         key_at: int | None = None
         kept: dict[str, None] = {}  # in order, each once (a set alone would lose the order)
         for code in codes:
@@ -72,10 +79,19 @@ class Readings:
                 items.add(first)
             elif kind == "keep":
                 keep.add(first)
+            elif kind == "heading":
+                headings.add(first)
             elif key_at is None or first < key_at:
                 key_at = first
             kept[code] = None
-        return cls(frozenset(drop), key_at, frozenset(items), tuple(kept), frozenset(keep))
+        return cls(
+            frozenset(drop),
+            key_at,
+            frozenset(items),
+            tuple(kept),
+            frozenset(keep),
+            frozenset(headings),
+        )
 
     def plus(self, code: str) -> Readings:
         return Readings.from_codes(self.codes + (code,))
@@ -165,6 +181,8 @@ def describe(code: str) -> str:
         return _("Read line %(line)s as an item or a key entry.") % {"line": first}
     if kind == "keep":
         return _("Keep line %(line)s as written.") % {"line": first}
+    if kind == "heading":
+        return _("Read line %(line)s as a block heading.") % {"line": first}
     if first == last:
         return _("Leave out line %(line)s.") % {"line": first}
     return _("Leave out lines %(first)s–%(last)s.") % {"first": first, "last": last}

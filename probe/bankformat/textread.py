@@ -12,9 +12,10 @@ from .lexicon import (
     LOOSE_NUMBER_RE,
     RETIRED_RE,
     classify,
+    heading_parts,
     indent_of,
     language_of,
-    normal_code,
+    loose_heading,
     unescape,
 )
 from .readings import NO_READINGS, Readings
@@ -49,6 +50,7 @@ class TextReader:
         self.repeats: list[tuple[int, TextBlock]] = []
         self.restarts: list[tuple[int, TextBlock]] = []
         self.lookalikes: list[tuple[int, int, TextUnit | None]] = []
+        self.loose_headings: list[tuple[int, str, str]] = []  # (line, code, title)
         self.key_text: list[int] = []
         self.key_headings: list[int] = []  # lines of the block headings inside the answer key
         self.last_plain: tuple[int, str] | None = None  # outside units, for the key's heading
@@ -73,6 +75,10 @@ class TextReader:
         if lineno == self.readings.key_at and self.section != "key":
             if self.start_key_at(lineno, stripped):
                 return
+        if lineno in self.readings.headings and (match := loose_heading(stripped)):
+            self.item = self.entry = None
+            self.heading_line(lineno, match)
+            return
         if lineno in self.readings.items and (match := LOOSE_NUMBER_RE.match(stripped)):
             self.numbered(lineno, raw, int(match["num"]), match["rest"].strip())
             return
@@ -139,7 +145,7 @@ class TextReader:
             self.key_line = lineno
 
     def heading_line(self, lineno: int, match) -> None:
-        code, title = normal_code(match["code"]), (match["title"] or "").strip()
+        code, title = heading_parts(match)
         self.vote(match)
         if self.section == "key":
             self.key_heading(lineno, code)
@@ -161,6 +167,8 @@ class TextReader:
 
     def plain_line(self, lineno: int, raw: str, stripped: str, unit: TextUnit | None) -> None:
         self.note_lookalike(lineno, stripped, unit, indented=False)
+        if match := loose_heading(stripped):
+            self.loose_headings.append((lineno, *heading_parts(match)))
         if unit is not None:
             unit.continuation(lineno, stripped, indent_of(raw))
             return

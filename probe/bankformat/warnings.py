@@ -391,26 +391,59 @@ def _has_paragraphs(line_numbers: list[int], lines: list[str]) -> bool:
     )
 
 
-def _description_warnings(parser, lines: list[str]) -> list[FormatWarning]:
+def _before(line_numbers: list[int], anchors: set[int]) -> list[int]:
+    """The lines before the first that another reading reads (a heading read as one)."""
+    for index, lineno in enumerate(line_numbers):
+        if lineno in anchors:
+            return line_numbers[:index]
+    return line_numbers
+
+
+def _description_warnings(parser, lines: list[str], anchors: set[int]) -> list[FormatWarning]:
     found = []
     if len(parser.front_lines) > 1:
         index = parser.name_index()
         name_line = parser.front_lines[index] if index is not None else None
-        others = [n for n in parser.front_lines if n != name_line]
-        found.append(_description_warning(others, lines, _("the bank's description"), name_line))
+        others = _before([n for n in parser.front_lines if n != name_line], anchors)
+        if others:
+            what = _("the bank's description")
+            found.append(_description_warning(others, lines, what, name_line))
     for block in parser.blocks:
-        if block.desc_lines:
+        if desc := _before(block.desc_lines, anchors):
             what = _("the description of block %(block)s") % {"block": block.code}
-            found.append(_description_warning(block.desc_lines, lines, what))
+            found.append(_description_warning(desc, lines, what))
     return [warning for warning in found if warning is not None]
+
+
+def _loose_heading_warnings(parser) -> list[FormatWarning]:
+    """A line that reads as a block heading but lacks the separator: offer to read it as one,
+    never to leave it out (that would merge its items into the block before)."""
+    found = []
+    for lineno, code, title in parser.loose_headings:
+        values = {"line": lineno, "block": code, "title": title}
+        found.append(
+            FormatWarning(
+                kind="blockheading",
+                line=lineno,
+                message=_(
+                    "line %(line)s reads like the heading of block %(block)s (%(title)s), but nothing separates the code from the title, so it is read as text."
+                )
+                % values,
+                suggestion=_("Read line %(line)s as the heading of block %(block)s.") % values,
+                reading=f"heading:{lineno}",
+                lines=(lineno, lineno),
+            )
+        )
+    return found
 
 
 def collect(parser, lines: list[str]) -> list[FormatWarning]:
     """Every warning about the file as the reader read it, in line order."""
     found: list[FormatWarning] = []
     key = _key_without_heading(parser, lines)
-    lookalikes = _lookalike_warnings(parser)
+    lookalikes = _lookalike_warnings(parser) + _loose_heading_warnings(parser)
     anchors = set(parser.readings.items) | {w.line for w in lookalikes}
+    anchors |= parser.readings.headings
     if key is not None:
         anchors.add(key.lines[0])
     if parser.readings.key_at is not None:
@@ -426,7 +459,7 @@ def collect(parser, lines: list[str]) -> list[FormatWarning]:
             if not _covered(warning, trailing) and not _after_key(warning, key):
                 found.append(warning)
     found += [w for w in lookalikes if not _covered(w, trailing)]
-    found += _description_warnings(parser, lines)
+    found += _description_warnings(parser, lines, anchors)
     return sorted(found, key=lambda warning: (warning.line, warning.kind))
 
 
