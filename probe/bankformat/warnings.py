@@ -442,6 +442,12 @@ def collect(parser, lines: list[str]) -> list[FormatWarning]:
     found: list[FormatWarning] = []
     key = _key_without_heading(parser, lines)
     lookalikes = _lookalike_warnings(parser) + _loose_heading_warnings(parser)
+    offered_key = key
+    if key is not None and any(w.kind == "blockheading" and w.line < key.line for w in lookalikes):
+        # A heading not read as one makes the numbering seem to start again: read the heading
+        # first, and the key's start is offered (if it still is one) on the next round. Until
+        # then its line still bounds what the other warnings offer.
+        offered_key = None
     anchors = set(parser.readings.items) | {w.line for w in lookalikes}
     anchors |= parser.readings.headings
     if key is not None:
@@ -449,7 +455,7 @@ def collect(parser, lines: list[str]) -> list[FormatWarning]:
     if parser.readings.key_at is not None:
         anchors.add(parser.readings.key_at)
     trailing = _trailing(parser, lines, anchors)
-    found += [warning for warning in (key, trailing) if warning is not None]
+    found += [warning for warning in (offered_key, trailing) if warning is not None]
     units = [
         (item, "item", item.text[0] if item.text else "") for b in parser.blocks for item in b.items
     ]
