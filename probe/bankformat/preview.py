@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from django.utils.translation import gettext as _
+
 from .data import BankData, BankFormatError, FormatProblem, item_limit_problem
 from .decode import decode
 from .detect import detect_format
@@ -54,6 +56,20 @@ class Preview:
         """Open warnings whose reading would change an item, a key entry or a flag: the import
         waits for each to be taken or kept, so nothing is saved as a guess."""
         return [w for w in self.open_warnings if w.changes_items]
+
+    @property
+    def conflicts(self) -> dict[str, str]:
+        """Readings taken that another reading overrides, by code, with why: the preview says
+        so instead of leaving a ticked reading silently without effect."""
+        from_key = self.readings.key_at
+        found: dict[str, str] = {}
+        for code in self.readings.codes:
+            kind, _sep, rest = code.partition(":")
+            if kind == "key" and rest.isdigit() and int(rest) != from_key:
+                found[code] = _(
+                    "No effect: the answer key already starts at line %(line)s (another reading taken). Untick one of the two."
+                ) % {"line": from_key}
+        return found
 
     @property
     def importable(self) -> bool:

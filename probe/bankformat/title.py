@@ -14,7 +14,8 @@ import re
 
 from .lexicon import CJK_RE
 
-TITLE_TAG_RE = re.compile(r"^<title(?:\s[^>]*)?>(?P<title>.*?)</title>$", re.IGNORECASE)
+# Anywhere in a line: a paste of a page's source may carry "<head><title>...</title>".
+TITLE_TAG_RE = re.compile(r"<title(?:\s[^>]*)?>(?P<title>[^<]*?\S[^<]*)</title>", re.IGNORECASE)
 YAML_TITLE_RE = re.compile(r"^title\s*:\s*(?P<title>\S.*)$", re.IGNORECASE)
 _H1_RE = re.compile(r"^#(?:\s+\S|\s*$)")  # "#" alone: the empty title of an export
 MAX_NAME_CHARS = 200  # Bank.name
@@ -64,8 +65,8 @@ _SENTENCE_END = ".!?。！？"
 
 def name_of(line: str) -> str:
     """The title as the bank's name: without its <title> tags, YAML field or # marks."""
-    if match := TITLE_TAG_RE.match(line):
-        line = html.unescape(match["title"])
+    if match := TITLE_TAG_RE.search(line):
+        line = html.unescape(match["title"]).strip()
     elif match := YAML_TITLE_RE.match(line):
         line = match["title"].strip().strip("\"'")
     return line
@@ -103,7 +104,7 @@ def title_index(texts: list[str]) -> int | None:
     """The index of the title among the non-blank front matter lines, or None."""
     for pattern in (TITLE_TAG_RE, YAML_TITLE_RE, _H1_RE):
         for index, text in enumerate(texts):
-            if pattern.match(text):
+            if (pattern.search if pattern is TITLE_TAG_RE else pattern.match)(text):
                 return index
     if len(texts) == 1 and not _navigation(texts[0]) and not _byline(texts[0]):
         return 0

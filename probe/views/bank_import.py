@@ -83,7 +83,11 @@ def _preview_step(request, team: Team):
 
 
 def _preview_page(request, team: Team, result, *, name: str, notice: str = ""):
-    taken = [(code, bankformat.describe_reading(code)) for code in result.readings.codes]
+    conflicts = result.conflicts
+    taken = [
+        (code, bankformat.describe_reading(code), conflicts.get(code, ""))
+        for code in result.readings.codes
+    ]
     context = {
         "team": team,
         "result": result,

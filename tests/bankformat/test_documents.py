@@ -172,3 +172,19 @@ def test_a_name_longer_than_a_bank_name_is_shortened_at_a_word():
     title = "word " * 100
     result = bf.preview(f"# {title}\nBlock A. T\n1. Q?\n")
     assert len(result.name) <= 200 and result.name.endswith("word…")
+
+
+def test_two_key_readings_ticked_by_hand_are_named_as_conflicting():
+    text = read("networking_web_page.txt")
+    result = bf.preview(text, "web.txt", Readings.from_codes(["key:57", "key:59"]))
+    assert result.readings.key_at == 57
+    assert result.conflicts == {
+        "key:59": "No effect: the answer key already starts at line 57 (another reading "
+        "taken). Untick one of the two."
+    }
+    assert bf.preview_suggested(text, "web.txt").conflicts == {}
+
+
+def test_the_title_of_a_pasted_page_source():
+    text = "<html><head><title>Probe &amp; key</title></head>\nSkip to content\nBlock A. T\n1. Q?\n"
+    assert bf.parse_text(text).name == "Probe & key"

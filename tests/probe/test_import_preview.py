@@ -346,3 +346,13 @@ def test_the_command_waits_while_a_warning_that_changes_items_is_open(tmp_path, 
     keep = ["keep:2", "keep:14", "keep:20", "keep:33"]
     call_command("import_bank", str(path), team=world.team.slug, accept=keep)
     assert counts()[0] == before[0] + 1
+
+
+def test_the_page_names_a_reading_another_one_overrides(client, world):
+    client.force_login(world.users["editor"])
+    text = (DOCUMENTS / "networking_web_page.txt").read_text()
+    readings = ["key:57", "key:59"]
+    body = client.post(
+        url(world), {"source_text": text, "reading": readings, "shown": " ".join(readings)}
+    ).content.decode()
+    assert "No effect: the answer key already starts at line 57" in body

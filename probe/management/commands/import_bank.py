@@ -39,7 +39,11 @@ def preview_lines(result: bankformat.Preview) -> list[str]:
             out.append(f"    -> {warning.suggestion}{reading}")
     if result.readings:
         out.append("Readings taken:")
-        out += [f"  {code}: {bankformat.describe_reading(code)}" for code in result.readings.codes]
+        conflicts = result.conflicts
+        out += [
+            f"  {code}: {bankformat.describe_reading(code)} {conflicts.get(code, '')}".rstrip()
+            for code in result.readings.codes
+        ]
     if result.ok:
         out += _bank_lines(result.bank, result.name)
     return out
