@@ -356,3 +356,21 @@ def test_the_page_names_a_reading_another_one_overrides(client, world):
         url(world), {"source_text": text, "reading": readings, "shown": " ".join(readings)}
     ).content.decode()
     assert "No effect: the answer key already starts at line 57" in body
+
+
+def test_a_japanese_article_imports_exactly_on_the_page_with_one_press(client, world):
+    client.force_login(world.users["editor"])
+    text = (DOCUMENTS / "japanese_article.txt").read_text()
+    form = _PreviewForm(client.post(url(world), {"text": text}).content.decode())
+    presses = 0
+    while "accept" in form.buttons:
+        presses += 1
+        form = _PreviewForm(client.post(url(world), form.post("accept")).content.decode())
+        assert presses < 5
+    response = client.post(url(world), form.post("import"))
+    assert presses == 1 and response.status_code == 302
+    bank = Bank.objects.get(pk=response.url.rstrip("/").split("/")[-1])
+    expected = bankformat.preview_suggested(text.encode(), "").bank
+    assert bank_services.bank_to_data(bank).blocks == expected.blocks
+    assert [b.code for b in expected.blocks] == ["A", "B", "C"] and expected.item_count == 15
+    assert bank.name == "社内データ基盤プローブ 2026年冬版" and bank.text_language == "ja"
