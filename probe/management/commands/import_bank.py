@@ -110,12 +110,15 @@ class Command(BaseCommand):
             action="append",
             default=[],
             metavar="CODE",
-            help="Take a reading a warning offers, by its code (drop:12-15, key:40, item:88).",
+            help=(
+                "Take a reading a warning offers, by its code (drop:12-15, key:40, item:88, "
+                "heading:33), or keep:LINE to keep the text at a warning as written."
+            ),
         )
         parser.add_argument(
             "--accept-suggested",
             action="store_true",
-            help="Take every reading the warnings offer.",
+            help="Take every reading the warnings offer, as the page's button does.",
         )
 
     def handle(self, *args, path: str, team: str, name: str, **options):
@@ -134,7 +137,7 @@ class Command(BaseCommand):
             readings = bankformat.Readings.from_codes(options["accept"])
         except bankformat.ReadingError as error:
             raise CommandError(
-                f"--accept {error}: not a reading (drop:FIRST-LAST, key:LINE or item:LINE)."
+                f"--accept {error}: not a reading (drop:FIRST-LAST, key:LINE, item:LINE, heading:LINE or keep:LINE)."
             ) from None
         read = bankformat.preview_suggested if options["accept_suggested"] else bankformat.preview
         result = read(file.read_bytes(), file.name, readings)
