@@ -188,3 +188,27 @@ def test_two_key_readings_ticked_by_hand_are_named_as_conflicting():
 def test_the_title_of_a_pasted_page_source():
     text = "<html><head><title>Probe &amp; key</title></head>\nSkip to content\nBlock A. T\n1. Q?\n"
     assert bf.parse_text(text).name == "Probe & key"
+
+
+def test_a_heading_between_two_blocks_of_the_key_ends_only_its_entry():
+    """Before, a document heading inside any key entry was taken as the start of the text after
+    the key, and its reading left out every key entry after it."""
+    text = "\n".join(
+        [
+            "Block A. T",
+            "1. Q1?",
+            "Block B. U",
+            "1. Q2?",
+            "Answer key",
+            "Block A",
+            "1. a1",
+            "",
+            "## Notes on block A",
+            "Models mixed the two up.",
+            "Block B",
+            "1. b1",
+        ]
+    )
+    result = bf.preview_suggested(text)
+    assert result.readings.codes == ("drop:9-10",)  # before: drop:9-12, the key of block B too
+    assert [i.key.answer for i in result.bank.items] == ["a1", "b1"]
