@@ -287,6 +287,9 @@ ALLOWED_PROVIDER_HOSTS = DEFAULT_PROVIDER_HOSTS + env_list("ALLOWED_PROVIDER_HOS
 # upload above FILE_UPLOAD_MAX_MEMORY_SIZE goes to a temporary file rather than memory.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 17 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+# The most items one bank may have: a bank file with more is refused with its count, never cut
+# (docs/bank-format.md, "The file itself").
+BANK_MAX_ITEMS = env.int("BANK_MAX_ITEMS", default=50_000)
 
 # Celery: filesystem broker by default (no server), Redis in production.
 _broker_dir = DATA_DIR / "broker"

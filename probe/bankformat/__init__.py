@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from .data import (
     ANSWER_KINDS,
+    DEFAULT_MAX_ITEMS,
     MAX_BYTES,
     MAX_FORMAT_CHARS,
     MAX_TITLE_CHARS,
@@ -39,6 +40,8 @@ from .data import (
     FormatProblem,
     ItemData,
     KeyData,
+    check_item_limit,
+    max_items,
 )
 from .decode import decode
 from .detect import detect_format
@@ -53,6 +56,7 @@ from .textparse import parse_text
 
 __all__ = [
     "ANSWER_KINDS",
+    "DEFAULT_MAX_ITEMS",
     "MAX_BYTES",
     "MAX_FORMAT_CHARS",
     "MAX_TITLE_CHARS",
@@ -77,6 +81,7 @@ __all__ = [
     "dump_jsonl",
     "dump_text",
     "load",
+    "max_items",
     "parse_csv",
     "parse_json",
     "parse_jsonl",
@@ -92,6 +97,7 @@ DUMPERS = {"json": dump_json, "jsonl": dump_jsonl, "csv": dump_csv, "text": dump
 
 
 def load(data: bytes, filename: str = "") -> BankData:
-    """decode + detect_format + parse: the one call the import service needs."""
+    """decode + detect_format + parse: the one call the import service needs (a bank over the
+    item limit is refused with its count)."""
     text = decode(data)
-    return PARSERS[detect_format(text, filename)](text)
+    return check_item_limit(PARSERS[detect_format(text, filename)](text))

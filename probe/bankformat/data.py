@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.utils.translation import gettext as _
 
 # The stated size limit of a bank file: 16 MiB, so that every bank this app exports imports
 # again (a 10,000-item bank is about 3 MB as JSON; the limit leaves room for about 50,000 items of
 # the same size, or fewer with long questions and keys).
 MAX_BYTES = 16 * 1024 * 1024
+# The most items one bank may have (the setting BANK_MAX_ITEMS): a file with more is refused
+# with its count, never cut. 50,000 items of the size the size limit assumes fit in 16 MB.
+DEFAULT_MAX_ITEMS = 50_000
 SCHEMA = "blindprobe.bank"
 SCHEMA_VERSION = 1
 MAX_TITLE_CHARS = 200  # Block.title is a CharField(max_length=200)
@@ -152,3 +156,30 @@ class BankFormatError(ValueError):
 
 def fail(line: int | None, message: str) -> BankFormatError:
     return BankFormatError([FormatProblem(line, message)])
+
+
+def max_items() -> int:
+    """The item limit in force: the setting BANK_MAX_ITEMS, else DEFAULT_MAX_ITEMS."""
+    return int(getattr(settings, "BANK_MAX_ITEMS", DEFAULT_MAX_ITEMS))
+
+
+def item_limit_problem(count: int) -> FormatProblem | None:
+    """The problem of a bank of ``count`` items over the limit (None within it)."""
+    limit = max_items()
+    if count <= limit:
+        return None
+    return FormatProblem(
+        None,
+        _(
+            "The bank has %(count)s items; the limit is %(limit)s items per bank. Nothing was cut: split the file into several banks."
+        )
+        % {"count": f"{count:,}", "limit": f"{limit:,}"},
+    )
+
+
+def check_item_limit(bank: BankData) -> BankData:
+    """The bank, or BankFormatError when it has more items than the limit."""
+    problem = item_limit_problem(bank.item_count)
+    if problem is not None:
+        raise BankFormatError([problem])
+    return bank

@@ -53,6 +53,23 @@ JSON_REASONS = {
 }
 
 
+class JsonNestingError(ValueError):
+    """JSON nested deeper than the decoder's recursion allows: refused with a message, never a
+    RecursionError escaping to the page (a bank file is at most seven levels deep)."""
+
+    def __str__(self) -> str:
+        return _("it is nested far too deeply")
+
+
+def loads(text: str):
+    """json.loads, with nesting too deep for the decoder turned into a JsonNestingError (a
+    ValueError, which every caller already refuses with a message)."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise JsonNestingError() from None
+
+
 def _path_text(path: tuple) -> str:
     out = ""
     for part in path:
@@ -386,7 +403,7 @@ def parse_json(text: str) -> BankData:
     """Read the JSON form: validates types and required fields, naming the JSON path and line."""
     text = prepare(text)
     try:
-        data = json.loads(text)
+        data = loads(text)
     except json.JSONDecodeError as error:
         explain = JSON_REASONS.get(error.msg)
         raise fail(
@@ -394,7 +411,7 @@ def parse_json(text: str) -> BankData:
             _("the file is not valid JSON: %(reason)s (column %(column)s).")
             % {"reason": explain() if explain else error.msg, "column": error.colno},
         ) from None
-    except RecursionError:
+    except JsonNestingError:
         raise fail(None, _("The file is not a bank: its JSON is nested far too deeply.")) from None
     except ValueError as error:  # e.g. an integer with thousands of digits
         raise fail(None, _("The file is not valid JSON: %(reason)s.") % {"reason": error}) from None

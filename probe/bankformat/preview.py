@@ -11,13 +11,16 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from .data import BankData, BankFormatError, FormatProblem
+from django.utils.translation import gettext as _
+
+from .data import BankData, BankFormatError, FormatProblem, item_limit_problem
 from .decode import decode
 from .detect import detect_format
 from .jsonformat import parse_json
 from .readings import NO_READINGS, FormatWarning, Readings
 from .tabular import parse_csv, parse_jsonl
 from .textparse import finish_text, read_text
+from .title import MAX_NAME_CHARS
 from .warnings import collect
 
 _PARSERS = {"json": parse_json, "jsonl": parse_jsonl, "csv": parse_csv}
@@ -39,10 +42,47 @@ class Preview:
         return self.bank is not None
 
     @property
-    def suggestions(self) -> list[str]:
-        """The codes of the readings the warnings offer that are not taken yet."""
+    def open_warnings(self) -> list[FormatWarning]:
+        """The warnings not settled yet: neither their reading taken nor kept as written."""
         taken = set(self.readings.codes)
-        return [w.reading for w in self.warnings if w.reading and w.reading not in taken]
+        return [
+            w
+            for w in self.warnings
+            if w.line not in self.readings.keep and not (w.reading and w.reading in taken)
+        ]
+
+    @property
+    def blocking(self) -> list[FormatWarning]:
+        """Open warnings whose reading would change an item, a key entry or a flag: the import
+        waits for each to be taken or kept, so nothing is saved as a guess."""
+        return [w for w in self.open_warnings if w.changes_items]
+
+    @property
+    def conflicts(self) -> dict[str, str]:
+        """Readings taken that another reading overrides, by code, with why: the preview says
+        so instead of leaving a ticked reading silently without effect."""
+        from_key = self.readings.key_at
+        found: dict[str, str] = {}
+        for code in self.readings.codes:
+            kind, _sep, rest = code.partition(":")
+            if kind == "key" and rest.isdigit() and int(rest) != from_key:
+                found[code] = _(
+                    "No effect: the answer key already starts at line %(line)s (another reading taken). Untick one of the two."
+                ) % {"line": from_key}
+        return found
+
+    @property
+    def importable(self) -> bool:
+        return self.ok and not self.blocking
+
+    @property
+    def suggestions(self) -> list[str]:
+        """The codes of the readings the open warnings offer, each once, in line order."""
+        codes: dict[str, None] = {}
+        for warning in self.open_warnings:
+            if warning.reading:
+                codes[warning.reading] = None
+        return list(codes)
 
     @property
     def name(self) -> str:
@@ -52,9 +92,19 @@ class Preview:
 def suggested_name(bank: BankData | None, filename: str = "") -> str:
     """The bank's name when the user gives none: the document's title, else the file's name."""
     if bank is not None and bank.name.strip():
-        return bank.name.strip()
+        return _shortened(bank.name.strip())
     stem = PurePath(filename or "").stem
-    return re.sub(r"[_\s]+", " ", stem).strip()
+    return _shortened(re.sub(r"[_\s]+", " ", stem).strip())
+
+
+def _shortened(name: str) -> str:
+    """A name that fits Bank.name, cut at a word where there is one."""
+    if len(name) <= MAX_NAME_CHARS:
+        return name
+    cut = name[: MAX_NAME_CHARS - 1]
+    if " " in cut[MAX_NAME_CHARS // 2 :]:
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip() + "…"
 
 
 def _read(text: str, readings: Readings) -> tuple[BankData | None, list, list]:
@@ -83,15 +133,28 @@ def preview(data: bytes | str, filename: str = "", readings: Readings = NO_READI
             result.bank = _PARSERS[file_format](text)
         except BankFormatError as error:
             result.problems = error.problems
-        return result
-    result.bank, result.problems, result.warnings = _read(text, readings)
+    else:
+        result.bank, result.problems, result.warnings = _read(text, readings)
+    return _within_limit(result)
+
+
+def _within_limit(result: Preview) -> Preview:
+    """A bank over the item limit is refused with its count: never cut, never half saved."""
+    if result.bank is not None:
+        problem = item_limit_problem(result.bank.item_count)
+        if problem is not None:
+            result.bank, result.problems = None, [problem]
     return result
 
 
 def preview_suggested(
     data: bytes | str, filename: str = "", readings: Readings = NO_READINGS
 ) -> Preview:
-    """Take every suggested reading, read again, and repeat until no warning offers a new one."""
+    """Take every suggested reading, read again, and repeat until no warning offers a new one.
+
+    The readings of one round compose (the warnings offer ranges that stop before the lines a
+    key or item reading reads, and such a line is never left out), and the text is read again
+    after each round, so each round offers only what the last one revealed."""
     result = preview(data, filename, readings)
     for _round in range(MAX_SUGGESTION_ROUNDS):
         new = result.suggestions

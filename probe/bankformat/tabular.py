@@ -36,7 +36,7 @@ from .data import (
     fail,
 )
 from .decode import prepare
-from .jsonformat import JSON_REASONS, LANGUAGES
+from .jsonformat import JSON_REASONS, LANGUAGES, loads
 from .lexicon import CODE_RE, split_sources
 
 # The columns in the order an export writes them: the benchmark's first, then the app's own.
@@ -96,7 +96,7 @@ def looks_like_jsonl(text: str) -> bool:
     if not lines:
         return False
     try:
-        first = json.loads(lines[0])
+        first = loads(lines[0])
     except ValueError:
         return False
     return isinstance(first, dict) and "question" in first and "schema" not in first
@@ -182,7 +182,7 @@ def _jsonl_rows(text: str, problems: list[FormatProblem]) -> list[_Row]:
         if not raw.strip():
             continue
         try:
-            value = json.loads(raw)
+            value = loads(raw)
         except json.JSONDecodeError as error:
             explain = JSON_REASONS.get(error.msg)
             reason = explain() if explain else error.msg
@@ -302,7 +302,7 @@ class _Builder:
         text = self.text(row, "source_refs")
         if text.startswith("[") and not self.json_values:
             try:
-                listed = json.loads(text)
+                listed = loads(text)
             except ValueError:
                 listed = None
             if isinstance(listed, list) and all(isinstance(part, str) for part in listed):

@@ -20,6 +20,7 @@ from .lexicon import NAME_HASHES_RE, ranges, tidy, trim, unescape
 from .readings import NO_READINGS, Readings
 from .textread import TextReader
 from .textunits import TextBlock
+from .title import name_of
 
 
 def finish_text(reader: TextReader) -> BankData:
@@ -222,13 +223,15 @@ def _build(reader: TextReader) -> BankData:
     front = trim(reader.front)
     if front:
         title_index = reader.name_index()
-        title = reader.front_texts[title_index]
-        position = front.index(title)
-        first = title
-        if not first.startswith("\\"):
-            first = NAME_HASHES_RE.sub("", first, count=1)
-        name = unescape(first.strip())
-        rest = front[:position] + front[position + 1 :]
+        rest = front
+        if title_index is not None:
+            title = reader.front_texts[title_index]
+            position = front.index(title)
+            first = title
+            if not first.startswith("\\"):
+                first = name_of(NAME_HASHES_RE.sub("", first, count=1))
+            name = unescape(first.strip())
+            rest = front[:position] + front[position + 1 :]
         description = tidy([unescape(line) for line in rest])
     blocks = []
     for block in reader.blocks:

@@ -3,8 +3,6 @@ items, the answer key and its entries, with what the warnings need to know."""
 
 from __future__ import annotations
 
-import re
-
 from django.utils.translation import gettext as _
 
 from .data import FormatProblem
@@ -14,15 +12,15 @@ from .lexicon import (
     LOOSE_NUMBER_RE,
     RETIRED_RE,
     classify,
+    heading_parts,
     indent_of,
     language_of,
-    normal_code,
+    loose_heading,
     unescape,
 )
 from .readings import NO_READINGS, Readings
 from .textunits import KeyEntry, TextBlock, TextItem, TextUnit
-
-_TITLE_RE = re.compile(r"^#\s+\S")
+from .title import title_index
 
 
 class TextReader:
@@ -52,7 +50,9 @@ class TextReader:
         self.repeats: list[tuple[int, TextBlock]] = []
         self.restarts: list[tuple[int, TextBlock]] = []
         self.lookalikes: list[tuple[int, int, TextUnit | None]] = []
+        self.loose_headings: list[tuple[int, str, str]] = []  # (line, code, title)
         self.key_text: list[int] = []
+        self.key_headings: list[int] = []  # lines of the block headings inside the answer key
         self.last_plain: tuple[int, str] | None = None  # outside units, for the key's heading
         self.language_votes: dict[str, int] = {}
 
@@ -69,12 +69,16 @@ class TextReader:
     # Reading lines
 
     def feed(self, lineno: int, raw: str) -> None:
-        if lineno in self.readings.drop:
+        if self.readings.dropped(lineno):
             return
         stripped = raw.strip()
         if lineno == self.readings.key_at and self.section != "key":
             if self.start_key_at(lineno, stripped):
                 return
+        if lineno in self.readings.headings and (match := loose_heading(stripped)):
+            self.item = self.entry = None
+            self.heading_line(lineno, match)
+            return
         if lineno in self.readings.items and (match := LOOSE_NUMBER_RE.match(stripped)):
             self.numbered(lineno, raw, int(match["num"]), match["rest"].strip())
             return
@@ -82,6 +86,8 @@ class TextReader:
         if stripped and unit is not None and indent_of(raw) >= unit.indent + DEEPER:
             self.note_lookalike(lineno, stripped, unit, indented=True)
             unit.continuation(lineno, stripped, indent_of(raw))
+            if LOOSE_NUMBER_RE.match(stripped):
+                unit.nested_list = True
             return
         kind, match = classify(stripped)
         if kind == "number" and int(match["num"]) > FREE_NUMBER_MAX:
@@ -139,7 +145,7 @@ class TextReader:
             self.key_line = lineno
 
     def heading_line(self, lineno: int, match) -> None:
-        code, title = normal_code(match["code"]), (match["title"] or "").strip()
+        code, title = heading_parts(match)
         self.vote(match)
         if self.section == "key":
             self.key_heading(lineno, code)
@@ -161,6 +167,8 @@ class TextReader:
 
     def plain_line(self, lineno: int, raw: str, stripped: str, unit: TextUnit | None) -> None:
         self.note_lookalike(lineno, stripped, unit, indented=False)
+        if match := loose_heading(stripped):
+            self.loose_headings.append((lineno, *heading_parts(match)))
         if unit is not None:
             unit.continuation(lineno, stripped, indent_of(raw))
             return
@@ -187,10 +195,7 @@ class TextReader:
         chained = previous is not None and previous[2] is unit and number == previous[1] + 1
         if number != unit.number + 1 and not chained:
             return
-        if indented and any(
-            indent >= unit.indent + DEEPER and LOOSE_NUMBER_RE.match(text)
-            for _lineno, text, indent in unit.trail
-        ):
+        if indented and unit.nested_list:
             return  # a numbered list inside the item, not the next item
         self.lookalikes.append((lineno, number, unit))
 
@@ -213,6 +218,7 @@ class TextReader:
 
     def key_heading(self, lineno: int, code: str) -> None:
         self.entry = None
+        self.key_headings.append(lineno)
         block = self.by_code.get(code.casefold())
         self.key_block = block
         self.key_block_unknown = block is None
@@ -246,10 +252,7 @@ class TextReader:
         self.entries.append(entry)
         self.entry = entry
 
-    def name_index(self) -> int:
-        """Which front matter line is the bank's name: the document's title (the first line
-        that is a Markdown heading of level one, "# Title") when there is one, else the first."""
-        for index, text in enumerate(self.front_texts):
-            if _TITLE_RE.match(text):
-                return index
-        return 0
+    def name_index(self) -> int | None:
+        """Which front matter line is the bank's name: the document's title (``title.py``), or
+        None when the front matter has none (only navigation and prose)."""
+        return title_index(self.front_texts)

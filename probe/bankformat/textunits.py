@@ -36,6 +36,7 @@ class TextUnit:
     line: int
     indent: int
     trail: list[tuple[int, str, int]] = field(default_factory=list)  # (line, text, indent)
+    nested_list: bool = False  # a numbered line indented deeper has continued it
 
     def follow(self, lineno: int, stripped: str, indent: int) -> None:
         self.trail.append((lineno, stripped, indent))

@@ -10,10 +10,11 @@ naming the line and offering the reading a person would choose (``readings.py``)
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from django.utils.translation import gettext as _
 
-from .lexicon import CJK_RE, DEEPER, FLAG_RE, FORMAT_RE, NOTE_RE, SOURCE_RE, TOPIC_RE
+from .lexicon import CJK_RE, DEEPER, FLAG_RE, FORMAT_RE, NOTE_RE, SOURCE_RE, TOPIC_RE, classify
 from .readings import FormatWarning, drop_code, drop_lines_code
 
 LONG_LINES = 4  # a question or key entry of more lines than this reads like glued prose
@@ -141,13 +142,20 @@ def _long_warning(unit, kind: str, first_text: str) -> FormatWarning | None:
     chars = len(first_text) + sum(len(text) for _lineno, text, _indent in lines)
     if len(lines) + 1 <= LONG_LINES and chars <= LONG_CHARS:
         return None
+    values = {"what": _what(unit, kind), "count": len(lines) + 1, "chars": chars}
+    if not lines:
+        # One long line: no reading can shorten it, so the warning only asks to look.
+        return FormatWarning(
+            kind="long",
+            line=unit.line,
+            message=_(
+                "%(what)s is one line of %(chars)s characters: is text of the document glued onto it?"
+            )
+            % values,
+            suggestion=_("Check it in the document; edit the document if text is glued onto it."),
+        )
     first, last = lines[0][0], unit.last_line
-    values = {
-        "what": _what(unit, kind),
-        "count": len(lines) + 1,
-        "chars": chars,
-        "lines": _range_text(first, last),
-    }
+    values["lines"] = _range_text(first, last)
     return FormatWarning(
         kind="long",
         line=unit.line,
@@ -219,26 +227,43 @@ def _starts_with_flag(entry, lineno: int) -> bool:
     return False
 
 
+def _clipped(unit, anchors: set[int]):
+    """The unit as it ends once the other readings are taken: before the first line that a key
+    or item reading (taken or offered) reads, so that no range offered covers such a line."""
+    for index, (lineno, _text, _indent) in enumerate(unit.trail):
+        if lineno in anchors:
+            return replace(unit, trail=unit.trail[:index])
+    return unit
+
+
 def _unit_warnings(unit, kind: str, first_text: str) -> list[FormatWarning]:
     cut = _cut(unit, first_text)
     if cut is not None:
         return [_cut_warning(unit, kind, cut)]
     found = [_long_warning(unit, kind, first_text)]
-    if kind == "entry" and found[0] is None:
+    if kind == "entry" and found[0] is None and (unit.flag_line or 0) <= unit.last_line:
         found.append(_flag_warning(unit))
     return [warning for warning in found if warning is not None]
 
 
-def _trailing(parser, lines: list[str]) -> FormatWarning | None:
-    """Text after the last key entry: from the first document heading inside an entry, or the
-    last entry's paragraph break, to the end of the file."""
+def _trailing(parser, lines: list[str], anchors: set[int]) -> FormatWarning | None:
+    """Text after the last key entry: from the first document heading inside an entry after the
+    answer key's last block heading (a heading before it ends only its own entry), or the last
+    entry's paragraph break, to the end of the file."""
     start = None
+    after = max(parser.key_headings, default=parser.key_line or 0)
+    if any(anchor > after for anchor in anchors):
+        return None  # the key, or an entry, starts later once a reading is taken
     for entry in parser.entries:
+        if entry.line < after:
+            continue
         heading = next(
             (ln for ln, text, indent in entry.trail if text and _document_heading(text)), None
         )
         if heading is not None:
-            start = heading
+            # A paragraph break before the heading ends the entry there already.
+            cut = _cut(entry, entry.answer[0] if entry.answer else "")
+            start = min(heading, cut[0]) if cut else heading
             break
     if start is None and parser.entries:
         last = parser.entries[-1]
@@ -265,7 +290,7 @@ def _answer_line_before(lines: list[str], lineno: int) -> int | None:
     """The line just above (within three lines) that announces the key: "Show the answer key"."""
     for candidate in range(lineno - 1, max(0, lineno - 4), -1):
         text = lines[candidate - 1].strip()
-        if not text:
+        if classify(text)[0] == "blank":  # a rule (===) under the line is no text either
             continue
         if len(text) <= 80 and _ANSWER_WORDS_RE.search(text):
             return candidate
@@ -366,35 +391,81 @@ def _has_paragraphs(line_numbers: list[int], lines: list[str]) -> bool:
     )
 
 
-def _description_warnings(parser, lines: list[str]) -> list[FormatWarning]:
+def _before(line_numbers: list[int], anchors: set[int]) -> list[int]:
+    """The lines before the first that another reading reads (a heading read as one)."""
+    for index, lineno in enumerate(line_numbers):
+        if lineno in anchors:
+            return line_numbers[:index]
+    return line_numbers
+
+
+def _description_warnings(parser, lines: list[str], anchors: set[int]) -> list[FormatWarning]:
     found = []
     if len(parser.front_lines) > 1:
-        name_line = parser.front_lines[parser.name_index()]
-        others = [n for n in parser.front_lines if n != name_line]
-        found.append(_description_warning(others, lines, _("the bank's description"), name_line))
+        index = parser.name_index()
+        name_line = parser.front_lines[index] if index is not None else None
+        others = _before([n for n in parser.front_lines if n != name_line], anchors)
+        if others:
+            what = _("the bank's description")
+            found.append(_description_warning(others, lines, what, name_line))
     for block in parser.blocks:
-        if block.desc_lines:
+        if desc := _before(block.desc_lines, anchors):
             what = _("the description of block %(block)s") % {"block": block.code}
-            found.append(_description_warning(block.desc_lines, lines, what))
+            found.append(_description_warning(desc, lines, what))
     return [warning for warning in found if warning is not None]
+
+
+def _loose_heading_warnings(parser) -> list[FormatWarning]:
+    """A line that reads as a block heading but lacks the separator: offer to read it as one,
+    never to leave it out (that would merge its items into the block before)."""
+    found = []
+    for lineno, code, title in parser.loose_headings:
+        values = {"line": lineno, "block": code, "title": title}
+        found.append(
+            FormatWarning(
+                kind="blockheading",
+                line=lineno,
+                message=_(
+                    "line %(line)s reads like the heading of block %(block)s (%(title)s), but nothing separates the code from the title, so it is read as text."
+                )
+                % values,
+                suggestion=_("Read line %(line)s as the heading of block %(block)s.") % values,
+                reading=f"heading:{lineno}",
+                lines=(lineno, lineno),
+            )
+        )
+    return found
 
 
 def collect(parser, lines: list[str]) -> list[FormatWarning]:
     """Every warning about the file as the reader read it, in line order."""
     found: list[FormatWarning] = []
     key = _key_without_heading(parser, lines)
-    trailing = _trailing(parser, lines)
-    found += [warning for warning in (key, trailing) if warning is not None]
+    lookalikes = _lookalike_warnings(parser) + _loose_heading_warnings(parser)
+    offered_key = key
+    if key is not None and any(w.kind == "blockheading" and w.line < key.line for w in lookalikes):
+        # A heading not read as one makes the numbering seem to start again: read the heading
+        # first, and the key's start is offered (if it still is one) on the next round. Until
+        # then its line still bounds what the other warnings offer.
+        offered_key = None
+    anchors = set(parser.readings.items) | {w.line for w in lookalikes}
+    anchors |= parser.readings.headings
+    if key is not None:
+        anchors.add(key.lines[0])
+    if parser.readings.key_at is not None:
+        anchors.add(parser.readings.key_at)
+    trailing = _trailing(parser, lines, anchors)
+    found += [warning for warning in (offered_key, trailing) if warning is not None]
     units = [
         (item, "item", item.text[0] if item.text else "") for b in parser.blocks for item in b.items
     ]
     units += [(entry, "entry", entry.answer[0] if entry.answer else "") for entry in parser.entries]
     for unit, kind, first_text in units:
-        for warning in _unit_warnings(unit, kind, first_text):
+        for warning in _unit_warnings(_clipped(unit, anchors), kind, first_text):
             if not _covered(warning, trailing) and not _after_key(warning, key):
                 found.append(warning)
-    found += [w for w in _lookalike_warnings(parser) if not _covered(w, trailing)]
-    found += _description_warnings(parser, lines)
+    found += [w for w in lookalikes if not _covered(w, trailing)]
+    found += _description_warnings(parser, lines, anchors)
     return sorted(found, key=lambda warning: (warning.line, warning.kind))
 
 

@@ -1,5 +1,7 @@
 """Forms: input validation only; the writes are in services."""
 
+import re
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
@@ -155,6 +157,9 @@ class ImportForm(forms.Form):
         return data
 
 
+_CODE_SEPARATOR_RE = re.compile(r"\s+|,(?=\s*(?:drop|key|item|keep):)")
+
+
 class _ReadingsField(forms.Field):
     """Reading codes (``drop:12-15``, ``key:40``, ``item:88``), from ticked boxes or a comma list."""
 
@@ -162,7 +167,9 @@ class _ReadingsField(forms.Field):
 
     def to_python(self, value):
         if isinstance(value, str):
-            value = value.split(",")
+            # Space-separated; a comma only where a code starts, as a code of several ranges
+            # (drop:1-3,5-9) has commas of its own.
+            value = _CODE_SEPARATOR_RE.split(value)
         try:
             return bankformat.Readings.from_codes(value or [])
         except bankformat.ReadingError as error:
@@ -172,7 +179,10 @@ class _ReadingsField(forms.Field):
 
 
 class ImportPreviewForm(forms.Form):
-    """The preview posted back: the document's text (read again here), never its parsed form."""
+    """The preview posted back: the document's text (read again here), never its parsed form.
+
+    Each open warning is a group of radio buttons ``choice-N`` (decide later, take its reading,
+    keep the text as written); a chosen value joins the ticked ``reading`` codes."""
 
     source_text = forms.CharField(strip=False, max_length=bankformat.MAX_BYTES)
     filename = forms.CharField(required=False, max_length=255)
@@ -183,6 +193,13 @@ class ImportPreviewForm(forms.Form):
         choices=[("preview", "preview"), ("accept", "accept"), ("import", "import")],
         required=False,
     )
+
+    def __init__(self, data=None, *args, **kwargs):
+        if data is not None:
+            data = data.copy()
+            chosen = [value for name, value in data.items() if name.startswith("choice-") and value]
+            data.setlist("reading", data.getlist("reading") + chosen)
+        super().__init__(data, *args, **kwargs)
 
     def clean(self):
         data = super().clean()

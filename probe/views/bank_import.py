@@ -58,7 +58,8 @@ def _preview_step(request, team: Team):
     if set(readings.codes) != set(data["shown"].codes):
         notice = _("The readings changed: check the preview below, then import.")
         return _preview_page(request, team, result, name=data["name"], notice=notice)
-    if not result.ok:
+    if not result.importable:
+        # The page shows no Import button then; a hand-made post gets the preview again.
         return _preview_page(request, team, result, name=data["name"])
     bank = bank_services.bank_import(
         team=team,
@@ -82,7 +83,11 @@ def _preview_step(request, team: Team):
 
 
 def _preview_page(request, team: Team, result, *, name: str, notice: str = ""):
-    taken = [(code, bankformat.describe_reading(code)) for code in result.readings.codes]
+    conflicts = result.conflicts
+    taken = [
+        (code, bankformat.describe_reading(code), conflicts.get(code, ""))
+        for code in result.readings.codes
+    ]
     context = {
         "team": team,
         "result": result,
@@ -90,7 +95,7 @@ def _preview_page(request, team: Team, result, *, name: str, notice: str = ""):
         "taken": taken,
         "notice": notice,
         "source_lines": _source_lines(result),
-        "shown": ",".join(result.readings.codes),
+        "shown": " ".join(result.readings.codes),
     }
     return render(request, PREVIEW_TEMPLATE, context, status=200 if result.ok else 400)
 
@@ -108,7 +113,7 @@ def _source_lines(result) -> list[dict]:
         warned.update(range(first, last + 1))
     readings = result.readings
     lines = result.text.split("\n")
-    marked = warned | readings.drop | readings.items | {readings.key_at}
+    marked = warned | readings.drop | readings.items | readings.keep | {readings.key_at}
     shown = None
     if len(lines) > SOURCE_LINES_IN_FULL:
         shown = {n + d for n in marked if n for d in range(-SOURCE_CONTEXT, SOURCE_CONTEXT + 1)}
@@ -122,7 +127,7 @@ def _source_lines(result) -> list[dict]:
             {
                 "number": number,
                 "text": text,
-                "dropped": number in readings.drop,
+                "dropped": readings.dropped(number),
                 "key": number == readings.key_at,
                 "warned": number in warned,
             }

@@ -2,8 +2,10 @@
 
 All or nothing, like the page. ``--dry-run`` prints what the page's preview shows (the parsed
 bank, counts, problems, warnings with the reading each offers) and saves nothing. ``--accept``
-takes a reading by its code (``drop:12-15``, ``key:40``, ``item:88``), ``--accept-suggested``
-every reading the warnings offer.
+takes a reading by its code (``drop:12-15``, ``key:40``, ``item:88``, or ``keep:14`` to keep the
+text at a warning as written), ``--accept-suggested`` every reading the warnings offer, exactly
+as the page's "Accept every suggested reading" does. Like the page's Import button, the import
+waits while a warning that would change an item, a key entry or a flag is open.
 """
 
 from pathlib import Path
@@ -26,16 +28,22 @@ def preview_lines(result: bankformat.Preview) -> list[str]:
         count = len(result.problems)
         out.append(f"Refused as read now ({count} problem{'s' * (count != 1)}); nothing was saved:")
         out += [f"  {problem}" for problem in result.problems]
-    if result.warnings:
-        count = len(result.warnings)
+    if result.open_warnings:
+        count = len(result.open_warnings)
         out.append(f"{count} warning{'s' * (count != 1)}:")
-        for warning in result.warnings:
+        for warning in result.open_warnings:
             out.append(f"  {warning}")
-            reading = f"  [--accept {warning.reading}]" if warning.reading else ""
+            reading = ""
+            if warning.reading:
+                reading = f"  [--accept {warning.reading}, or --accept {warning.keep_code} to keep it as written]"
             out.append(f"    -> {warning.suggestion}{reading}")
     if result.readings:
         out.append("Readings taken:")
-        out += [f"  {code}: {bankformat.describe_reading(code)}" for code in result.readings.codes]
+        conflicts = result.conflicts
+        out += [
+            f"  {code}: {bankformat.describe_reading(code)} {conflicts.get(code, '')}".rstrip()
+            for code in result.readings.codes
+        ]
     if result.ok:
         out += _bank_lines(result.bank, result.name)
     return out
@@ -102,12 +110,15 @@ class Command(BaseCommand):
             action="append",
             default=[],
             metavar="CODE",
-            help="Take a reading a warning offers, by its code (drop:12-15, key:40, item:88).",
+            help=(
+                "Take a reading a warning offers, by its code (drop:12-15, key:40, item:88, "
+                "heading:33), or keep:LINE to keep the text at a warning as written."
+            ),
         )
         parser.add_argument(
             "--accept-suggested",
             action="store_true",
-            help="Take every reading the warnings offer.",
+            help="Take every reading the warnings offer, as the page's button does.",
         )
 
     def handle(self, *args, path: str, team: str, name: str, **options):
@@ -126,7 +137,7 @@ class Command(BaseCommand):
             readings = bankformat.Readings.from_codes(options["accept"])
         except bankformat.ReadingError as error:
             raise CommandError(
-                f"--accept {error}: not a reading (drop:FIRST-LAST, key:LINE or item:LINE)."
+                f"--accept {error}: not a reading (drop:FIRST-LAST, key:LINE, item:LINE, heading:LINE or keep:LINE)."
             ) from None
         read = bankformat.preview_suggested if options["accept_suggested"] else bankformat.preview
         result = read(file.read_bytes(), file.name, readings)
@@ -139,7 +150,17 @@ class Command(BaseCommand):
         if not result.ok:
             lines = "\n".join(f"  {problem}" for problem in result.problems)
             raise CommandError(f"{path} was refused; nothing was saved:\n{lines}")
-        for warning in result.warnings:
+        if result.blocking:
+            lines = "\n".join(
+                f"  {w}\n    -> {w.suggestion}  [--accept {w.reading} or --accept {w.keep_code}]"
+                for w in result.blocking
+            )
+            raise CommandError(
+                f"{path}: {len(result.blocking)} warning(s) would change items, key entries or "
+                f"flags; take each reading or keep the text (--accept CODE, --accept-suggested), "
+                f"see --dry-run. Nothing was saved:\n{lines}"
+            )
+        for warning in result.open_warnings:
             self.stderr.write(f"Warning: {warning} ({warning.suggestion})")
         bank = bank_import(
             team=team_obj,
