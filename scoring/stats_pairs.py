@@ -137,9 +137,9 @@ def _bounds(null, observed, alternative, multiplier, alpha) -> tuple[np.ndarray,
     """The ends of {d : the test of "the gap is d" is not rejected at alpha / multiplier}, the
     swaps' statistics taken as the spread of the statistic around its value: an end is the
     observed value less the order statistic at which the count of extreme assignments reaches
-    the level. -inf or inf where a side is not tested."""
+    the level. -inf or inf where a side is not tested. (The ties of _extreme are left to _agree:
+    an end within them of 0 is put on the verdict's side.)"""
     total = null.shape[0]
-    tie = TIE * (1.0 + np.abs(observed))
     # Not rejected while the count of extreme assignments is at least `need`.
     need = np.floor(alpha * total / multiplier).astype(np.int64) + 1
     need = np.clip(need, 1, total)
@@ -150,15 +150,12 @@ def _bounds(null, observed, alternative, multiplier, alpha) -> tuple[np.ndarray,
         cols = np.flatnonzero(need == k)
         part = spread[:, cols]
         if alternative == LESS:  # the k-th smallest
-            at = np.partition(part, k - 1, axis=0)[k - 1]
-            high[cols] = observed[cols] + tie[cols] - at
-        else:  # the k-th largest
-            at = np.partition(part, total - k, axis=0)[total - k]
-            if alternative == TWO_SIDED:
-                low[cols] = observed[cols] - at - tie[cols]
-                high[cols] = observed[cols] + at + tie[cols]
-            else:
-                low[cols] = observed[cols] - tie[cols] - at
+            high[cols] = observed[cols] - np.partition(part, k - 1, axis=0)[k - 1]
+            continue
+        at = np.partition(part, total - k, axis=0)[total - k]  # the k-th largest
+        low[cols] = observed[cols] - at
+        if alternative == TWO_SIDED:
+            high[cols] = observed[cols] + at
     return low, high
 
 

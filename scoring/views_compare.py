@@ -47,8 +47,10 @@ def compare_page(request, team: Team):
                 result = compare.compare(
                     baseline, candidate, metric=metric, w=w, allow_prompt_change=allow
                 )
-            except (compare.CannotTellYet, compare.NotComparable) as error:
-                problem = str(error)
+            except compare.CannotTellYet as error:
+                problem = _("Cannot tell yet: %(why)s") % {"why": error}
+            except (compare.NotComparable, compare.Refused) as error:
+                problem = _("Cannot judge: %(why)s") % {"why": error}
     elif "baseline" in request.GET:
         problem = _("Choose two experiments of this team.")
     return render(

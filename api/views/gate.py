@@ -1,0 +1,71 @@
+"""The API's comparison of two experiments: the regression gate, answering as the command does.
+
+Every answer, 200 or not, has the gate's one shape (scoring.gate_report.gate_body): the verdict
+and its exit code always, the figures when there are some, and ``detail`` and ``problems`` as
+every refusal of the API has them.
+"""
+
+from django.http import JsonResponse
+from django.utils.translation import gettext as _
+from ninja import Router
+from ninja.errors import HttpError
+
+from probe.models import Experiment, Role
+from scoring import gate_report
+from scoring.compare import CannotTellYet
+from scoring.gate_decision import MIN_ITEMS, NET_USABLE
+
+from ..auth import blinded, reach
+
+router = Router()
+
+
+def _finder(request):
+    def find(name: str, pk: int) -> Experiment:
+        try:
+            experiment, _m = reach(request, "experiment_pk", pk, Role.VIEWER)
+        except HttpError:
+            # Another team's experiment reads as none at all, as everywhere in the API.
+            raise gate_report.missing_experiment(name, pk) from None
+        if blinded(request, experiment):
+            # A state, like the results before the reveal: not yet, rather than not allowed.
+            raise CannotTellYet(
+                _("You are scoring %(name)s blind: finish first.") % {"name": experiment.name}
+            )
+        return experiment
+
+    return find
+
+
+@router.get(
+    "/compare",
+    summary="Compare two experiments on their shared items; the regression gate",
+    description=(
+        "`verdict` is always present: `pass` or `fail` (200), `cannot tell yet` (409: "
+        "collection, scoring or reconciliation unfinished, ask again later), `cannot judge` "
+        "(422: no waiting will change it), `refused` (422, or 404 for an unknown experiment). "
+        "`exit_code` is the `gate` command's for the same answer, and the body is what "
+        "`gate --json` prints."
+    ),
+)
+def compare_experiments(
+    request,
+    baseline: str,
+    candidate: str,
+    metric: str = NET_USABLE,
+    w: str = "1",
+    pair: str = "",
+    allow_prompt_change: bool = False,
+    min_items: str = str(MIN_ITEMS),
+):
+    outcome = gate_report.gate_outcome(
+        baseline=baseline,
+        candidate=candidate,
+        find=_finder(request),
+        metric=metric,
+        w=w,
+        pair=pair,
+        allow_prompt_change=allow_prompt_change,
+        min_items=min_items,
+    )
+    return JsonResponse(gate_report.gate_body(outcome), status=outcome.http_status)
