@@ -17,6 +17,7 @@ with its verdict. docs/gate.md gives the measured error rates and power.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
@@ -45,9 +46,12 @@ EXACT_ITEMS = 13
 # Statistics within this much (relative) of the observed one count as equally extreme: sums of
 # the same values in another order differ in their last bits.
 TIE = 1e-9
-# Swapped sums are made this many (swap x item) products at a time: a few megabytes.
-CELLS_PER_CHUNK = 1 << 20
+# Swapped sums are made this many (swap x item) signs at a time (4 MB), and the last few chunks
+# kept (32 MB at most): every swap of a 300-item experiment.
+CELLS_PER_CHUNK = 1 << 19
+SIGN_CHUNKS_KEPT = 8
 PAIRS_PER_SLICE = 256
+FEW_COLUMNS = 64
 TWO_SIDED, LESS, GREATER = "two-sided", "less", "greater"
 
 
@@ -56,17 +60,23 @@ TWO_SIDED, LESS, GREATER = "two-sided", "less", "greater"
 # ------------------------------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=SIGN_CHUNKS_KEPT)
 def _signs(n: int, start: int, stop: int, exact: bool, seed: int) -> np.ndarray:
     """Rows start..stop of the swap matrix: +1 keeps an item's pair, -1 swaps it. Row 0 is the
-    observed assignment (all +1)."""
+    observed assignment (all +1). The same arguments always give the same rows, so the last
+    few chunks are kept: a report or a gate run again on the same items draws nothing."""
     rows = np.arange(start, stop)
     if exact:
         bits = (rows[:, None] >> np.arange(n)[None, :]) & 1
-        return 1.0 - 2.0 * bits
-    rng = np.random.default_rng([seed, n, start])
-    out = 1.0 - 2.0 * rng.integers(0, 2, size=(len(rows), n), dtype=np.int8)
-    if start == 0:
-        out[0] = 1.0
+    else:
+        rng = np.random.default_rng([seed, n, start])
+        cells = len(rows) * n
+        raw = np.frombuffer(rng.bytes(cells // 8 + 1), dtype=np.uint8)
+        bits = np.unpackbits(raw)[:cells].reshape(len(rows), n)
+        if start == 0:
+            bits[0] = 0
+    out = 1.0 - 2.0 * bits
+    out.flags.writeable = False
     return out
 
 
@@ -89,7 +99,14 @@ def flip_sums(values: np.ndarray, *, swaps: int = SWAPS, seed: int = SEED) -> np
     step = max(1, CELLS_PER_CHUNK // max(n, 1))
     for start in range(0, total, step):
         stop = min(total, start + step)
-        out[start:stop] = _signs(n, start, stop, exact, seed) @ values
+        signs = _signs(n, start, stop, exact, seed)
+        if values.shape[1] <= FEW_COLUMNS:
+            # One matrix-vector product per column: a threaded matrix product of these shapes
+            # costs ten times more on a busy machine.
+            for j in range(values.shape[1]):
+                out[start:stop, j] = signs @ values[:, j]
+        else:
+            out[start:stop] = signs @ values
     return out
 
 
