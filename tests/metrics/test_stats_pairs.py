@@ -184,8 +184,7 @@ def test_the_repeat_floor_holds_95_percent_of_repeat_noise_and_grows_like_root_n
             floor_sum += floor
         floors[n] = floor_sum / experiments
         coverage[n] = under / experiments
-        if n >= 100:
-            assert 0.93 <= under / experiments <= 0.97, (n, under / experiments)
+        assert 0.93 <= under / experiments <= 0.97, (n, under / experiments)
     print("repeat floor by N (mean over experiments), share of gaps under it:", floors, coverage)
     ratio = floors[1000] / floors[30]
     assert ratio == pytest.approx(math.sqrt(1000 / 30), rel=0.1)  # not 1000 / 30, as 3 in 30
