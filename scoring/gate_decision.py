@@ -73,14 +73,17 @@ def figure(rows: np.ndarray, metric: str, w: float) -> float | None:
 
 def _nulls(hypotheses: list[Hypothesis], metric: str, w: float, swaps: int, seed: int):
     """(assignments, hypotheses): candidate minus baseline under every swap, row 0 observed;
-    NaN where the figure is undefined (nothing attempted on a side)."""
+    NaN where the figure is undefined (nothing attempted on a side). With it, for net usable (a
+    sum of item differences) each hypothesis's sum of squared differences, else None."""
     if metric == NET_USABLE:
         columns = [
             np.where(h.mask, (h.candidate[:, 0] - w * h.candidate[:, 1]), 0.0)
             - np.where(h.mask, (h.baseline[:, 0] - w * h.baseline[:, 1]), 0.0)
             for h in hypotheses
         ]
-        return stats_pairs.flip_sums(np.column_stack(columns), swaps=swaps, seed=seed)
+        differences = np.column_stack(columns)
+        sums = stats_pairs.flip_sums(differences, swaps=swaps, seed=seed)
+        return sums, (differences**2).sum(axis=0)
     columns, totals = [], []
     for h in hypotheses:
         base, cand = h.baseline[h.mask], h.candidate[h.mask]
@@ -97,7 +100,7 @@ def _nulls(hypotheses: list[Hypothesis], metric: str, w: float, swaps: int, seed
         cand_rate = (wrong_half + moved_wrong) / (attempted_half + moved_attempted)
         base_rate = (wrong_half - moved_wrong) / (attempted_half - moved_attempted)
         null = cand_rate - base_rate
-    return np.where(np.isfinite(null), null, np.nan)
+    return np.where(np.isfinite(null), null, np.nan), None
 
 
 def _end(value: float) -> float | None:
@@ -116,15 +119,18 @@ def gap_tests(
     """Every hypothesis tested both ways, each way Holm-corrected over all of them."""
     if not hypotheses:
         return []
-    null = _nulls(hypotheses, metric, w, swaps, seed)
+    null, squares = _nulls(hypotheses, metric, w, swaps, seed)
     undefined = np.isnan(null[0])
     null[:, undefined] = 0.0  # no figure, no evidence: every assignment ties, p = 1
+    exact = stats_pairs.swap_count(len(hypotheses[0].mask), swaps)[1]
     worse_way, better_way = (LESS, GREATER) if higher_is_better(metric) else (GREATER, LESS)
     results = {}
     for way in (worse_way, better_way):
         # An assignment whose figure is undefined counts as extreme: it can only raise p.
         filled = np.where(np.isnan(null), -np.inf if way == LESS else np.inf, null)
-        results[way] = stats_pairs.flip_tests(filled, way, alpha=alpha)
+        results[way] = stats_pairs.flip_tests(
+            filled, way, alpha=alpha, exact=exact, squares=squares
+        )
     worse, better = results[worse_way], results[better_way]
     lower, upper = (better, worse) if higher_is_better(metric) else (worse, better)
     return [

@@ -6,9 +6,10 @@ kind of test: under "the two are the same", each item's pair of values (one per 
 each the mean over its repeats) is exchangeable, so swapping the two on any set of items gives
 an equally likely experiment. The p-value is the share of swaps (the observed one included)
 whose statistic is at least as extreme as the observed one: every swap when there are few items
-(the exact distribution), else the observed one and SWAPS random ones, drawn from a fixed seed.
-Either way P(p <= a) <= a for every a, at any N, so Holm's correction over the family keeps the
-chance of any false call under its level. The interval shown beside a test is the test turned
+(the exact distribution), else the observed one and SWAPS random ones, drawn from a fixed seed,
+with Hoeffding's bound where no drawn swap is as extreme. Either way P(p <= a) <= a for every a,
+at any N, so Holm's correction over the family keeps the chance of any false call under its
+level. The interval shown beside a test is the test turned
 round (a value is inside when the test would not reject a gap of that size, the swaps' spread
 taken as the statistic's), at the level Holm used for that hypothesis: it excludes 0 exactly
 when the hypothesis is rejected, so a row never says one thing with its interval and another
@@ -36,10 +37,13 @@ __all__ = [
     "pair_tests",
     "repeat_floor",
     "repeat_variance",
+    "swap_count",
+    "tail_bound",
 ]
 
-# Random swaps beside the observed assignment: the smallest p-value is 1 / 10,000, enough for
-# Holm's first step over 100 hypotheses at 5 % (0.0005).
+# Random swaps beside the observed assignment: the smallest drawn p-value is 1 / 10,000, enough
+# for Holm's first step over 500 hypotheses at 5 % (0.0001); beyond the draws, for a sum of item
+# differences, Hoeffding's bound (_p_values) reaches the far tail.
 SWAPS = 9_999
 # Up to this many items every swap is enumerated (2 ** 13 = 8,192 <= SWAPS + 1): the exact test.
 EXACT_ITEMS = 13
@@ -51,7 +55,7 @@ TIE = 1e-9
 CELLS_PER_CHUNK = 1 << 19
 SIGN_CHUNKS_KEPT = 8
 PAIRS_PER_SLICE = 256
-FEW_COLUMNS = 64
+FEW_COLUMNS = 8
 TWO_SIDED, LESS, GREATER = "two-sided", "less", "greater"
 
 
@@ -150,7 +154,35 @@ def _extreme(null: np.ndarray, observed: np.ndarray, alternative: str) -> np.nda
     return (null >= observed - tie).sum(axis=0)
 
 
-def _bounds(null, observed, alternative, multiplier, alpha) -> tuple[np.ndarray, np.ndarray]:
+def tail_bound(observed: np.ndarray, squares: np.ndarray, alternative: str) -> np.ndarray:
+    """Hoeffding's bound on the share of all sign assignments at least as extreme as the
+    observed sum: P(sum s_i d_i >= t) <= exp(-t^2 / (2 sum d_i^2)) for fair random signs, twice
+    that for both sides. Never below the exact permutation p, so valid at any N."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bound = np.exp(-(observed**2) / (2 * squares))
+    bound = np.where(squares > 0, bound, 1.0)
+    if alternative == TWO_SIDED:
+        return np.minimum(1.0, 2 * bound)
+    wrong_side = observed >= 0 if alternative == LESS else observed <= 0
+    return np.where(wrong_side, 1.0, bound)
+
+
+def _p_values(count, total, observed, squares, alternative) -> np.ndarray:
+    """The permutation p: the share of assignments as extreme (the observed one among them).
+
+    Where no drawn swap is as extreme (count 1: the observed one only), the draws can only say
+    "under 1 / total", too coarse for Holm's first steps over hundreds of pairs; there the
+    smaller of that and Hoeffding's bound is used. Still valid: below 1 / total it is the bound,
+    never below the exact p; from 1 / total up, it is never below the drawn p."""
+    p = count / total
+    if squares is None:
+        return p
+    return np.where(count <= 1, np.minimum(p, tail_bound(observed, squares, alternative)), p)
+
+
+def _bounds(
+    null, observed, alternative, multiplier, alpha, squares=None
+) -> tuple[np.ndarray, np.ndarray]:
     """The ends of {d : the test of "the gap is d" is not rejected at alpha / multiplier}, the
     swaps' statistics taken as the spread of the statistic around its value: an end is the
     observed value less the order statistic at which the count of extreme assignments reaches
@@ -173,6 +205,15 @@ def _bounds(null, observed, alternative, multiplier, alpha) -> tuple[np.ndarray,
         low[cols] = observed[cols] - at
         if alternative == TWO_SIDED:
             high[cols] = observed[cols] + at
+    if squares is not None:
+        # Levels beyond what the draws resolve: Hoeffding's bound turned round, as the p-value.
+        fine = alpha * total / multiplier < 1
+        sides = 2 if alternative == TWO_SIDED else 1
+        half = np.sqrt(2 * squares * np.log(sides * multiplier / alpha))
+        if alternative != LESS:
+            low = np.where(fine, observed - half, low)
+        if alternative != GREATER:
+            high = np.where(fine, observed + half, high)
     return low, high
 
 
@@ -208,15 +249,25 @@ class FlipTests:
 
 
 def flip_tests(
-    null: np.ndarray, alternative: str = TWO_SIDED, *, alpha: float = 1 - CONFIDENCE, exact=False
+    null: np.ndarray,
+    alternative: str = TWO_SIDED,
+    *,
+    alpha: float = 1 - CONFIDENCE,
+    exact=False,
+    squares: np.ndarray | None = None,
 ) -> FlipTests:
     """Holm-corrected tests from each column's statistic under every assignment (row 0 the
-    observed one), with the intervals that agree with the verdicts."""
+    observed one), with the intervals that agree with the verdicts. ``squares``: for a sum of
+    item differences, each column's sum of squared differences (Hoeffding's bound in the far
+    tail, _p_values); None for any other statistic."""
     null = np.asarray(null, dtype=np.float64)
     observed = null[0].copy()
-    p = _extreme(null, observed, alternative) / null.shape[0]
+    if exact:
+        squares = None
+    count = _extreme(null, observed, alternative)
+    p = _p_values(count, null.shape[0], observed, squares, alternative)
     p_holm, multiplier, rejected = holm_steps(p, alpha)
-    low, high = _bounds(null, observed, alternative, multiplier, alpha)
+    low, high = _bounds(null, observed, alternative, multiplier, alpha, squares)
     low, high = _agree(low, high, observed, rejected, alternative)
     return FlipTests(
         observed, p, p_holm, rejected, 1 - alpha / multiplier, low, high, null.shape[0], exact
@@ -266,19 +317,30 @@ def pair_tests(
     swap = estimates[left] < estimates[right]
     first, second = np.where(swap, right, left), np.where(swap, left, right)
     alpha = 1 - level
+    exact = swap_count(values.shape[0], swaps)[1]
+    squares = None
+    if not exact:  # sum over items of the squared difference, pair by pair, from one Gram matrix
+        gram = values.T @ values
+        squares = np.maximum(
+            gram[first, first] + gram[second, second] - 2 * gram[first, second], 0.0
+        )
     p = np.empty(len(first))
     for start in range(0, len(first), PAIRS_PER_SLICE):
         part = slice(start, start + PAIRS_PER_SLICE)
         null = by_config[:, first[part]] - by_config[:, second[part]]
-        p[part] = _extreme(null, null[0], TWO_SIDED) / null.shape[0]
+        count = _extreme(null, null[0], TWO_SIDED)
+        part_squares = None if squares is None else squares[part]
+        p[part] = _p_values(count, null.shape[0], null[0], part_squares, TWO_SIDED)
     p_holm, multiplier, rejected = holm_steps(p, alpha)
     low, high = np.empty(len(first)), np.empty(len(first))
     for start in range(0, len(first), PAIRS_PER_SLICE):
         part = slice(start, start + PAIRS_PER_SLICE)
         null = by_config[:, first[part]] - by_config[:, second[part]]
-        low[part], high[part] = _bounds(null, null[0], TWO_SIDED, multiplier[part], alpha)
+        part_squares = None if squares is None else squares[part]
+        low[part], high[part] = _bounds(
+            null, null[0], TWO_SIDED, multiplier[part], alpha, part_squares
+        )
     low, high = _agree(low, high, estimates[first] - estimates[second], rejected)
-    exact = swap_count(values.shape[0], swaps)[1]
     gaps = estimates[first] - estimates[second]
     return [
         PairTest(

@@ -15,6 +15,8 @@ import pytest
 
 from scoring.stats import Interval, holm, holm_many, row_bounds, row_intervals
 from scoring.stats_pairs import (
+    LESS,
+    TWO_SIDED,
     flip_sums,
     flip_tests,
     holm_steps,
@@ -22,6 +24,7 @@ from scoring.stats_pairs import (
     repeat_floor,
     repeat_variance,
     swap_count,
+    tail_bound,
 )
 
 from . import simulated
@@ -236,3 +239,36 @@ def test_row_bounds_equal_numpy_percentiles_on_awkward_rows():
     )
     assert np.array_equal(row_bounds(rows), exact, equal_nan=True)
     assert row_intervals(rows[:3]) == [Interval(low, high) for low, high in exact[:3].tolist()]
+
+
+def test_a_clear_gap_is_separable_among_1225_pairs():
+    """Holm's first step over 1,225 pairs needs p <= 0.05 / 1,225 = 0.00004, finer than 10,000
+    swaps resolve: beyond the draws the p-value is Hoeffding's bound, so a configuration far
+    ahead of 49 others is still separable from each, and the interval still agrees."""
+    rng = np.random.default_rng(21)
+    values = rng.integers(-1, 2, size=(1000, 50)).astype(float)
+    values[:, 0] += 1
+    tests = pair_tests(list(range(50)), values)
+    ahead = [t for t in tests if 0 in (t.a, t.b)]
+    assert len(tests) == 1225 and all(t.separable and t.a == 0 for t in ahead)
+    assert all(t.interval.low > 0 and t.level > 1 - 0.05 / 1000 for t in ahead)
+    others = [t for t in tests if 0 not in (t.a, t.b)]
+    assert sum(t.separable for t in others) <= 0.05 * len(others)
+    for test in tests:
+        assert test.separable == (test.interval.low > 0)
+
+
+def test_the_far_tail_bound_is_never_below_the_exact_p():
+    """Hoeffding's bound against every assignment enumerated: it may be larger (conservative),
+    never smaller, so a p-value taken from it stays valid."""
+    rng = np.random.default_rng(22)
+    for _ in range(200):
+        d = rng.integers(-2, 3, size=12).astype(float) / rng.choice([1, 3])
+        signs = np.array(list(itertools.product((1, -1), repeat=12)), dtype=float)
+        null = signs @ d
+        t = d.sum()
+        exact_two = (np.abs(null) >= abs(t) - 1e-9).mean()
+        exact_less = (null <= t + 1e-9).mean()
+        squares = np.array([(d**2).sum()])
+        assert tail_bound(np.array([t]), squares, TWO_SIDED)[0] >= exact_two - 1e-12
+        assert tail_bound(np.array([t]), squares, LESS)[0] >= exact_less - 1e-12
