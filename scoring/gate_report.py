@@ -87,6 +87,16 @@ def parse_pair(value: str | None) -> tuple[str, str] | None:
     return parts[0], parts[1]
 
 
+def parse_flag(value: str, name: str) -> bool | Outcome:
+    """A yes/no query parameter as the API takes it, or the refusal to answer with."""
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("", "0", "false", "no", "off"):
+        return False
+    return _refused(Refused(_("%(name)s takes true or false.") % {"name": name}, name))
+
+
 def gate_outcome(
     *,
     baseline: str,

@@ -55,9 +55,12 @@ def compare_experiments(
     metric: str = NET_USABLE,
     w: str = "1",
     pair: str = "",
-    allow_prompt_change: bool = False,
+    allow_prompt_change: str = "false",
     min_items: str = str(MIN_ITEMS),
 ):
+    flag = gate_report.parse_flag(allow_prompt_change, "allow_prompt_change")
+    if isinstance(flag, gate_report.Outcome):
+        return JsonResponse(gate_report.gate_body(flag), status=flag.http_status)
     outcome = gate_report.gate_outcome(
         baseline=baseline,
         candidate=candidate,
@@ -65,7 +68,7 @@ def compare_experiments(
         metric=metric,
         w=w,
         pair=pair,
-        allow_prompt_change=allow_prompt_change,
+        allow_prompt_change=flag,
         min_items=min_items,
     )
     return JsonResponse(gate_report.gate_body(outcome), status=outcome.http_status)

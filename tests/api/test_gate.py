@@ -294,6 +294,16 @@ def test_the_gate_over_the_api_answers_what_the_command_prints(world, api_for):
         code, printed = _gate_json(*args)
         assert printed == body, query
         assert code == body["exit_code"] == gate_report.EXIT[verdict]
+    # A yes/no that is neither is refused in the same shape (the command has a plain switch).
+    answer = viewer.get("/compare", baseline=base.pk, candidate=cand.pk, allow_prompt_change="x")
+    assert answer.status_code == 422 and answer.json()["verdict"] == "refused"
+    assert answer.json()["detail"] == "allow_prompt_change takes true or false."
+    assert (
+        viewer.get(
+            "/compare", baseline=base.pk, candidate=cand.pk, allow_prompt_change="true"
+        ).json()["verdict"]
+        == "fail"
+    )
     failed = viewer.get("/compare", baseline=base.pk, candidate=cand.pk).json()
     assert failed["configurations"][0]["gap"] == -20
     assert [b["block"] for b in failed["configurations"][0]["blocks"]] == ["A", "B"]
