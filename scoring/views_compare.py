@@ -44,8 +44,10 @@ def compare_page(request, team: Team):
             }
         else:
             try:
+                # The page shows any comparison the tests can make (they hold at any N) and
+                # says when the gate would not judge it; the gate keeps its minimum.
                 result = compare.compare(
-                    baseline, candidate, metric=metric, w=w, allow_prompt_change=allow
+                    baseline, candidate, metric=metric, w=w, allow_prompt_change=allow, min_items=1
                 )
             except compare.CannotTellYet as error:
                 problem = _("Cannot tell yet: %(why)s") % {"why": error}
@@ -66,6 +68,7 @@ def compare_page(request, team: Team):
             "w": w,
             "allow": allow,
             "result": result,
+            "gate_minimum": compare.MIN_ITEMS,
             "problem": problem,
             "prompt_refused": (
                 baseline is not None

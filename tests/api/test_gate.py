@@ -351,6 +351,14 @@ def test_the_comparison_page(client, world):
         {"baseline": base.pk, "candidate": cand.pk, "allow_prompt_change": "1"},
     ).content.decode()
     assert "The prompt versions differ" in accepted and "worse beyond noise" in accepted
+    # Fewer shared items than the gate's minimum: the page still compares, and says so.
+    cand.prompt_version = base.prompt_version
+    cand.save()
+    _share_only(world, base, cand, 20)
+    few = client.get(
+        f"/t/{world.team.slug}/compare/", {"baseline": base.pk, "candidate": cand.pk}
+    ).content.decode()
+    assert "20 shared items" in few and "The gate judges from 30 shared items on" in few
     # Another team's experiment is not offered, and not compared.
     rival = client.get(
         f"/t/{world.team.slug}/compare/", {"baseline": base.pk, "candidate": world.scored.pk + 999}
