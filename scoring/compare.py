@@ -5,11 +5,15 @@ question and judged against the same key in force (an item version). Items whose
 differ are left out and listed with the reason; a different prompt version is said plainly and
 refused unless the caller accepts it. Each side's buckets are its team's final buckets once
 reconciliation is complete, or the judgements of its one scorer when a single scorer has judged
-every response and revealed; anything less is "cannot tell yet".
+every response and revealed.
 
 Per configuration present on both sides (or one configuration paired with another), each item
-contributes its mean over repeats; the gap is candidate minus baseline, with a paired bootstrap
-interval over items (blocks resampled as clusters when there are several).
+contributes its mean over repeats; the gap is candidate minus baseline, judged by the one-sided
+permutation tests of scoring.gate_decision, Holm-corrected over the configurations and their
+blocks together. What cannot be judged says why, in three kinds: CannotTellYet (waiting can
+change it: collection, scoring or reconciliation unfinished), NotComparable (no waiting will:
+different schemes, prompts, too few shared items), Refused (the request itself is wrong: an
+unknown experiment, a configuration label that is not there, a w out of range).
 """
 
 from __future__ import annotations
@@ -23,24 +27,45 @@ from django.utils.translation import gettext as _
 
 from probe.models import Experiment, ExperimentItem, Response, Run
 
-from . import stats
+from . import gate_decision, stats, stats_pairs
+from .gate_decision import HALLUCINATION_RATE, METRICS, MIN_ITEMS, NET_USABLE, GapTest, Hypothesis
 from .models import Assignment, FinalBucket, Judgement
 from .reconcile import reconcile_summary
 from .review import dropped_items, keys_in_force
+from .stats_pairs import SWAPS
 
-NET_USABLE, HALLUCINATION_RATE = "net_usable", "hallucination_rate"
-METRICS = (NET_USABLE, HALLUCINATION_RATE)
-RESAMPLES = stats.RESAMPLES
+__all__ = [
+    "HALLUCINATION_RATE",
+    "METRICS",
+    "MIN_ITEMS",
+    "NET_USABLE",
+    "CannotTellYet",
+    "Comparison",
+    "NotComparable",
+    "Refused",
+    "compare",
+]
+
 SEED = stats.SEED
 LEVEL = stats.CONFIDENCE
 
 
 class NotComparable(ValueError):
-    """The two experiments cannot be compared as asked; the message says why."""
+    """The two experiments cannot be judged against each other, and no waiting will change it;
+    the message says why."""
 
 
 class CannotTellYet(ValueError):
-    """A side has no complete buckets yet (scoring or reconciliation unfinished)."""
+    """A side has no complete buckets yet (collection, scoring or reconciliation unfinished):
+    asking again later can give an answer."""
+
+
+class Refused(ValueError):
+    """The request itself is wrong (a mistyped id, label or value); ``field`` names it."""
+
+    def __init__(self, message: str, field: str):
+        super().__init__(message)
+        self.field = field
 
 
 # ------------------------------------------------------------------------------------------------
@@ -180,75 +205,9 @@ def item_values(experiment: Experiment, buckets: dict[int, str], config_id: int)
     )
 
 
-def _statistic(metric: str, w: float):
-    """f(rows) -> the figure over `rows`, each (correct, wrong, attempted) of one item."""
-    if metric == NET_USABLE:
-        return lambda rows: sum(c - w * x for c, x, _a in rows)
-
-    def rate(rows):
-        attempted = sum(a for _c, _x, a in rows)
-        return sum(x for _c, x, _a in rows) / attempted if attempted else None
-
-    return rate
-
-
-def paired_interval(
-    base_rows: list[tuple],
-    cand_rows: list[tuple],
-    clusters: list[str],
-    metric: str,
-    w: float,
-    *,
-    resamples: int = RESAMPLES,
-    seed: int = SEED,
-    level: float = LEVEL,
-) -> tuple[float | None, float | None]:
-    """Percentile interval of the candidate's figure minus the baseline's, over resamples of the
-    items: the report's paired bootstrap (scoring.stats), the same resampled items on both
-    sides, blocks as clusters or strata as the report resamples them."""
-    if not clusters:
-        return None, None
-    weights = stats.bootstrap_weights(len(clusters), clusters, resamples=resamples, seed=seed)
-    # Columns: correct, wrong, attempted of the baseline, then of the candidate.
-    values = np.array([(*b, *c) for b, c in zip(base_rows, cand_rows, strict=True)])
-    sums = stats.bootstrap_sums(weights, values)
-    if metric == NET_USABLE:
-        gaps = (sums[:, 3] - w * sums[:, 4]) - (sums[:, 0] - w * sums[:, 1])
-    else:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            gaps = sums[:, 4] / sums[:, 5] - sums[:, 1] / sums[:, 2]
-        gaps = gaps[np.isfinite(gaps)]
-        if len(gaps) < resamples / 2:
-            return None, None
-    interval = stats.percentile_interval(gaps[:, None], level)[0]
-    return interval.low, interval.high
-
-
-def _gap(b_rows, c_rows, clusters, metric, w, **bootstrap):
-    statistic = _statistic(metric, w)
-    b_fig, c_fig = statistic(b_rows), statistic(c_rows)
-    low, high = paired_interval(b_rows, c_rows, clusters, metric, w, **bootstrap)
-    gap = None if b_fig is None or c_fig is None else c_fig - b_fig
-    return b_fig, c_fig, gap, low, high
-
-
 # ------------------------------------------------------------------------------------------------
 # The comparison
 # ------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class ConfigGap:
-    baseline_label: str
-    candidate_label: str
-    baseline: float | None
-    candidate: float | None
-    gap: float | None
-    low: float | None
-    high: float | None
-    worse: bool  # the candidate is worse beyond the interval
-    better: bool  # ... or better beyond it
-    blocks: list[BlockGap] = field(default_factory=list)
 
 
 @dataclass
@@ -258,8 +217,32 @@ class BlockGap:
     baseline: float | None
     candidate: float | None
     gap: float | None
-    low: float | None
-    high: float | None
+    test: GapTest
+
+    @property
+    def low(self) -> float | None:
+        return self.test.low
+
+    @property
+    def high(self) -> float | None:
+        return self.test.high
+
+    @property
+    def worse(self) -> bool:
+        return self.test.worse
+
+    @property
+    def better(self) -> bool:
+        return self.test.better
+
+
+@dataclass
+class ConfigGap(BlockGap):
+    """One configuration pair over every shared item (``code`` empty), with its blocks."""
+
+    baseline_label: str = ""
+    candidate_label: str = ""
+    blocks: list[BlockGap] = field(default_factory=list)
 
 
 @dataclass
@@ -268,15 +251,18 @@ class Comparison:
     candidate: Experiment
     metric: str
     w: float
+    min_items: int
     items: int
     left_out: list[str]
     prompt_differs: bool
     sources: tuple[str, str]
     rows: list[ConfigGap]
+    swaps: int
+    exact: bool  # every swap enumerated (few items)
 
     @property
     def regression(self) -> bool:
-        return any(row.worse for row in self.rows)
+        return any(row.worse or any(b.worse for b in row.blocks) for row in self.rows)
 
 
 def _labels(experiment: Experiment) -> dict[int, str]:
@@ -293,16 +279,16 @@ def config_pairs(
     if pair is not None:
         by_label_b = {v: k for k, v in base.items()}
         by_label_c = {v: k for k, v in cand.items()}
-        if pair[0] not in by_label_b:
-            raise NotComparable(
-                _("%(name)s has no configuration labelled %(label)s.")
-                % {"name": baseline.name, "label": pair[0]}
-            )
-        if pair[1] not in by_label_c:
-            raise NotComparable(
-                _("%(name)s has no configuration labelled %(label)s.")
-                % {"name": candidate.name, "label": pair[1]}
-            )
+        for label, by_label, experiment in (
+            (pair[0], by_label_b, baseline),
+            (pair[1], by_label_c, candidate),
+        ):
+            if label not in by_label:
+                raise Refused(
+                    _("%(name)s has no configuration labelled %(label)s.")
+                    % {"name": experiment.name, "label": label},
+                    "pair",
+                )
         return [(by_label_b[pair[0]], by_label_c[pair[1]])]
     shared = sorted(set(base) & set(cand), key=lambda pk: base[pk])
     if shared:
@@ -310,6 +296,31 @@ def config_pairs(
     if len(base) == 1 and len(cand) == 1:
         return [(next(iter(base)), next(iter(cand)))]
     raise NotComparable(_("No configuration is in both experiments: name the two to compare."))
+
+
+def check_request(metric: str, w: float, min_items: int) -> None:
+    """Refused unless the metric is known, w is a finite number from 0 to 100 (as on the report
+    page) and the minimum of shared items is a whole number from 1."""
+    if metric not in METRICS:
+        raise Refused(_("Choose net_usable or hallucination_rate."), "metric")
+    if isinstance(w, bool) or not isinstance(w, int | float) or not (0 <= w <= 100):
+        raise Refused(_("w must be a number from 0 to 100."), "w")  # NaN fails the range too
+    if isinstance(min_items, bool) or not isinstance(min_items, int) or min_items < 1:
+        raise Refused(_("The minimum of shared items must be a whole number from 1."), "min_items")
+
+
+def _rows(values: ItemValues, pairs: list[tuple[int, int, str]], side: int) -> np.ndarray:
+    return np.array(
+        [
+            (
+                values.correct.get(p[side], 0.0),
+                values.wrong.get(p[side], 0.0),
+                values.attempted.get(p[side], 0.0),
+            )
+            for p in pairs
+        ],
+        dtype=np.float64,
+    ).reshape(len(pairs), 3)
 
 
 def compare(
@@ -320,12 +331,15 @@ def compare(
     w: float = 1.0,
     pair: tuple[str, str] | None = None,
     allow_prompt_change: bool = False,
-    resamples: int = RESAMPLES,
+    min_items: int = MIN_ITEMS,
+    swaps: int = SWAPS,
     seed: int = SEED,
 ) -> Comparison:
-    if metric not in METRICS:
-        raise NotComparable(_("Choose net_usable or hallucination_rate."))
+    """The comparison, or the reason it cannot be made: Refused first (the request), then
+    NotComparable (what no waiting changes), then CannotTellYet (what waiting may change)."""
+    check_request(metric, w, min_items)
     items = shared_items(baseline, candidate)
+    configs = config_pairs(baseline, candidate, pair)
     if items.prompt_differs and not allow_prompt_change:
         raise NotComparable(
             _(
@@ -334,156 +348,65 @@ def compare(
             )
             % {"a": baseline.prompt_version, "b": candidate.prompt_version}
         )
+    if len(items.pairs) < min_items:
+        raise NotComparable(
+            _(
+                "The two experiments share %(n)s items; the gate judges from %(min)s shared "
+                "items on, and more scoring will not add any."
+            )
+            % {"n": len(items.pairs), "min": min_items}
+        )
     base_source, base_buckets = experiment_buckets(baseline)
     cand_source, cand_buckets = experiment_buckets(candidate)
     base_labels, cand_labels = _labels(baseline), _labels(candidate)
-    clusters = [block for _b, _c, block in items.pairs]
+    clusters = np.array([block for _b, _c, block in items.pairs], dtype=object)
+    codes = list(dict.fromkeys(clusters.tolist()))
+    masks = [np.ones(len(clusters), dtype=bool)]
+    if len(codes) > 1:
+        masks += [clusters == code for code in codes]
+    sides, hypotheses = [], []
+    for base_config, cand_config in configs:
+        b_rows = _rows(item_values(baseline, base_buckets, base_config), items.pairs, 0)
+        c_rows = _rows(item_values(candidate, cand_buckets, cand_config), items.pairs, 1)
+        sides.append((base_config, cand_config, b_rows, c_rows))
+        hypotheses += [Hypothesis(b_rows, c_rows, mask) for mask in masks]
+    tests = iter(gate_decision.gap_tests(hypotheses, metric, w, swaps=swaps, seed=seed))
     rows = []
-    for base_config, cand_config in config_pairs(baseline, candidate, pair):
-        b_values = item_values(baseline, base_buckets, base_config)
-        c_values = item_values(candidate, cand_buckets, cand_config)
-
-        def rows_of(values: ItemValues, index: int):
-            return [
-                (
-                    values.correct.get(p[index], 0.0),
-                    values.wrong.get(p[index], 0.0),
-                    values.attempted.get(p[index], 0.0),
-                )
-                for p in items.pairs
-            ]
-
-        b_rows, c_rows = rows_of(b_values, 0), rows_of(c_values, 1)
-        b_fig, c_fig, gap, low, high = _gap(
-            b_rows, c_rows, clusters, metric, w, resamples=resamples, seed=seed
-        )
-        higher_is_better = metric == NET_USABLE
-        worse = low is not None and (high < 0 if higher_is_better else low > 0)
-        better = low is not None and (low > 0 if higher_is_better else high < 0)
-        blocks = []
-        for code in dict.fromkeys(clusters):
-            picked = [i for i, c in enumerate(clusters) if c == code]
-            figures = _gap(
-                [b_rows[i] for i in picked],
-                [c_rows[i] for i in picked],
-                [code] * len(picked),
-                metric,
-                w,
-                resamples=resamples,
-                seed=seed,
-            )
-            blocks.append(BlockGap(code, len(picked), *figures))
+    for base_config, cand_config, b_rows, c_rows in sides:
+        judged = []
+        for mask in masks:
+            b_fig = gate_decision.figure(b_rows[mask], metric, w)
+            c_fig = gate_decision.figure(c_rows[mask], metric, w)
+            gap = None if b_fig is None or c_fig is None else c_fig - b_fig
+            judged.append((int(mask.sum()), b_fig, c_fig, gap, next(tests)))
+        (n, b_fig, c_fig, gap, test), *blocks = judged
         rows.append(
             ConfigGap(
+                "",
+                n,
+                b_fig,
+                c_fig,
+                gap,
+                test,
                 baseline_label=base_labels[base_config],
                 candidate_label=cand_labels[cand_config],
-                baseline=b_fig,
-                candidate=c_fig,
-                gap=gap,
-                low=low,
-                high=high,
-                worse=worse,
-                better=better,
-                blocks=blocks if len(blocks) > 1 else [],
+                blocks=[BlockGap(code, *entry) for code, entry in zip(codes, blocks, strict=True)]
+                if blocks
+                else [],
             )
         )
+    total, exact = stats_pairs.swap_count(len(items.pairs), swaps)
     return Comparison(
         baseline=baseline,
         candidate=candidate,
         metric=metric,
         w=w,
+        min_items=min_items,
         items=len(items.pairs),
         left_out=items.left_out,
         prompt_differs=items.prompt_differs,
         sources=(base_source, cand_source),
         rows=rows,
+        swaps=total,
+        exact=exact,
     )
-
-
-def comparison_dict(result: Comparison) -> dict:
-    return {
-        "baseline": {
-            "id": result.baseline.pk,
-            "name": result.baseline.name,
-            "buckets": result.sources[0],
-        },
-        "candidate": {
-            "id": result.candidate.pk,
-            "name": result.candidate.name,
-            "buckets": result.sources[1],
-        },
-        "metric": result.metric,
-        "w": result.w if result.metric == NET_USABLE else None,
-        "items": result.items,
-        "items_left_out": result.left_out,
-        "prompt_differs": result.prompt_differs,
-        "interval": {
-            "level": LEVEL,
-            "resamples": RESAMPLES,
-            "method": "paired bootstrap over items (blocks as clusters from five blocks, else strata)",
-        },
-        "configurations": [
-            {
-                "baseline": row.baseline_label,
-                "candidate": row.candidate_label,
-                "baseline_value": row.baseline,
-                "candidate_value": row.candidate,
-                "gap": row.gap,
-                "low": row.low,
-                "high": row.high,
-                "verdict": "worse" if row.worse else "better" if row.better else "not separable",
-                "blocks": [
-                    {
-                        "block": b.code,
-                        "items": b.items,
-                        "baseline_value": b.baseline,
-                        "candidate_value": b.candidate,
-                        "gap": b.gap,
-                        "low": b.low,
-                        "high": b.high,
-                    }
-                    for b in row.blocks
-                ],
-            }
-            for row in result.rows
-        ],
-        "regression": result.regression,
-    }
-
-
-def _figure(value: float | None, metric: str) -> str:
-    if value is None:
-        return "-"
-    return f"{value:+.2f}" if metric == NET_USABLE else f"{value:.3f}"
-
-
-def comparison_text(result: Comparison) -> str:
-    """The gate's report for a terminal or a CI log (English: it is read in logs)."""
-    unit = "items" if result.metric == NET_USABLE else "(rate)"
-    lines = [
-        f"Baseline:  {result.baseline.name} (#{result.baseline.pk}, {result.sources[0]} buckets)",
-        f"Candidate: {result.candidate.name} (#{result.candidate.pk}, {result.sources[1]} buckets)",
-        f"Metric: {result.metric}"
-        + (f" (w = {result.w:g})" if result.metric == NET_USABLE else "")
-        + f", on {result.items} shared items; {LEVEL:.0%} paired bootstrap interval, "
-        f"{RESAMPLES} resamples",
-    ]
-    if result.prompt_differs:
-        lines.append("Note: the prompt versions differ (accepted with --allow-prompt-change).")
-    if result.left_out:
-        lines.append(f"{len(result.left_out)} items left out:")
-        lines += [f"  - {why}" for why in result.left_out[:20]]
-    for row in result.rows:
-        verdict = "WORSE" if row.worse else "better" if row.better else "not separable"
-        lines.append(
-            f"{row.baseline_label} -> {row.candidate_label}: "
-            f"{_figure(row.baseline, result.metric)} -> {_figure(row.candidate, result.metric)} "
-            f"{unit}, gap {_figure(row.gap, result.metric)} "
-            f"({_figure(row.low, result.metric)} to {_figure(row.high, result.metric)}): {verdict}"
-        )
-    lines.append(
-        "Regression beyond the interval: the gate fails."
-        if result.regression
-        else "No regression beyond the interval: the gate passes."
-    )
-    return "\n".join(lines)

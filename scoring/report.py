@@ -152,9 +152,13 @@ class GapRow:
     a: ConfigReport
     b: ConfigReport
     gap: float
-    is_noise: bool  # under the probe's rule of thumb (3 items in 30)
-    test: object = None  # stats.PairTest: bootstrap interval, McNemar, separable
-    within_repeat_noise: bool | None = None  # None: a configuration has one repeat only
+    is_noise: bool  # under the probe's rule of thumb (3 items in 30): shown, never a verdict
+    # Filled in by scoring.report_gaps: the permutation test and its interval (separable), the
+    # noise floor of the two configurations' repeats and whether the gap lies under it (None: a
+    # configuration has one repeat only).
+    test: object = None  # stats_pairs.PairTest
+    repeat_floor: float | None = None
+    within_repeat_noise: bool | None = None
 
 
 @dataclass

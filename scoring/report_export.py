@@ -63,13 +63,11 @@ EXTRA_FIGURE_COLUMNS = [
     "repeat_gap_high",
     "gap_low",
     "gap_high",
-    "p_bootstrap",
-    "p_bootstrap_holm",
-    "mcnemar_only_higher",
-    "mcnemar_only_lower",
-    "p_mcnemar",
-    "p_mcnemar_holm",
+    "gap_level",
+    "p_permutation",
+    "p_permutation_holm",
     "separable",
+    "repeat_noise_floor",
     "within_repeat_variation",
     "answer_at",
     "answered",
@@ -140,18 +138,18 @@ def block_columns(report, cell) -> dict:
 
 
 def gap_columns(report, gap) -> dict:
+    """A gap row's test (scoring.report_gaps): the interval at Holm's level for the pair, which
+    excludes 0 exactly when the pair is separable, and the repeats' noise floor."""
     test = gap.test
     if test is None:
         return {}
     return {
         **_ends("gap", test.interval),
-        "p_bootstrap": test.p_bootstrap,
-        "p_bootstrap_holm": test.p_bootstrap_holm,
-        "mcnemar_only_higher": test.discordant_a,
-        "mcnemar_only_lower": test.discordant_b,
-        "p_mcnemar": test.p_mcnemar,
-        "p_mcnemar_holm": test.p_mcnemar_holm,
+        "gap_level": test.level,
+        "p_permutation": test.p,
+        "p_permutation_holm": test.p_holm,
         "separable": test.separable,
+        "repeat_noise_floor": gap.repeat_floor,
         "within_repeat_variation": gap.within_repeat_noise,
     }
 
@@ -263,7 +261,7 @@ def json_config(report, config) -> dict:
 
 def json_gap(gap) -> dict:
     return {
-        key.replace("gap_low", "interval_low").replace("gap_high", "interval_high"): value
+        key.replace("gap_", "interval_") if key.startswith("gap_") else key: value
         for key, value in gap_columns(None, gap).items()
     }
 

@@ -14,8 +14,9 @@ from itertools import combinations
 
 import numpy as np
 
-from . import stats, stats_pairs
+from . import stats
 from .report_definitions import definition_values, definitions, figures_from_sums
+from .report_gaps import gaps_judge
 from .report_rows import NO_CONFIDENCE, BucketRows, bucket_rows
 from .stats import Interval, RiskCoveragePoint
 from .stats_pairs import PairTest
@@ -70,7 +71,7 @@ class Inference:
     seed: int
     clustered: bool  # blocks resampled as clusters (else, with several blocks, as strata)
     n_blocks: int
-    min_repeats: int  # repeats every configuration has (McNemar matches repeats up to this)
+    min_repeats: int  # repeats every configuration has
     sweep: Sweep | None
 
 
@@ -204,15 +205,13 @@ def report_intervals(source, report, rows: BucketRows | None = None) -> None:
         return scheme.net_from_sums(c, p, n, report.w)
 
     pending = _Pending()
-    estimates, samples, boot_cis, repeat_gaps = [], [], [], []
+    boot_cis, repeat_gaps = [], []
     sweep_table: dict[int, dict] = {}
     for config, (start, _rows) in zip(configs, per_config, strict=True):
         c, p, a = (point[start + k] for k in range(3))
         bc, bp, ba = (boot[:, start + k] for k in range(3))
         net, index, f = figures_from_sums(report, bc, bp, ba, n)
         pending.add(net, config.ci, "net")
-        estimates.append(float(net_of(c, p)))
-        samples.append(net)
         _proportion_intervals(report, config, c, p, a, n)
         boot_ci: dict = {}
         pending.add(index, boot_ci, "aa_index")
@@ -240,32 +239,9 @@ def report_intervals(source, report, rows: BucketRows | None = None) -> None:
             RiskRow(row.point, row.coverage_ci, row.risk_ci, row.score_ci.get("score"))
             for row in config.risk_coverage
         ]
-    # McNemar pairs (item, repeat) over the repeats every configuration has.
+    # The repeats every configuration has (the exports say so beside the paired figures).
     min_repeats = min((len(c.runs) for c in configs), default=0)
-    correct_matrix = (
-        np.column_stack(
-            [is_correct[[run_index[r.pk] for r in c.runs[:min_repeats]]].ravel() for c in configs]
-        )
-        if configs and min_repeats
-        else np.zeros((0, len(configs)))
-    )
-    tests = stats_pairs.pair_tests(
-        [c.key for c in configs],
-        estimates,
-        np.column_stack(samples) if samples else np.zeros((weights.shape[0], 0)),
-        correct_matrix,
-    )
-    by_pair = {(t.a, t.b): t for t in tests}
-    for gap in report.gaps:
-        test = by_pair.get((gap.a.key, gap.b.key))
-        if test is None:  # a tie, turned the other way round by the tests
-            test = by_pair.get((gap.b.key, gap.a.key))
-        gap.test = test
-        noises = [c.repeat_noise for c in (gap.a, gap.b)]
-        if any(x is None for x in noises):
-            gap.within_repeat_noise = None
-        else:
-            gap.within_repeat_noise = gap.gap <= max(x.gap for x in noises) + 1e-9
+    gaps_judge(report, is_correct, is_pen, run_index)
     report.inference = Inference(
         resamples=weights.shape[0],
         seed=stats.SEED,

@@ -48,11 +48,15 @@ def compare_page(request, team: Team):
             }
         else:
             try:
+                # The page shows any comparison the tests can make (they hold at any N) and
+                # says when the gate would not judge it; the gate keeps its minimum.
                 result = compare.compare(
-                    baseline, candidate, metric=metric, w=w, allow_prompt_change=allow
+                    baseline, candidate, metric=metric, w=w, allow_prompt_change=allow, min_items=1
                 )
-            except (compare.CannotTellYet, compare.NotComparable) as error:
-                problem = str(error)
+            except compare.CannotTellYet as error:
+                problem = _("Cannot tell yet: %(why)s") % {"why": error}
+            except (compare.NotComparable, compare.Refused) as error:
+                problem = _("Cannot judge: %(why)s") % {"why": error}
     elif "baseline" in request.GET:
         problem = _("Choose two experiments of this team.")
     return render(
@@ -68,6 +72,7 @@ def compare_page(request, team: Team):
             "w": w,
             "allow": allow,
             "result": result,
+            "gate_minimum": compare.MIN_ITEMS,
             "problem": problem,
             "prompt_refused": (
                 baseline is not None

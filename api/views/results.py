@@ -1,12 +1,12 @@
-"""The API's endpoints for an experiment's results, and the comparison of two experiments (the
-regression gate)."""
+"""The API's endpoints for an experiment's results (the comparison of two experiments, the
+regression gate, is in api.views.gate)."""
 
 from django.utils.translation import gettext as _
-from ninja import Query, Router
+from ninja import Router
 from ninja.errors import HttpError
 
 from probe.models import Experiment, Role
-from scoring import compare, exports
+from scoring import exports
 from scoring.final_report import final_gate, final_report_build, may_see_keys
 from scoring.models import Assignment
 from scoring.report import (
@@ -17,10 +17,9 @@ from scoring.report import (
     without_dropped,
 )
 from scoring.review import keys_in_force
-from scoring.visibility import still_judging
 
 from .. import schemas as s
-from ..auth import blinded, reach
+from ..auth import reach
 from ..errors import refuse
 
 router = Router()
@@ -90,62 +89,3 @@ def results_responses(request, experiment_id: int):
         "columns": exports.RESPONSE_COLUMNS,
         "responses": rows,
     }
-
-
-# Comparison and the regression gate --------------------------------------------------------
-
-
-@router.get(
-    "/compare",
-    response={200: dict, **s.errors(401, 404, 409, 422, 429)},
-    summary="Compare two experiments on their shared items; the regression gate",
-    description=(
-        "`verdict` is `pass` (the candidate is not worse beyond the paired interval) or "
-        "`fail`; 409 with `cannot tell` while collection, scoring or reconciliation is "
-        "unfinished; 422 when the two cannot be compared as asked."
-    ),
-)
-def compare_experiments(
-    request,
-    baseline: int,
-    candidate: int,
-    metric: str = Query(compare.NET_USABLE, pattern="^(net_usable|hallucination_rate)$"),
-    w: str = s.weight_query(),
-    pair: str = Query("", pattern=s.TEXT_PATTERN, max_length=400),
-    allow_prompt_change: bool = False,
-):
-    experiments = []
-    for value in (baseline, candidate):
-        experiment, _m = reach(request, "experiment_pk", value, Role.VIEWER)
-        if blinded(request, experiment) or still_judging(experiment, request.user):
-            # A state, like the results before the reveal: not yet, rather than not allowed.
-            raise HttpError(
-                409, _("You are scoring %(name)s blind: finish first.") % {"name": experiment.name}
-            )
-        experiments.append(experiment)
-    try:
-        weight = parse_weight(w)
-    except ValueError:
-        raise refuse(
-            _("w must be a number from 0 to 100."),
-            [{"field": "w", "message": _("w must be a number from 0 to 100.")}],
-        ) from None
-    labels = None
-    if pair:
-        if "=" not in pair:
-            message = _("pair takes BASELINE_LABEL=CANDIDATE_LABEL.")
-            raise refuse(message, [{"field": "pair", "message": message}])
-        labels = tuple(part.strip() for part in pair.split("=", 1))
-    try:
-        result = compare.compare(
-            *experiments,
-            metric=metric,
-            w=weight,
-            pair=labels,
-            allow_prompt_change=allow_prompt_change,
-        )
-    except compare.CannotTellYet as error:
-        raise refuse(str(error), [], status=409) from None
-    except compare.NotComparable as error:
-        raise refuse(str(error), []) from None
-    return compare.comparison_dict(result) | {"verdict": "fail" if result.regression else "pass"}

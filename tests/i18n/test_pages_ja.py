@@ -30,7 +30,7 @@ ALLOWED = {
     *"OpenAI Anthropic Gemini Google vLLM Ollama llama cpp OpenRouter AA Omniscience".split(),
     *"Chat Completions Responses Messages".split(),  # the names of the provider APIs
     "Lines",  # the JSON Lines format
-    *"Cohen Fleiss Krippendorff RFC Markdown".split(),
+    *"Cohen Fleiss Krippendorff Holm RFC Markdown".split(),
 }
 WORD = re.compile(r"[A-Za-z][A-Za-z’']+")
 # Identifiers, not words: gpt-4.1, sim-expert, OPENAI_API_KEY, api.openai.com, docs/x.md,

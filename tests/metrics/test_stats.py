@@ -35,7 +35,6 @@ from scoring.stats import (
     threshold_for_weight,
     wilson,
 )
-from scoring.stats_pairs import pair_tests
 
 from .test_agreement import KRIPPENDORFF_C, transpose
 
@@ -135,46 +134,6 @@ def test_percentile_interval_matches_numpy():
     samples = np.random.default_rng(1).normal(size=(2001, 4))
     expected = np.percentile(samples, [2.5, 97.5], axis=0).T
     assert np.allclose(np.array(percentile_interval(samples)), expected)
-
-
-def simulated_gap(rng, n_items=100, p_a=0.6, p_b=0.5, shared=0.7):
-    """Correctness of two configurations on the same items: B's draw shares A's with
-    probability ``shared`` (the items' difficulty), so the data are paired. E[A - B] = 0.1."""
-    z = rng.random(n_items)
-    z_b = np.where(rng.random(n_items) < shared, z, rng.random(n_items))
-    return (z < p_a).astype(float), (z_b < p_b).astype(float)
-
-
-def test_paired_bootstrap_covers_the_true_difference_about_95_percent_of_the_time():
-    rng = np.random.default_rng(2024)
-    experiments, covered = 300, 0
-    true_gap = (0.6 - 0.5) * 100
-    for seed in range(experiments):
-        a, b = simulated_gap(rng)
-        sums = bootstrap_sums(bootstrap_weights(100, seed=seed), np.column_stack([a, b]))
-        (test,) = pair_tests(["a", "b"], [a.sum(), b.sum()], sums, np.column_stack([a, b]))
-        low, high = test.interval
-        if test.a == "b":  # b came out ahead: the interval is of b - a
-            low, high = -high, -low
-        covered += low <= true_gap <= high
-    assert 0.92 <= covered / experiments <= 0.98
-
-
-def test_pair_tests_mark_a_clear_gap_separable_and_a_tie_not():
-    rng = np.random.default_rng(3)
-    strong = (rng.random(300) < 0.8).astype(float)
-    weak = (rng.random(300) < 0.4).astype(float)
-    same = strong.copy()
-    correct = np.column_stack([strong, weak, same])
-    sums = bootstrap_sums(bootstrap_weights(300), correct)
-    tests = pair_tests(["strong", "weak", "same"], correct.sum(axis=0), sums, correct)
-    by_pair = {(t.a, t.b): t for t in tests}
-    clear = by_pair[("strong", "weak")]
-    assert clear.separable and clear.interval.low > 0 and clear.p_mcnemar_holm < 0.001
-    tie = by_pair[("strong", "same")]
-    assert not tie.separable and tie.gap == 0 and tie.p_mcnemar == 1.0
-    # Holm never lowers a p-value
-    assert all(t.p_bootstrap_holm >= t.p_bootstrap for t in tests)
 
 
 def test_repeat_agreement():

@@ -149,9 +149,17 @@ def test_the_page_carries_the_figures(examples, client):
 
     gaps = tables(body)["gap-table"]
     assert gaps[1][0].startswith("Fourteen") and gaps[1][1].startswith("Twelve")
-    # 14 - 13: the paired interval spans 0; Twelve's repeats differ by 2; the rule of thumb: < 3
+    # 14 - 13: the test's interval spans 0. Twelve's repeats differ on four items (two by 2
+    # items of net usable, two by 1), Fourteen's on none: a repeat's variance 2 + 2 + 0.5 + 0.5
+    # = 5, so the mean of two repeats varies by 5 / 2 and the floor is 1.96 x sqrt(2.5) = 3.1.
     assert gaps[1][2] == "1"
-    assert gaps[1][5:] == ["not separable at 95 %", "within their own repeat variation", "noise"]
+    assert gaps[1][4].startswith("not separable at 95 %")
+    assert gaps[1][5] == "within their own repeat variation floor 3.1"
+    # The rule of thumb (3 items in 30) is the author's, with its N, and judges no row.
+    assert len(gaps[1]) == 6
+    assert "3 items in 30, is 3 items at N = 30: shown for reference, it judges no gap" in (
+        body.replace("&#x27;", "'")
+    )
 
     blocks = tables(body)["block-table"]
     block_a = next(r for r in blocks if r and r[0].startswith("A "))
@@ -282,8 +290,9 @@ def test_many_configurations_list_neighbours_in_the_ranking(world, scorer, clien
     gaps = [r for r in tables(body)["gap-table"][1:]]
     assert len(gaps) == 12
     assert gaps[0][:3] == ["cfg 12", "cfg 11", "1"]  # best first, each against the next
-    # nets 10..22 one apart: 12 pairs 1 apart and 11 pairs 2 apart are under the floor of 3
-    assert "By the probe's rule of thumb (a gap under 3 items in 30 is noise), 23 are noise." in (
-        body.replace("&#x27;", "'")
-    )
+    # The rule of thumb is quoted with its N, and counts no pair as noise: with one repeat each
+    # the repeats measure nothing, and the page says nothing about them.
+    text = body.replace("&#x27;", "'")
+    assert "(a gap under 3 items in 30 is noise; 3 items at N = 30) is shown for reference" in text
+    assert "are noise" not in text and "own repeat noise" not in text
     assert "every pair is in the figures export" in body

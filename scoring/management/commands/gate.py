@@ -1,7 +1,10 @@
 """The regression gate: is the candidate experiment worse than the baseline, beyond noise?
 
-Exit 0: not worse beyond the paired interval. Exit 1: worse. Exit 2: the data cannot tell yet
-(collection, scoring or reconciliation unfinished) or the two cannot be compared as asked.
+Exit 0: pass. 1: a configuration (or one of its blocks) is worse: a regression. 2: the gate
+cannot judge: "Cannot tell yet" while collection, scoring or reconciliation is unfinished, or
+"Cannot judge" with the reason no waiting will change (other schemes or prompts, too few shared
+items). 3: the command itself is refused (an unknown experiment, a malformed --pair or an unknown
+label, a bad --w, --metric or --min-items). --json prints the API's answer, the same shape.
 """
 
 import json
@@ -9,17 +12,43 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from probe.models import Experiment
-from scoring import compare
+from scoring import gate_report
+from scoring.gate_decision import METRICS, MIN_ITEMS, NET_USABLE
+
+USAGE = 3  # the exit code of a refused or mistyped command
+
+
+def _find(name: str, pk: int) -> Experiment:
+    experiment = Experiment.objects.filter(pk=pk).first()
+    if experiment is None:
+        raise gate_report.missing_experiment(name, pk)
+    return experiment
 
 
 class Command(BaseCommand):
-    help = "Compare a candidate experiment with a baseline; exit 1 on a regression beyond noise."
+    help = (
+        "Compare a candidate experiment with a baseline. Exit 0 pass, 1 regression, 2 cannot "
+        "tell or cannot judge, 3 refused command."
+    )
+
+    def create_parser(self, prog_name, subcommand, **kwargs):
+        parser = super().create_parser(prog_name, subcommand, **kwargs)
+
+        # argparse exits 2 on a mistyped option, which is the gate's "cannot tell": a mistyped
+        # command exits 3, with argparse's own message.
+        def refuse(message):
+            raise CommandError(f"Refused: {message}", returncode=USAGE)
+
+        parser.error = refuse
+        return parser
 
     def add_arguments(self, parser):
-        parser.add_argument("--baseline", type=int, required=True, help="experiment id")
-        parser.add_argument("--candidate", type=int, required=True, help="experiment id")
-        parser.add_argument("--metric", choices=compare.METRICS, default=compare.NET_USABLE)
-        parser.add_argument("--w", type=float, default=1.0, help="net usable's penalty weight")
+        parser.add_argument("--baseline", required=True, help="experiment id")
+        parser.add_argument("--candidate", required=True, help="experiment id")
+        parser.add_argument("--metric", default=NET_USABLE, help=" or ".join(METRICS))
+        parser.add_argument(
+            "--w", default="1", help="net usable's penalty weight, a number from 0 to 100"
+        )
         parser.add_argument(
             "--pair",
             metavar="BASELINE_LABEL=CANDIDATE_LABEL",
@@ -30,38 +59,28 @@ class Command(BaseCommand):
             action="store_true",
             help="compare even though the prompt versions differ",
         )
-        parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
+        parser.add_argument(
+            "--min-items",
+            default=str(MIN_ITEMS),
+            help=f"the fewest shared items the gate judges from (default {MIN_ITEMS})",
+        )
+        parser.add_argument("--json", action="store_true", help="print the answer as JSON")
 
     def handle(self, *args, **options):
-        experiments = {
-            e.pk: e
-            for e in Experiment.objects.filter(pk__in=[options["baseline"], options["candidate"]])
-        }
-        for name in ("baseline", "candidate"):
-            if options[name] not in experiments:
-                raise CommandError(f"No experiment with id {options[name]} ({name}).")
-        pair = None
-        if options["pair"]:
-            if "=" not in options["pair"]:
-                raise CommandError("--pair takes BASELINE_LABEL=CANDIDATE_LABEL.")
-            pair = tuple(part.strip() for part in options["pair"].split("=", 1))
-        try:
-            result = compare.compare(
-                experiments[options["baseline"]],
-                experiments[options["candidate"]],
-                metric=options["metric"],
-                w=options["w"],
-                pair=pair,
-                allow_prompt_change=options["allow_prompt_change"],
-            )
-        except (compare.CannotTellYet, compare.NotComparable) as error:
-            if options["json"]:
-                self.stdout.write(json.dumps({"verdict": "cannot tell", "why": str(error)}))
-            else:
-                self.stdout.write(f"Cannot tell yet: {error}")
-            raise SystemExit(2) from None
+        outcome = gate_report.gate_outcome(
+            baseline=options["baseline"],
+            candidate=options["candidate"],
+            find=_find,
+            metric=options["metric"],
+            w=options["w"],
+            pair=options["pair"],
+            allow_prompt_change=options["allow_prompt_change"],
+            min_items=options["min_items"],
+        )
         if options["json"]:
-            self.stdout.write(json.dumps(compare.comparison_dict(result), indent=1))
+            self.stdout.write(json.dumps(gate_report.gate_body(outcome), indent=1))
+        elif outcome.verdict == gate_report.REFUSED:
+            self.stderr.write(gate_report.gate_text(outcome))
         else:
-            self.stdout.write(compare.comparison_text(result))
-        raise SystemExit(1 if result.regression else 0)
+            self.stdout.write(gate_report.gate_text(outcome))
+        raise SystemExit(outcome.exit_code)
