@@ -92,11 +92,12 @@ class Decision:
     batch: str
     created: int = 0
     changed: int = 0
+    kept: int = 0  # sent back for a re-check and given the same bucket again
     unchanged: int = 0  # already so: a second tab, a double keypress, a retry
 
     @property
     def no_op(self) -> bool:
-        return self.created == 0 and self.changed == 0
+        return self.created == 0 and self.changed == 0 and self.kept == 0
 
 
 @transaction.atomic
@@ -106,6 +107,8 @@ def judgement_decide(
     responses: list[Response],
     verdict: str = "",
     bucket: str = "",
+    decided_at=None,
+    shown_at=None,
 ) -> Decision:
     """Set the bucket of every response in a group.
 
@@ -191,7 +194,7 @@ def judgement_decide(
             judgement.needs_recheck = False
             judgement.key_decision_id = key_decision
             judgement.save(update_fields=["needs_recheck", "key_decision", "updated"])
-            result.changed += 1
+            result.kept += 1
             continue
         else:
             result.unchanged += 1
@@ -206,6 +209,8 @@ def judgement_decide(
                 new_bucket=new_bucket,
                 new_verdict=new_verdict,
                 after_reveal=after_reveal,
+                decided_at=decided_at,
+                shown_at=shown_at,
             )
         )
     Judgement.objects.bulk_create(created)  # sets their primary keys (PostgreSQL and SQLite)

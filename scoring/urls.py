@@ -18,6 +18,7 @@ urlpatterns = [
         name="dispute",
     ),
     path("score/<str:assignment_token>/<int:position>/note/", views.scoring_note, name="note"),
+    path("score/<str:assignment_token>/record/", views.scoring_record, name="record"),
     path("score/<str:assignment_token>/items/", views.scoring_overview, name="overview"),
     path("score/<str:assignment_token>/next-open/", views.scoring_next_open, name="next_open"),
     path("score/<str:assignment_token>/undo/", views.scoring_undo, name="undo"),

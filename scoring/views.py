@@ -1,20 +1,37 @@
 """The blind queue: item by item across every sheet, one keypress per answer."""
 
+import re
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import Http404
+from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from probe.access import team_view
 from probe.models import Experiment, Role
 
-from . import selectors, services
+from . import decisions, selectors, services
 from .carry import carried_by_run, carry_counts
-from .models import Assignment, Bucket, Judgement
+from .models import Assignment, Bucket
 
 URL_NAMES = ("decide", "dispute", "item", "note")
+# A key the page names a queued decision by: a UUID, or any short run of these characters.
+DECISION_KEY = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+# The assignments whose scorer turned the confident-wrong confirmation off for this session.
+CONFIRM_OFF_SESSION_KEY = "scoring_confirm_off"
+
+
+def confirm_off(request, assignment: Assignment) -> bool:
+    return assignment.token in request.session.get(CONFIRM_OFF_SESSION_KEY, [])
+
+
+def confirm_off_set(request, assignment: Assignment) -> None:
+    tokens = request.session.get(CONFIRM_OFF_SESSION_KEY, [])
+    if assignment.token not in tokens:
+        request.session[CONFIRM_OFF_SESSION_KEY] = [*tokens[-49:], assignment.token]
 
 
 @team_view(scope="experiment_pk", get=Role.SCORER, post=Role.SCORER)
@@ -59,7 +76,13 @@ def _item_context(request, assignment: Assignment, position: int, **extra) -> di
     # Reversed once here, not once per answer group in the template.
     kwargs = {"assignment_token": assignment.token, "position": position}
     urls = {name: reverse(f"scoring:{name}", kwargs=kwargs) for name in URL_NAMES}
+    urls["record"] = reverse("scoring:record", kwargs={"assignment_token": assignment.token})
+    decision = queue.key.decision
     return {
+        "key_version": selectors.key_version(
+            assignment, queue.item.pk, decision.pk if decision else None
+        ),
+        "confirm_off": confirm_off(request, assignment),
         "urls": urls,
         "assignment": assignment,
         "experiment": experiment,
@@ -67,6 +90,7 @@ def _item_context(request, assignment: Assignment, position: int, **extra) -> di
         "q": queue,
         "bucket_keys": experiment.scheme_obj.bucket_keys,
         "bucket_labels": dict(Bucket.choices),
+        "confident_wrong_buckets": selectors.CONFIDENT_WRONG_BUCKETS,
         "hide_confidence": experiment.hide_confidence,
         "note_tokens": "",
         "scheme": experiment.scheme_obj,
@@ -90,7 +114,9 @@ def _render_item(request, assignment: Assignment, position: int, status: int = 2
 def scoring_item(request, assignment: Assignment, position: int):
     if not services.scoring_open(assignment.experiment):
         raise Http404
-    if assignment.last_position != position:
+    # The page fetches the next item ahead of time: only an item shown is where to resume.
+    prefetch = request.GET.get("prefetch") == "1"
+    if assignment.last_position != position and not prefetch:
         Assignment.objects.filter(pk=assignment.pk).update(last_position=position)
     dispute = request.GET.get("dispute", "")
     if dispute:
@@ -100,30 +126,13 @@ def scoring_item(request, assignment: Assignment, position: int):
     return _render_item(request, assignment, position)
 
 
-def _asks_first(experiment, assignment, responses, verdict: str, bucket: str) -> bool:
-    """Whether marking these responses wrong asks for a confirmation first.
-
-    A confident, specific disagreement is more often a correct model than a wrong key. The same
-    rule holds for W and for a wrong bucket chosen directly; the experiment says how often: every
-    time, once per item (the first HIGH answer marked wrong on an item asks, the rest do not), or
-    never.
-    """
-    wrong = verdict == Judgement.Verdict.WRONG or bucket in selectors.CONFIDENT_WRONG_BUCKETS
-    if not wrong or not any(r.confidence == "HIGH" and not r.abstained for r in responses):
-        return False
-    mode = experiment.confirm_wrong
-    if mode == Experiment.ConfirmWrong.NEVER:
-        return False
-    if mode == Experiment.ConfirmWrong.ONCE:
-        return not selectors.high_wrong_confirmed(assignment, item_id=responses[0].item_id)
-    return True
-
-
 def _decision_notice(decision: services.Decision) -> str:
     if decision.no_op:
         return _("Already decided so (another tab, or a second keypress): nothing changed.")
     if decision.changed and not decision.created:
         return _("Decision changed.")
+    if decision.kept:
+        return _("Decision kept against the amended key.")
     return ""
 
 
@@ -142,8 +151,8 @@ def scoring_decide(request, assignment: Assignment, position: int):
     verdict = request.POST.get("verdict", "")
     bucket = request.POST.get("bucket", "")
     confirmed = request.POST.get("confirmed") == "1"
-    experiment = assignment.experiment
-    if not confirmed and _asks_first(experiment, assignment, responses, verdict, bucket):
+    off = confirm_off(request, assignment)
+    if not confirmed and selectors.asks_first(assignment, responses, verdict, bucket, off=off):
         return _render_item(
             request, assignment, position, confirm_tokens=",".join(tokens), confirm_bucket=bucket
         )
@@ -170,6 +179,47 @@ def scoring_decide(request, assignment: Assignment, position: int):
             messages.info(request, notice)
         return redirect("scoring:item", assignment_token=assignment.token, position=position)
     return _render_item(request, assignment, position, focus_after=",".join(tokens), notice=notice)
+
+
+@team_view(scope="assignment_token", get=None, post=Role.SCORER)
+def scoring_record(request, assignment: Assignment):
+    """A decision (or an undo) from the page's queue, named by the browser's key: JSON."""
+    if not services.scoring_open(assignment.experiment):
+        raise Http404
+    key = request.headers.get("X-Decision-Key", "")
+    if not DECISION_KEY.match(key):
+        message = _("This decision came without a valid key: nothing was saved.")
+        return JsonResponse({"status": "invalid", "message": message}, status=400)
+    if request.POST.get("op") == "undo":
+        return JsonResponse(decisions.undo_record(assignment=assignment, key=key))
+    position = request.POST.get("position", "")
+    if not position.isdigit():
+        message = _("This decision names no item: nothing was saved.")
+        return JsonResponse({"status": "invalid", "message": message}, status=400)
+    confirmed = request.POST.get("confirmed") == "1"
+    if confirmed and request.POST.get("confirm_off") == "1":
+        confirm_off_set(request, assignment)
+    now = timezone.now()
+    decided_at = decisions.browser_time(request.POST.get("decided_at", ""), now=now)
+    shown_at = decisions.browser_time(request.POST.get("shown_at", ""), now=now)
+    if shown_at and decided_at and shown_at > decided_at:
+        shown_at = decided_at
+    expect = request.POST.get("expect", "*")
+    decision = decisions.QueuedDecision(
+        key=key,
+        position=int(position),
+        tokens=[t for t in request.POST.get("tokens", "").split(",") if t],
+        verdict=request.POST.get("verdict", ""),
+        bucket=request.POST.get("bucket", ""),
+        confirmed=confirmed,
+        expect=None if expect == "*" else expect,
+        key_seen=request.POST.get("key_seen", ""),
+        blind=request.POST.get("blind") == "1",
+        confirm_off=confirm_off(request, assignment),
+        decided_at=decided_at or now,
+        shown_at=shown_at,
+    )
+    return JsonResponse(decisions.decision_record(assignment=assignment, decision=decision))
 
 
 @team_view(scope="assignment_token", get=None, post=Role.SCORER)
