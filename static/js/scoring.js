@@ -341,15 +341,21 @@
     });
   }
 
+  // The next few items, fetched while the scorer reads this one: moving on needs no round
+  // trip, and a lost connection leaves them some items to go on with.
+  const AHEAD = 5;
   function prefetchNext() {
     const root = item();
-    if (!root || !root.dataset.nextUrl) return;
-    const position = Number(root.dataset.position) + 1;
-    if (pendingPositions().indexOf(position) >= 0 || prefetched[position]) return;
-    prefetched[position] = fetchFragment(root.dataset.nextUrl, true).catch(function () { delete prefetched[position]; return null; });
+    if (!root) return;
+    const here = Number(root.dataset.position);
+    const last = Math.min(Number(root.dataset.nItems), here + AHEAD);
+    const pending = state.ops.map(function (op) { return op.position; });
+    for (let position = here + 1; position <= last; position++) {
+      if (pending.indexOf(position) >= 0 || prefetched[position]) continue;
+      const p = position;
+      prefetched[p] = fetchFragment(urlFor(p), true).catch(function () { delete prefetched[p]; return null; });
+    }
   }
-
-  function pendingPositions() { return state.ops.map(function (op) { return op.position; }); }
 
   function swapIn(fragment, extra) {
     const template = document.createElement("template");
@@ -378,7 +384,7 @@
   function advance() {
     const root = item();
     const position = Number(root.dataset.position);
-    if (root.dataset.nextUrl) { show(root.dataset.nextUrl); return; }
+    if (root.dataset.nextUrl) { show(root.dataset.nextUrl, { auto: true }); return; }
     const reveal = root.querySelector("[data-reveal]");
     if (reveal && !reveal.hidden) { reveal.focus(); return; }
     // The last item: the server knows what is still open once it has every decision.
@@ -395,6 +401,11 @@
     overlay();
     render();
     if (extra.notice) notice(extra.notice);
+    // Moving on by itself: an item with nothing left to decide (every answer UNKNOWN, or
+    // decided in an earlier visit) is passed over too.
+    if (extra.auto && root && !answers().some(function (li) { return !li.classList.contains("decided"); })) {
+      if (root.dataset.nextUrl) { show(root.dataset.nextUrl, { auto: true }); return; }
+    }
     placeFocus();
     prefetchNext();
   }
@@ -428,13 +439,18 @@
     return clone.textContent.trim();
   }
 
+  // Turned off for this session here: fragments fetched ahead do not know it yet.
+  function confirmOffHere() {
+    try { return sessionStorage.getItem("blindprobe.scoring.confirm-off:" + recordUrl()) === "1"; } catch (e) { return false; }
+  }
+
   function needsConfirm(li, action) {
     const root = item();
     const wrong = action.verdict === "wrong" || action.confidentWrong;
     // Asked for a HIGH-confidence answer (its chip is on the row), never for a re-check.
     if (!wrong || !li.querySelector(".conf-high") || li.classList.contains("recheck")) return false;
     const mode = root.dataset.confirm;
-    if (mode === "never" || mode === "off") return false;
+    if (mode === "never" || mode === "off" || confirmOffHere()) return false;
     if (mode === "once") return !root.dataset.confirmedItem;
     return true;
   }
@@ -464,7 +480,10 @@
     const tokens = li.dataset.tokens;
     const queued = pendingFor(position, tokens);
     if (confirmed && root.dataset.confirm === "once") root.dataset.confirmedItem = "1";
-    if (confirmOff) root.dataset.confirm = "off";
+    if (confirmOff) {
+      root.dataset.confirm = "off";
+      try { sessionStorage.setItem("blindprobe.scoring.confirm-off:" + recordUrl(), "1"); } catch (e) { /* the server remembers it too */ }
+    }
     state.attention = state.attention.filter(function (a) { return !(a.position === position && a.tokens === tokens); });
     const op = {
       op: "decide",
