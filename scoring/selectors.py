@@ -13,7 +13,7 @@ from probe.models import Experiment, ExperimentItem, Response
 from probe.sheetparser import normalise_answer
 
 from .keys import KeyInForce, key_in_force, keys_in_force
-from .models import Assignment, Bucket, Judgement, KeyDecision, KeyDispute
+from .models import Assignment, Bucket, Judgement, KeyDispute
 
 # A wrong answer given with confidence lands in one of these (four-bucket and second scheme).
 CONFIDENT_WRONG_BUCKETS = (Bucket.CONFIDENT_WRONG, Bucket.INCORRECT)
@@ -183,11 +183,6 @@ def key_version(assignment: Assignment, item_pk: int, decision_pk: int | None) -
     sent with an older one was made against a key amended since."""
     value = f"{assignment.pk}:{item_pk}:{decision_pk or 0}"
     return salted_hmac("scoring.key", value, algorithm="sha256").hexdigest()[:16]
-
-
-def current_key_version(assignment: Assignment, item_pk: int) -> str:
-    newest = (KeyDecision.objects.filter(item_id=item_pk).order_by("-pk").values_list("pk")).first()
-    return key_version(assignment, item_pk, newest[0] if newest else None)
 
 
 def is_confident_wrong(verdict: str, bucket: str) -> bool:
@@ -419,10 +414,15 @@ def experiment_size(experiment: Experiment) -> tuple[int, int]:
 def resolve_tokens(assignment: Assignment, position: int, tokens: list[str]) -> list[Response]:
     """The responses of an item named by this scorer's opaque tokens (unknown tokens ignored)."""
     wanted = set(tokens)
-    responses = Response.objects.filter(
-        item__experiment=assignment.experiment, item__position=position
-    ).only("pk", "item_id", "answer", "confidence", "abstained", "hedged")
+    responses = item_responses(assignment.experiment, position)
     return [r for r in responses if answer_token(assignment, r.pk) in wanted]
+
+
+def item_responses(experiment: Experiment, position: int):
+    """The responses of the experiment's item at ``position``, with what a decision reads."""
+    return Response.objects.filter(item__experiment=experiment, item__position=position).only(
+        "pk", "item_id", "answer", "confidence", "abstained", "hedged"
+    )
 
 
 def first_open_position(assignment: Assignment) -> int:

@@ -1,5 +1,6 @@
 """The blind queue: item by item across every sheet, one keypress per answer."""
 
+import json
 import re
 
 from django.contrib import messages
@@ -181,45 +182,58 @@ def scoring_decide(request, assignment: Assignment, position: int):
     return _render_item(request, assignment, position, focus_after=",".join(tokens), notice=notice)
 
 
+def _queued_decision(raw, request, assignment: Assignment, now) -> decisions.QueuedDecision:
+    """One decision of the page's batch, checked; ValueError names what is wrong with it."""
+    if not isinstance(raw, dict) or not DECISION_KEY.match(str(raw.get("key", ""))):
+        raise ValueError(_("A decision came without a valid key: nothing was saved."))
+    if raw.get("op") == "undo":
+        return decisions.QueuedDecision(key=raw["key"], op="undo")
+    position = raw.get("position")
+    if not isinstance(position, int) or position < 1:
+        raise ValueError(_("A decision names no item: nothing was saved."))
+    confirmed = raw.get("confirmed") is True
+    if confirmed and raw.get("confirm_off") is True:
+        confirm_off_set(request, assignment)
+    decided_at = decisions.browser_time(raw.get("decided_at"), now=now) or now
+    shown_at = decisions.browser_time(raw.get("shown_at"), now=now)
+    expect = raw.get("expect", "*")
+    return decisions.QueuedDecision(
+        key=raw["key"],
+        position=position,
+        tokens=[t for t in str(raw.get("tokens", "")).split(",") if t],
+        verdict=str(raw.get("verdict", "")),
+        bucket=str(raw.get("bucket", "")),
+        confirmed=confirmed,
+        expect=None if expect == "*" else str(expect),
+        key_seen=str(raw.get("key_seen", "")),
+        blind=raw.get("blind") is True,
+        confirm_off=confirm_off(request, assignment),
+        decided_at=decided_at,
+        shown_at=min(shown_at, decided_at) if shown_at else None,
+    )
+
+
 @team_view(scope="assignment_token", get=None, post=Role.SCORER)
 def scoring_record(request, assignment: Assignment):
-    """A decision (or an undo) from the page's queue, named by the browser's key: JSON."""
+    """Decisions (and undos) from the page's queue, in the order made, each named by the
+    browser's key: JSON in ({"decisions": [...]}), one outcome per decision out."""
     if not services.scoring_open(assignment.experiment):
         raise Http404
-    key = request.headers.get("X-Decision-Key", "")
-    if not DECISION_KEY.match(key):
-        message = _("This decision came without a valid key: nothing was saved.")
-        return JsonResponse({"status": "invalid", "message": message}, status=400)
-    if request.POST.get("op") == "undo":
-        return JsonResponse(decisions.undo_record(assignment=assignment, key=key))
-    position = request.POST.get("position", "")
-    if not position.isdigit():
-        message = _("This decision names no item: nothing was saved.")
-        return JsonResponse({"status": "invalid", "message": message}, status=400)
-    confirmed = request.POST.get("confirmed") == "1"
-    if confirmed and request.POST.get("confirm_off") == "1":
-        confirm_off_set(request, assignment)
+    unreadable = _("The page sent no decisions it could read: nothing was saved.")
+    try:
+        payload = json.loads(request.body or b"{}")
+    except ValueError:
+        payload = None
+    batch = payload.get("decisions") if isinstance(payload, dict) else None
+    if not isinstance(batch, list) or not 1 <= len(batch) <= decisions.BATCH_LIMIT:
+        return JsonResponse({"status": "invalid", "message": unreadable}, status=400)
     now = timezone.now()
-    decided_at = decisions.browser_time(request.POST.get("decided_at", ""), now=now)
-    shown_at = decisions.browser_time(request.POST.get("shown_at", ""), now=now)
-    if shown_at and decided_at and shown_at > decided_at:
-        shown_at = decided_at
-    expect = request.POST.get("expect", "*")
-    decision = decisions.QueuedDecision(
-        key=key,
-        position=int(position),
-        tokens=[t for t in request.POST.get("tokens", "").split(",") if t],
-        verdict=request.POST.get("verdict", ""),
-        bucket=request.POST.get("bucket", ""),
-        confirmed=confirmed,
-        expect=None if expect == "*" else expect,
-        key_seen=request.POST.get("key_seen", ""),
-        blind=request.POST.get("blind") == "1",
-        confirm_off=confirm_off(request, assignment),
-        decided_at=decided_at or now,
-        shown_at=shown_at,
-    )
-    return JsonResponse(decisions.decision_record(assignment=assignment, decision=decision))
+    try:
+        queued = [_queued_decision(raw, request, assignment, now) for raw in batch]
+    except ValueError as error:
+        return JsonResponse({"status": "invalid", "message": str(error)}, status=400)
+    outcomes = decisions.decisions_record(assignment=assignment, decisions=queued)
+    return JsonResponse({"outcomes": outcomes})
 
 
 @team_view(scope="assignment_token", get=None, post=Role.SCORER)

@@ -79,53 +79,47 @@
     pump();
   }
 
-  function body(op) {
-    const data = new URLSearchParams();
-    data.set("op", op.op);
-    if (op.op === "decide") {
-      data.set("position", op.position);
-      data.set("tokens", op.tokens);
-      if (op.verdict) data.set("verdict", op.verdict);
-      if (op.bucket) data.set("bucket", op.bucket);
-      if (op.confirmed) data.set("confirmed", "1");
-      if (op.confirmOff) data.set("confirm_off", "1");
-      data.set("expect", op.expect);
-      data.set("key_seen", op.keySeen);
-      if (op.blind) data.set("blind", "1");
-      data.set("decided_at", op.decidedAt);
-      if (op.shownAt) data.set("shown_at", op.shownAt);
-    }
-    return data;
+  // One decision as the server reads it.
+  function wire(op) {
+    if (op.op === "undo") return { key: op.key, op: "undo" };
+    return {
+      key: op.key, op: "decide", position: op.position, tokens: op.tokens,
+      verdict: op.verdict, bucket: op.bucket, confirmed: !!op.confirmed, confirm_off: !!op.confirmOff,
+      expect: op.expect, key_seen: op.keySeen, blind: !!op.blind,
+      decided_at: op.decidedAt, shown_at: op.shownAt,
+    };
   }
 
+  // Everything queued goes in one request, in order; the next request waits for its reply.
+  const BATCH = 50;
   function pump() {
     if (inFlight || !state.ops.length) { render(); return; }
     if (retryTimer) return;
-    const op = state.ops[0];
-    op.state = "sending";
+    const batch = state.ops.slice(0, BATCH);
+    batch.forEach(function (op) { op.state = "sending"; });
+    inFlight = batch;
     render();
-    inFlight = op;
-    fetch(op.url, {
+    fetch(recordUrl(), {
       method: "POST",
       credentials: "same-origin",
-      headers: { "X-CSRFToken": csrfToken(), "X-Decision-Key": op.key },
-      body: body(op),
+      headers: { "X-CSRFToken": csrfToken(), "Content-Type": "application/json" },
+      body: JSON.stringify({ decisions: batch.map(wire) }),
     }).then(function (response) {
       if (response.status >= 500 || response.status === 401 || response.status === 403) {
         throw new Error(String(response.status));
       }
-      return response.json().catch(function () { throw new Error("not json"); }).then(function (outcome) {
-        return { status: response.status, outcome: outcome };
-      });
+      return response.json().catch(function () { throw new Error("not json"); });
     }).then(function (reply) {
       inFlight = null; tries = 0;
-      state.ops.shift();
-      settle(op, reply.outcome);
+      state.ops.splice(0, batch.length);
+      batch.forEach(function (op, i) {
+        settle(op, reply.outcomes ? reply.outcomes[i] : { status: "invalid", message: reply.message });
+      });
       save();
       pump();
     }).catch(function () {
       inFlight = null;
-      op.state = "failed";
+      batch.forEach(function (op) { op.state = "failed"; });
       save();
       const wait = RETRY_MS[Math.min(tries, RETRY_MS.length - 1)];
       tries += 1;
@@ -487,7 +481,6 @@
     state.attention = state.attention.filter(function (a) { return !(a.position === position && a.tokens === tokens); });
     const op = {
       op: "decide",
-      url: root.dataset.recordUrl,
       position: position,
       tokens: tokens,
       verdict: action.verdict,
@@ -548,7 +541,7 @@
 
   function undo() {
     const last = state.ops[state.ops.length - 1];
-    if (last && last.op === "decide" && last !== inFlight) {
+    if (last && last.op === "decide" && !(inFlight && inFlight.indexOf(last) >= 0)) {
       // Not sent yet: taken back here, the server never hears of it.
       state.ops.pop();
       save();
@@ -556,7 +549,7 @@
       render();
       return;
     }
-    enqueue({ op: "undo", url: recordUrl(), position: 0, tokens: "" });
+    enqueue({ op: "undo", position: 0, tokens: "" });
   }
 
   // ---- events --------------------------------------------------------------------------------
