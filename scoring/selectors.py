@@ -453,3 +453,16 @@ def blinded(experiment: Experiment, user, role: str) -> bool:
     if assignment is not None:
         return assignment.revealed_at is None
     return role == "scorer"
+
+
+def run_bucket_counts(assignment: Assignment) -> dict[int, dict[str, int]]:
+    """This scorer's judgements per run and bucket: for the reveal only, once the sheets have names."""
+    counts: dict[int, dict[str, int]] = {}
+    for run_id, bucket, n in (
+        Judgement.objects.filter(assignment=assignment)
+        .values("response__run_id", "bucket")
+        .annotate(n=Count("pk"))
+        .values_list("response__run_id", "bucket", "n")
+    ):
+        counts.setdefault(run_id, {})[bucket] = n
+    return counts

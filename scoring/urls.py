@@ -18,6 +18,7 @@ urlpatterns = [
         name="dispute",
     ),
     path("score/<str:assignment_token>/<int:position>/note/", views.scoring_note, name="note"),
+    path("experiments/<int:experiment_pk>/scorer-times/", views.scoring_times, name="times"),
     path("score/<str:assignment_token>/record/", views.scoring_record, name="record"),
     path("score/<str:assignment_token>/items/", views.scoring_overview, name="overview"),
     path("score/<str:assignment_token>/next-open/", views.scoring_next_open, name="next_open"),

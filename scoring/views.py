@@ -1,11 +1,12 @@
 """The blind queue: item by item across every sheet, one keypress per answer."""
 
+import csv
 import json
 import re
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import Http404, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -14,7 +15,7 @@ from django.utils.translation import gettext as _
 from probe.access import team_view
 from probe.models import Experiment, Role
 
-from . import decisions, selectors, services
+from . import decisions, selectors, services, timing
 from .carry import carried_by_run, carry_counts
 from .models import Assignment, Bucket
 
@@ -387,14 +388,22 @@ def scoring_reveal(request, assignment: Assignment):
             "included_from__experiment"
         )
         carried = carried_by_run(assignment.experiment)
+        counts = selectors.run_bucket_counts(assignment)
+        scheme = assignment.experiment.scheme_obj
         sheets = [
             {
-                "token": selectors.sheet_token(assignment, run.pk),
                 "run": run,
+                "buckets": [counts.get(run.pk, {}).get(b, 0) for b in scheme.buckets],
                 "carried": carried.get(run.pk, []),
             }
             for run in runs
         ]
+        extra = {
+            "bucket_names": [scheme.bucket_label(b) for b in scheme.buckets],
+            "time": timing.scorer_time(assignment),
+        }
+    else:
+        extra = {}
     return render(
         request,
         "scoring/reveal.html",
@@ -405,5 +414,37 @@ def scoring_reveal(request, assignment: Assignment):
             "judged": judged,
             "total": total,
             "sheets": sheets,
+            "idle_minutes": timing.IDLE_SECONDS // 60,
+            **extra,
+        },
+    )
+
+
+@team_view(scope="experiment_pk", get=Role.EDITOR)
+def scoring_times(request, experiment: Experiment):
+    """The scorers' time on an experiment, for the lead: each scorer once they have revealed
+    (a lead who scores it too sees only their own until reconciliation begins); CSV too."""
+    times = timing.experiment_times(experiment, visible_to=request.user)
+    if request.GET.get("format") == "csv":
+        response = HttpResponse(content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="scorer-times-{experiment.pk}.csv"'
+        writer = csv.writer(response)
+        writer.writerow(["scorer", "item", "seconds", "decisions", "decisions_per_minute"])
+        for t in times:
+            rate = f"{t.per_minute:.2f}" if t.per_minute else ""
+            for position, seconds in t.items:
+                writer.writerow([t.assignment.user.username, position, f"{seconds:.1f}", "", ""])
+            writer.writerow(
+                [t.assignment.user.username, "all", f"{t.active:.1f}", t.decisions, rate]
+            )
+        return response
+    return render(
+        request,
+        "scoring/times.html",
+        {
+            "experiment": experiment,
+            "team": experiment.team,
+            "times": times,
+            "idle_minutes": timing.IDLE_SECONDS // 60,
         },
     )
