@@ -275,6 +275,11 @@ class Comparison:
     rows: list[ConfigGap]
 
     @property
+    def side_sources(self) -> list[tuple[Experiment, str]]:
+        """Each side with whose buckets it is counted from ("final" or "scorer")."""
+        return [(self.baseline, self.sources[0]), (self.candidate, self.sources[1])]
+
+    @property
     def regression(self) -> bool:
         return any(row.worse for row in self.rows)
 

@@ -47,3 +47,17 @@ def test_the_reveal_names_no_sheet_code_and_gives_the_scorers_buckets(client, wo
     assert "Confidently wrong" in body  # a column per bucket
     for run in world.scored.runs.all():
         assert run.label in body
+
+
+def test_the_comparison_says_whose_buckets_each_side_counts(client, world):
+    from tests.api.test_gate import GOOD, WORSE, _scored, _shared
+
+    base = _scored(world, {("Model", 1): GOOD}, "Baseline")
+    cand = _scored(world, {("Model", 1): WORSE}, "Candidate")
+    _shared(world, base, cand)
+    client.force_login(world.users["viewer"])
+    body = client.get(
+        f"/t/{world.team.slug}/compare/", {"baseline": base.pk, "candidate": cand.pk}
+    ).content.decode()
+    assert "Baseline: the buckets of its one scorer, who has judged everything" in body
+    assert "Candidate: the buckets of its one scorer" in body
