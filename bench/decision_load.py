@@ -150,7 +150,8 @@ class Sampler(threading.Thread):
     def __init__(self, dsn: str | None):
         super().__init__(daemon=True)
         self.dsn, self.waits, self.samples = dsn, Counter(), 0
-        self.backends: set[int] = set()
+        self.first: dict[int, float] = {}
+        self.last: dict[int, float] = {}
         self.done = threading.Event()
 
     def run(self) -> None:
@@ -166,9 +167,16 @@ class Sampler(threading.Thread):
                 ).fetchall()
                 self.samples += 1
                 for pid, state, wait in rows:
-                    self.backends.add(pid)
+                    used = cpu_seconds([pid])
+                    self.first.setdefault(pid, used)
+                    self.last[pid] = used
                     if state == "active":
                         self.waits[wait] += 1
+
+    @property
+    def cpu(self) -> float:
+        """CPU seconds the backends used while sampled (a backend that ended keeps its last)."""
+        return sum(self.last[pid] - self.first[pid] for pid in self.first)
 
 
 async def level(base: str, sessions, n: int, pids, start: int, dsn) -> dict:
@@ -186,7 +194,6 @@ async def level(base: str, sessions, n: int, pids, start: int, dsn) -> dict:
     sampler = Sampler(dsn)
     sampler.start()
     await asyncio.sleep(0.2)
-    backends0 = cpu_seconds(sorted(sampler.backends))
     own0 = time.process_time()
     cpu0, t0 = cpu_seconds(pids), time.perf_counter()
     stop_at = t0 + DURATION_S
@@ -201,7 +208,7 @@ async def level(base: str, sessions, n: int, pids, start: int, dsn) -> dict:
     own = time.process_time() - own0
     sampler.done.set()
     sampler.join()
-    backends = cpu_seconds(sorted(sampler.backends)) - backends0
+    backends = sampler.cpu
     for client in clients:
         await client.aclose()
     ok = stats.latency
