@@ -25,6 +25,7 @@ urlpatterns = [
     path("score/<str:assignment_token>/undo/", views.scoring_undo, name="undo"),
     path("score/<str:assignment_token>/reveal/", views.scoring_reveal, name="reveal"),
     path("experiments/<int:experiment_pk>/again/", views_followup.follow_up, name="follow_up"),
+    path("t/<slug:team_slug>/lead-queue/", views.lead_queue_page, name="lead_queue"),
     path("t/<slug:team_slug>/compare/", views_compare.compare_page, name="compare"),
 ]
 

@@ -13,9 +13,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from probe.access import team_view
-from probe.models import Experiment, Role
+from probe.models import Experiment, Role, Team
 
-from . import decisions, selectors, services, timing
+from . import decisions, lead_queue, selectors, services, timing
 from .carry import carried_by_run, carry_counts
 from .models import Assignment, Bucket
 
@@ -448,3 +448,12 @@ def scoring_times(request, experiment: Experiment):
             "idle_minutes": timing.IDLE_SECONDS // 60,
         },
     )
+
+
+@team_view(scope="team_slug", get=Role.EDITOR)
+def lead_queue_page(request, team: Team):
+    """What waits for a lead across the team's experiments (the fragment fetches itself again
+    every 15 seconds while the page is open, so the counts follow the decisions)."""
+    rows = lead_queue.lead_queue(team, user=request.user, membership=request.membership)
+    template = "scoring/partials/_lead_queue.html" if request.htmx else "scoring/lead_queue.html"
+    return render(request, template, {"team": team, "rows": rows})
