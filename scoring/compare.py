@@ -261,6 +261,11 @@ class Comparison:
     exact: bool  # every swap enumerated (few items)
 
     @property
+    def side_sources(self) -> list[tuple[Experiment, str]]:
+        """Each side with whose buckets it is counted from ("final" or "scorer")."""
+        return [(self.baseline, self.sources[0]), (self.candidate, self.sources[1])]
+
+    @property
     def regression(self) -> bool:
         return any(row.worse or any(b.worse for b in row.blocks) for row in self.rows)
 

@@ -14,6 +14,7 @@ __all__ = [
     "Assignment",
     "Bucket",
     "CarriedBucket",
+    "DecisionReceipt",
     "FinalBucket",
     "Judgement",
     "JudgementChange",
@@ -115,6 +116,11 @@ class JudgementChange(models.Model):
     after_reveal = models.BooleanField(default=False)
     undone = models.BooleanField(default=False)
     created = models.DateTimeField(auto_now_add=True)
+    # When the scorer decided and when the item was put before them, by the browser's clock:
+    # a decision queued offline reaches the server later than it was made. Null for decisions
+    # made without the scoring page's queue (then ``created`` is when it was made).
+    decided_at = models.DateTimeField(null=True, blank=True)
+    shown_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["pk"]
@@ -236,3 +242,25 @@ class CarriedBucket(models.Model):
 
     def __str__(self) -> str:
         return f"{self.response_id}: {self.bucket} (carried from {self.from_experiment_name})"
+
+
+class DecisionReceipt(models.Model):
+    """What the server answered to one decision sent from the scoring page's queue.
+
+    The browser names each decision with a key of its own before sending it, and sends it again
+    until it hears back: the receipt makes a decision that arrives twice (a retry after a lost
+    reply, a reload that resends the queue) apply once and get the same answer again.
+    """
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="receipts")
+    key = models.CharField(max_length=64)
+    outcome = models.JSONField()
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "key"], name="receipt_unique_key")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.assignment_id}/{self.key}"

@@ -73,8 +73,24 @@ class AnswerGroup:
         return seen
 
     @property
+    def state(self) -> str:
+        """What the scorer's page believes of the group, sent back with a decision so that the
+        server can tell a decision made elsewhere since (another tab): "" undecided, the
+        buckets in order of value, or "mixed" when some members are judged and some not."""
+        return group_state([m.judgement for m in self.members])
+
+    @property
     def confidences(self) -> list[str]:
         return [m.response.confidence or "–" for m in self.members]
+
+    @property
+    def confidence_counts(self) -> list[tuple[str, int]]:
+        """Each confidence the group's answers were given with, and how many: one chip each."""
+        counts: dict[str, int] = {}
+        for m in self.members:
+            label = m.response.confidence or "–"
+            counts[label] = counts.get(label, 0) + 1
+        return list(counts.items())
 
     @property
     def any_high(self) -> bool:
@@ -129,6 +145,7 @@ class QueueItem:
     disputes: list[KeyDispute]
     rechecks: int = 0
     carried: int = 0  # answers of this item that carry a bucket: not shown, already decided
+    high_wrong_confirmed: bool = False  # a HIGH answer of this item already marked wrong
 
     @property
     def item_done(self) -> bool:
@@ -149,6 +166,55 @@ class QueueItem:
     @property
     def all_done(self) -> bool:
         return self.judged >= self.total
+
+
+def group_state(judgements: list) -> str:
+    """A group's decision state from its members' judgements (None: not judged)."""
+    judged = [j for j in judgements if j is not None]
+    if not judged:
+        return ""
+    if len(judged) < len(judgements):
+        return "mixed"
+    return ",".join(sorted({j.bucket for j in judged}))
+
+
+def key_version(assignment: Assignment, item_pk: int, decision_pk: int | None) -> str:
+    """An opaque name for the key in force on an item as one scorer's page showed it: a decision
+    sent with an older one was made against a key amended since."""
+    value = f"{assignment.pk}:{item_pk}:{decision_pk or 0}"
+    return salted_hmac("scoring.key", value, algorithm="sha256").hexdigest()[:16]
+
+
+def is_confident_wrong(verdict: str, bucket: str) -> bool:
+    return verdict == Judgement.Verdict.WRONG or bucket in CONFIDENT_WRONG_BUCKETS
+
+
+def asks_first(
+    assignment: Assignment, responses: list, verdict: str, bucket: str, *, off: bool = False
+) -> bool:
+    """Whether marking these responses wrong asks for a confirmation first.
+
+    A confident, specific disagreement is more often a correct model than a wrong key. The same
+    rule holds for W and for a wrong bucket chosen directly; the experiment says how often: every
+    time, once per item (the first HIGH answer marked wrong on an item asks, the rest do not), or
+    never. The scorer may turn it off for the rest of their session (``off``), and a re-check of
+    decisions already made (the key was amended) does not ask again.
+    """
+    if off or not is_confident_wrong(verdict, bucket):
+        return False
+    if not any(r.confidence == "HIGH" and not r.abstained for r in responses):
+        return False
+    mode = assignment.experiment.confirm_wrong
+    if mode == Experiment.ConfirmWrong.NEVER:
+        return False
+    judgements = Judgement.objects.filter(
+        assignment=assignment, response__in=[r.pk for r in responses]
+    )
+    if len(judgements) == len(responses) and all(j.needs_recheck for j in judgements):
+        return False
+    if mode == Experiment.ConfirmWrong.ONCE:
+        return not high_wrong_confirmed(assignment, item_id=responses[0].item_id)
+    return True
 
 
 def high_wrong_confirmed(assignment: Assignment, *, item_id: int) -> bool:
@@ -261,6 +327,8 @@ def queue_item(assignment: Assignment, position: int) -> QueueItem | None:
         disputes=disputes,
         rechecks=counts["rechecks"],
         carried=len(carried),
+        high_wrong_confirmed=experiment.confirm_wrong == Experiment.ConfirmWrong.ONCE
+        and high_wrong_confirmed(assignment, item_id=item.pk),
     )
 
 
@@ -346,10 +414,15 @@ def experiment_size(experiment: Experiment) -> tuple[int, int]:
 def resolve_tokens(assignment: Assignment, position: int, tokens: list[str]) -> list[Response]:
     """The responses of an item named by this scorer's opaque tokens (unknown tokens ignored)."""
     wanted = set(tokens)
-    responses = Response.objects.filter(
-        item__experiment=assignment.experiment, item__position=position
-    ).only("pk", "item_id", "answer", "confidence", "abstained", "hedged")
+    responses = item_responses(assignment.experiment, position)
     return [r for r in responses if answer_token(assignment, r.pk) in wanted]
+
+
+def item_responses(experiment: Experiment, position: int):
+    """The responses of the experiment's item at ``position``, with what a decision reads."""
+    return Response.objects.filter(item__experiment=experiment, item__position=position).only(
+        "pk", "item_id", "answer", "confidence", "abstained", "hedged"
+    )
 
 
 def first_open_position(assignment: Assignment) -> int:
@@ -380,3 +453,16 @@ def blinded(experiment: Experiment, user, role: str) -> bool:
     if assignment is not None:
         return assignment.revealed_at is None
     return role == "scorer"
+
+
+def run_bucket_counts(assignment: Assignment) -> dict[int, dict[str, int]]:
+    """This scorer's judgements per run and bucket: for the reveal only, once the sheets have names."""
+    counts: dict[int, dict[str, int]] = {}
+    for run_id, bucket, n in (
+        Judgement.objects.filter(assignment=assignment)
+        .values("response__run_id", "bucket")
+        .annotate(n=Count("pk"))
+        .values_list("response__run_id", "bucket", "n")
+    ):
+        counts.setdefault(run_id, {})[bucket] = n
+    return counts

@@ -92,53 +92,74 @@ class Decision:
     batch: str
     created: int = 0
     changed: int = 0
+    kept: int = 0  # sent back for a re-check and given the same bucket again
     unchanged: int = 0  # already so: a second tab, a double keypress, a retry
+    newly_judged: int = 0  # the progress counters' moves
+    rechecked: int = 0
 
     @property
     def no_op(self) -> bool:
-        return self.created == 0 and self.changed == 0
+        return self.created == 0 and self.changed == 0 and self.kept == 0
 
 
-@transaction.atomic
+def judgement_targets(
+    assignment: Assignment, responses: list[Response], verdict: str, bucket: str
+) -> dict[int, tuple[str, str]]:
+    """Each response's (bucket, verdict) after the decision; raises what the scorer must fix."""
+    scheme = assignment.experiment.scheme_obj
+    if bucket:
+        if not scheme.allows(bucket):
+            raise ValidationError(_("That bucket does not belong to this experiment's scheme."))
+        return {r.pk: (bucket, Judgement.Verdict.DIRECT) for r in responses}
+    if verdict not in (Judgement.Verdict.CORRECT, Judgement.Verdict.WRONG):
+        raise ValidationError(_("Say correct or wrong, or choose a bucket."))
+    targets = {}
+    for r in responses:
+        derived = scheme.derive(verdict, r)
+        if derived is None:
+            raise BucketNeeded(
+                _("The answer's confidence does not settle the bucket: choose it (keys 1 to 4).")
+            )
+        targets[r.pk] = (derived, verdict)
+    return targets
+
+
 def judgement_decide(
     *,
     assignment: Assignment,
     responses: list[Response],
     verdict: str = "",
     bucket: str = "",
+    decided_at=None,
+    shown_at=None,
+    locked: dict | None = None,
 ) -> Decision:
     """Set the bucket of every response in a group.
 
     Idempotent: deciding a group again (two tabs, a double keypress, a retry) changes what
     differs and leaves the rest; the result says which. Decisions of one scorer are serialised on
     their assignment row, so two concurrent requests never both insert the same judgement. Each
-    judgement records the key decision in force when it was made.
+    judgement records the key decision in force when it was made. ``locked``: the caller holds
+    the assignment's row already and read the group's judgements under it (response id ->
+    judgement), in its own transaction.
     """
-    scheme = assignment.experiment.scheme_obj
-    if bucket:
-        if not scheme.allows(bucket):
-            raise ValidationError(_("That bucket does not belong to this experiment's scheme."))
-        targets = {r.pk: (bucket, Judgement.Verdict.DIRECT) for r in responses}
-    elif verdict in (Judgement.Verdict.CORRECT, Judgement.Verdict.WRONG):
-        targets = {}
-        for r in responses:
-            derived = scheme.derive(verdict, r)
-            if derived is None:
-                raise BucketNeeded(
-                    _(
-                        "The answer's confidence does not settle the bucket: choose it (keys 1 to 4)."
-                    )
+    # What the decision asks is checked before anything is written or locked.
+    targets = judgement_targets(assignment, responses, verdict, bucket)
+    with transaction.atomic(savepoint=locked is None):
+        if locked is None:
+            Assignment.objects.select_for_update().filter(pk=assignment.pk).values_list(
+                "pk"
+            ).first()
+            locked = {
+                j.response_id: j
+                for j in Judgement.objects.select_for_update().filter(
+                    assignment=assignment, response__in=[r.pk for r in responses]
                 )
-            targets[r.pk] = (derived, verdict)
-    else:
-        raise ValidationError(_("Say correct or wrong, or choose a bucket."))
-    Assignment.objects.select_for_update().filter(pk=assignment.pk).values_list("pk").first()
-    existing = {
-        j.response_id: j
-        for j in Judgement.objects.select_for_update().filter(
-            assignment=assignment, response__in=[r.pk for r in responses]
-        )
-    }
+            }
+        return _decide_locked(assignment, responses, targets, locked, decided_at, shown_at)
+
+
+def _decide_locked(assignment, responses, targets, existing, decided_at, shown_at) -> Decision:
     key_decisions: dict[int, int] = {}  # item id -> the newest key decision's id
     for item_id, decision_id in KeyDecision.objects.filter(
         item_id__in={r.item_id for r in responses}
@@ -191,7 +212,7 @@ def judgement_decide(
             judgement.needs_recheck = False
             judgement.key_decision_id = key_decision
             judgement.save(update_fields=["needs_recheck", "key_decision", "updated"])
-            result.changed += 1
+            result.kept += 1
             continue
         else:
             result.unchanged += 1
@@ -206,10 +227,13 @@ def judgement_decide(
                 new_bucket=new_bucket,
                 new_verdict=new_verdict,
                 after_reveal=after_reveal,
+                decided_at=decided_at,
+                shown_at=shown_at,
             )
         )
     Judgement.objects.bulk_create(created)  # sets their primary keys (PostgreSQL and SQLite)
     JudgementChange.objects.bulk_create(changes)
+    result.newly_judged, result.rechecked = newly_judged, rechecked
     if newly_judged or rechecked:
         # The assignment's row is locked above: the counters move with the judgements.
         Assignment.objects.filter(pk=assignment.pk, progress_judged__isnull=False).update(

@@ -18,11 +18,14 @@ urlpatterns = [
         name="dispute",
     ),
     path("score/<str:assignment_token>/<int:position>/note/", views.scoring_note, name="note"),
+    path("experiments/<int:experiment_pk>/scorer-times/", views.scoring_times, name="times"),
+    path("score/<str:assignment_token>/record/", views.scoring_record, name="record"),
     path("score/<str:assignment_token>/items/", views.scoring_overview, name="overview"),
     path("score/<str:assignment_token>/next-open/", views.scoring_next_open, name="next_open"),
     path("score/<str:assignment_token>/undo/", views.scoring_undo, name="undo"),
     path("score/<str:assignment_token>/reveal/", views.scoring_reveal, name="reveal"),
     path("experiments/<int:experiment_pk>/again/", views_followup.follow_up, name="follow_up"),
+    path("t/<slug:team_slug>/lead-queue/", views.lead_queue_page, name="lead_queue"),
     path("t/<slug:team_slug>/compare/", views_compare.compare_page, name="compare"),
 ]
 

@@ -1,20 +1,39 @@
 """The blind queue: item by item across every sheet, one keypress per answer."""
 
+import csv
+import json
+import re
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import Http404
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from probe.access import team_view
-from probe.models import Experiment, Role
+from probe.models import Experiment, Role, Team
 
-from . import selectors, services
+from . import decisions, lead_queue, selectors, services, timing
 from .carry import carried_by_run, carry_counts
-from .models import Assignment, Bucket, Judgement
+from .models import Assignment, Bucket
 
 URL_NAMES = ("decide", "dispute", "item", "note")
+# A key the page names a queued decision by: a UUID, or any short run of these characters.
+DECISION_KEY = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+# The assignments whose scorer turned the confident-wrong confirmation off for this session.
+CONFIRM_OFF_SESSION_KEY = "scoring_confirm_off"
+
+
+def confirm_off(request, assignment: Assignment) -> bool:
+    return assignment.token in request.session.get(CONFIRM_OFF_SESSION_KEY, [])
+
+
+def confirm_off_set(request, assignment: Assignment) -> None:
+    tokens = request.session.get(CONFIRM_OFF_SESSION_KEY, [])
+    if assignment.token not in tokens:
+        request.session[CONFIRM_OFF_SESSION_KEY] = [*tokens[-49:], assignment.token]
 
 
 @team_view(scope="experiment_pk", get=Role.SCORER, post=Role.SCORER)
@@ -59,7 +78,13 @@ def _item_context(request, assignment: Assignment, position: int, **extra) -> di
     # Reversed once here, not once per answer group in the template.
     kwargs = {"assignment_token": assignment.token, "position": position}
     urls = {name: reverse(f"scoring:{name}", kwargs=kwargs) for name in URL_NAMES}
+    urls["record"] = reverse("scoring:record", kwargs={"assignment_token": assignment.token})
+    decision = queue.key.decision
     return {
+        "key_version": selectors.key_version(
+            assignment, queue.item.pk, decision.pk if decision else None
+        ),
+        "confirm_off": confirm_off(request, assignment),
         "urls": urls,
         "assignment": assignment,
         "experiment": experiment,
@@ -67,6 +92,7 @@ def _item_context(request, assignment: Assignment, position: int, **extra) -> di
         "q": queue,
         "bucket_keys": experiment.scheme_obj.bucket_keys,
         "bucket_labels": dict(Bucket.choices),
+        "confident_wrong_buckets": selectors.CONFIDENT_WRONG_BUCKETS,
         "hide_confidence": experiment.hide_confidence,
         "note_tokens": "",
         "scheme": experiment.scheme_obj,
@@ -90,7 +116,9 @@ def _render_item(request, assignment: Assignment, position: int, status: int = 2
 def scoring_item(request, assignment: Assignment, position: int):
     if not services.scoring_open(assignment.experiment):
         raise Http404
-    if assignment.last_position != position:
+    # The page fetches the next item ahead of time: only an item shown is where to resume.
+    prefetch = request.GET.get("prefetch") == "1"
+    if assignment.last_position != position and not prefetch:
         Assignment.objects.filter(pk=assignment.pk).update(last_position=position)
     dispute = request.GET.get("dispute", "")
     if dispute:
@@ -100,30 +128,13 @@ def scoring_item(request, assignment: Assignment, position: int):
     return _render_item(request, assignment, position)
 
 
-def _asks_first(experiment, assignment, responses, verdict: str, bucket: str) -> bool:
-    """Whether marking these responses wrong asks for a confirmation first.
-
-    A confident, specific disagreement is more often a correct model than a wrong key. The same
-    rule holds for W and for a wrong bucket chosen directly; the experiment says how often: every
-    time, once per item (the first HIGH answer marked wrong on an item asks, the rest do not), or
-    never.
-    """
-    wrong = verdict == Judgement.Verdict.WRONG or bucket in selectors.CONFIDENT_WRONG_BUCKETS
-    if not wrong or not any(r.confidence == "HIGH" and not r.abstained for r in responses):
-        return False
-    mode = experiment.confirm_wrong
-    if mode == Experiment.ConfirmWrong.NEVER:
-        return False
-    if mode == Experiment.ConfirmWrong.ONCE:
-        return not selectors.high_wrong_confirmed(assignment, item_id=responses[0].item_id)
-    return True
-
-
 def _decision_notice(decision: services.Decision) -> str:
     if decision.no_op:
         return _("Already decided so (another tab, or a second keypress): nothing changed.")
     if decision.changed and not decision.created:
         return _("Decision changed.")
+    if decision.kept:
+        return _("Decision kept against the amended key.")
     return ""
 
 
@@ -142,8 +153,8 @@ def scoring_decide(request, assignment: Assignment, position: int):
     verdict = request.POST.get("verdict", "")
     bucket = request.POST.get("bucket", "")
     confirmed = request.POST.get("confirmed") == "1"
-    experiment = assignment.experiment
-    if not confirmed and _asks_first(experiment, assignment, responses, verdict, bucket):
+    off = confirm_off(request, assignment)
+    if not confirmed and selectors.asks_first(assignment, responses, verdict, bucket, off=off):
         return _render_item(
             request, assignment, position, confirm_tokens=",".join(tokens), confirm_bucket=bucket
         )
@@ -170,6 +181,60 @@ def scoring_decide(request, assignment: Assignment, position: int):
             messages.info(request, notice)
         return redirect("scoring:item", assignment_token=assignment.token, position=position)
     return _render_item(request, assignment, position, focus_after=",".join(tokens), notice=notice)
+
+
+def _queued_decision(raw, request, assignment: Assignment, now) -> decisions.QueuedDecision:
+    """One decision of the page's batch, checked; ValueError names what is wrong with it."""
+    if not isinstance(raw, dict) or not DECISION_KEY.match(str(raw.get("key", ""))):
+        raise ValueError(_("A decision came without a valid key: nothing was saved."))
+    if raw.get("op") == "undo":
+        return decisions.QueuedDecision(key=raw["key"], op="undo")
+    position = raw.get("position")
+    if not isinstance(position, int) or position < 1:
+        raise ValueError(_("A decision names no item: nothing was saved."))
+    confirmed = raw.get("confirmed") is True
+    if confirmed and raw.get("confirm_off") is True:
+        confirm_off_set(request, assignment)
+    decided_at = decisions.browser_time(raw.get("decided_at"), now=now) or now
+    shown_at = decisions.browser_time(raw.get("shown_at"), now=now)
+    expect = raw.get("expect", "*")
+    return decisions.QueuedDecision(
+        key=raw["key"],
+        position=position,
+        tokens=[t for t in str(raw.get("tokens", "")).split(",") if t],
+        verdict=str(raw.get("verdict", "")),
+        bucket=str(raw.get("bucket", "")),
+        confirmed=confirmed,
+        expect=None if expect == "*" else str(expect),
+        key_seen=str(raw.get("key_seen", "")),
+        blind=raw.get("blind") is True,
+        confirm_off=confirm_off(request, assignment),
+        decided_at=decided_at,
+        shown_at=min(shown_at, decided_at) if shown_at else None,
+    )
+
+
+@team_view(scope="assignment_token", get=None, post=Role.SCORER)
+def scoring_record(request, assignment: Assignment):
+    """Decisions (and undos) from the page's queue, in the order made, each named by the
+    browser's key: JSON in ({"decisions": [...]}), one outcome per decision out."""
+    if not services.scoring_open(assignment.experiment):
+        raise Http404
+    unreadable = _("The page sent no decisions it could read: nothing was saved.")
+    try:
+        payload = json.loads(request.body or b"{}")
+    except ValueError:
+        payload = None
+    batch = payload.get("decisions") if isinstance(payload, dict) else None
+    if not isinstance(batch, list) or not 1 <= len(batch) <= decisions.BATCH_LIMIT:
+        return JsonResponse({"status": "invalid", "message": unreadable}, status=400)
+    now = timezone.now()
+    try:
+        queued = [_queued_decision(raw, request, assignment, now) for raw in batch]
+    except ValueError as error:
+        return JsonResponse({"status": "invalid", "message": str(error)}, status=400)
+    outcomes = decisions.decisions_record(assignment=assignment, decisions=queued)
+    return JsonResponse({"outcomes": outcomes})
 
 
 @team_view(scope="assignment_token", get=None, post=Role.SCORER)
@@ -323,14 +388,22 @@ def scoring_reveal(request, assignment: Assignment):
             "included_from__experiment"
         )
         carried = carried_by_run(assignment.experiment)
+        counts = selectors.run_bucket_counts(assignment)
+        scheme = assignment.experiment.scheme_obj
         sheets = [
             {
-                "token": selectors.sheet_token(assignment, run.pk),
                 "run": run,
+                "buckets": [counts.get(run.pk, {}).get(b, 0) for b in scheme.buckets],
                 "carried": carried.get(run.pk, []),
             }
             for run in runs
         ]
+        extra = {
+            "bucket_names": [scheme.bucket_label(b) for b in scheme.buckets],
+            "time": timing.scorer_time(assignment),
+        }
+    else:
+        extra = {}
     return render(
         request,
         "scoring/reveal.html",
@@ -341,5 +414,46 @@ def scoring_reveal(request, assignment: Assignment):
             "judged": judged,
             "total": total,
             "sheets": sheets,
+            "idle_minutes": timing.IDLE_SECONDS // 60,
+            **extra,
         },
     )
+
+
+@team_view(scope="experiment_pk", get=Role.EDITOR)
+def scoring_times(request, experiment: Experiment):
+    """The scorers' time on an experiment, for the lead: each scorer once they have revealed
+    (a lead who scores it too sees only their own until reconciliation begins); CSV too."""
+    times = timing.experiment_times(experiment, visible_to=request.user)
+    if request.GET.get("format") == "csv":
+        response = HttpResponse(content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="scorer-times-{experiment.pk}.csv"'
+        writer = csv.writer(response)
+        writer.writerow(["scorer", "item", "seconds", "decisions", "decisions_per_minute"])
+        for t in times:
+            rate = f"{t.per_minute:.2f}" if t.per_minute else ""
+            for position, seconds in t.items:
+                writer.writerow([t.assignment.user.username, position, f"{seconds:.1f}", "", ""])
+            writer.writerow(
+                [t.assignment.user.username, "all", f"{t.active:.1f}", t.decisions, rate]
+            )
+        return response
+    return render(
+        request,
+        "scoring/times.html",
+        {
+            "experiment": experiment,
+            "team": experiment.team,
+            "times": times,
+            "idle_minutes": timing.IDLE_SECONDS // 60,
+        },
+    )
+
+
+@team_view(scope="team_slug", get=Role.EDITOR)
+def lead_queue_page(request, team: Team):
+    """What waits for a lead across the team's experiments (the fragment fetches itself again
+    every 15 seconds while the page is open, so the counts follow the decisions)."""
+    rows = lead_queue.lead_queue(team, user=request.user, membership=request.membership)
+    template = "scoring/partials/_lead_queue.html" if request.htmx else "scoring/lead_queue.html"
+    return render(request, template, {"team": team, "rows": rows})

@@ -4,6 +4,8 @@ Every page is for owners and editors: the key review shows the key and every she
 The scorers, agreement and reconciliation pages are in scoring.views_reconcile.
 """
 
+from urllib.parse import parse_qs, urlsplit
+
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
@@ -82,6 +84,34 @@ def _entry_context(request, experiment, entry, form=None, **extra) -> dict:
     }
 
 
+def _filter_counts(entries, state: str, reason: str) -> dict:
+    """The state and reason filters with their counts, as the page's tabs show them."""
+    in_state = review.review_filter(entries, state=state)
+    return {
+        "state": state,
+        "reason": reason,
+        "states": [
+            (code, label, len(review.review_filter(entries, reason=reason, state=code)))
+            for code, label in (("open", _("Open")), ("decided", _("Decided")), ("all", _("All")))
+        ],
+        "reasons": [
+            (code, label, sum(1 for e in in_state if code in e.reasons))
+            for code, label in review.REASONS.items()
+        ],
+    }
+
+
+def _filters_of(url: str) -> tuple[str, str]:
+    """The state and reason filters of the key review page at this address."""
+    query = parse_qs(urlsplit(url or "").query)
+    state = (query.get("state") or ["open"])[0]
+    reason = (query.get("reason") or [""])[0]
+    return (
+        state if state in review.STATES else "open",
+        reason if reason in review.REASONS else "",
+    )
+
+
 @team_view(scope="experiment_pk", get=Role.EDITOR)
 def key_review(request, experiment: Experiment):
     context = {
@@ -99,23 +129,9 @@ def key_review(request, experiment: Experiment):
         if reason not in review.REASONS:
             reason = ""
         shown = review.review_filter(entries, reason=reason, state=state)
-        in_state = review.review_filter(entries, state=state)
         context.update(
             show_all=state == "all",
-            state=state,
-            reason=reason,
-            states=[
-                (code, label, len(review.review_filter(entries, reason=reason, state=code)))
-                for code, label in (
-                    ("open", _("Open")),
-                    ("decided", _("Decided")),
-                    ("all", _("All")),
-                )
-            ],
-            reasons=[
-                (code, label, sum(1 for e in in_state if code in e.reasons))
-                for code, label in review.REASONS.items()
-            ],
+            **_filter_counts(entries, state, reason),
             n_open=sum(1 for e in entries if e.is_open),
             n_all=len(entries),
             entries=[_entry_context(request, experiment, e) for e in shown],
@@ -163,6 +179,13 @@ def key_review_decide(request, experiment: Experiment, position: int):
         request, experiment, entries[0], form, notice=notice, just_saved=bool(notice)
     )
     if request.htmx:
+        if notice:
+            # The tabs' counts move with the decision: sent along, swapped in out of band.
+            every = review.review_queue(
+                experiment, user=request.user, membership=request.membership
+            )
+            state, reason = _filters_of(request.htmx.current_url)
+            context.update(filters_oob=True, **_filter_counts(every, state, reason))
         return render(request, "scoring/partials/_review_entry.html", context)
     # Without htmx, the whole page with this entry's errors.
     page = {

@@ -1,16 +1,407 @@
-// The scoring page by keyboard: one keypress per answer, nothing needs the mouse.
+// The scoring page by keyboard: a keypress decides in the browser at once, the decision goes to
+// the server from a queue kept in this browser, and nothing waits for the server's reply.
+//
+// The server stays the authority: every decision carries what the page showed (the group's
+// state, the key's version, whether the page was blind), and the server refuses one made
+// against a page that no longer holds; the refusal is shown on the answer it concerns. Each
+// queued decision has a key of its own, so a retry (a lost reply, a reload) applies it once.
 (function () {
   "use strict";
+
+  const RETRY_MS = [1000, 2000, 4000, 8000, 15000, 30000];
+  const PREFS = "blindprobe.scoring.prefs";
 
   function item() { return document.getElementById("scoring-item"); }
   function answers() { return Array.from(document.querySelectorAll("#scoring-item li.answer")); }
   function focused() { return document.activeElement && document.activeElement.closest ? document.activeElement.closest("li.answer") : null; }
   function helpOverlay() { return document.getElementById("help-overlay"); }
+  function statusBox() { return document.getElementById("queue-status"); }
+  function text(id) { const t = document.getElementById(id); return t ? t.content.textContent.trim() : ""; }
 
-  function focusAnswer(li) { if (li) { li.focus(); li.scrollIntoView({ block: "nearest" }); } }
+  function focusAnswer(li) { if (li) { li.focus({ preventScroll: true }); li.scrollIntoView({ block: "nearest" }); } }
 
-  function go(url) {
-    if (url) htmx.ajax("GET", url, { target: "#scoring-item", swap: "outerHTML" });
+  // ---- preferences (this browser) ----------------------------------------------------------
+  function prefs() {
+    try { return JSON.parse(localStorage.getItem(PREFS) || "{}"); } catch (e) { return {}; }
+  }
+  function setPref(name, value) {
+    const p = prefs(); p[name] = value;
+    try { localStorage.setItem(PREFS, JSON.stringify(p)); } catch (e) { /* private mode: kept for this page */ }
+  }
+  function autoAdvance() { return prefs().manualNext !== true; }
+  function undecidedOnly() { return prefs().undecidedOnly === true; }
+
+  // ---- the queue, kept in localStorage per assignment --------------------------------------
+  let storeKey = null;
+  let state = { ops: [], attention: [] };
+  let inFlight = null;
+  let retryTimer = null;
+  let tries = 0;
+  let lastJudged = null;  // the newest progress the server told: {judged, total}
+
+  function recordUrl() { const holder = document.querySelector("[data-record-url]"); return holder ? holder.dataset.recordUrl : null; }
+
+  function load() {
+    const url = recordUrl();
+    if (!url) return;
+    storeKey = "blindprobe.scoring.queue:" + url;
+    try { state = JSON.parse(localStorage.getItem(storeKey) || "null") || state; } catch (e) { /* keep the empty queue */ }
+    state.ops = state.ops || []; state.attention = state.attention || [];
+    state.ops.forEach(function (op) { if (op.state === "sending") op.state = "waiting"; });
+  }
+  function save() {
+    if (!storeKey) return;
+    try { localStorage.setItem(storeKey, JSON.stringify(state)); } catch (e) { /* storage full: the queue still lives in this page */ }
+  }
+
+  function newKey() {
+    if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+    const bytes = new Uint8Array(16); crypto.getRandomValues(bytes);
+    return Array.from(bytes, function (b) { return b.toString(16).padStart(2, "0"); }).join("");
+  }
+
+  function csrfToken() {
+    try { return JSON.parse(document.body.getAttribute("hx-headers"))["X-CSRFToken"]; } catch (e) { return ""; }
+  }
+
+  function pendingFor(position, tokens) {
+    return state.ops.some(function (op) { return op.op === "decide" && op.position === position && op.tokens === tokens; });
+  }
+
+  function enqueue(op) {
+    op.key = newKey();
+    op.state = "waiting";
+    state.ops.push(op);
+    // Whatever this item answers next is no longer what the server had when it was fetched.
+    delete prefetched[op.position];
+    save();
+    render();
+    pump();
+  }
+
+  // One decision as the server reads it.
+  function wire(op) {
+    if (op.op === "undo") return { key: op.key, op: "undo" };
+    return {
+      key: op.key, op: "decide", position: op.position, tokens: op.tokens,
+      verdict: op.verdict, bucket: op.bucket, confirmed: !!op.confirmed, confirm_off: !!op.confirmOff,
+      expect: op.expect, key_seen: op.keySeen, blind: !!op.blind,
+      decided_at: op.decidedAt, shown_at: op.shownAt,
+    };
+  }
+
+  // Everything queued goes in one request, in order; the next request waits for its reply.
+  const BATCH = 50;
+  function pump() {
+    if (inFlight || !state.ops.length) { render(); return; }
+    if (retryTimer) return;
+    const batch = state.ops.slice(0, BATCH);
+    batch.forEach(function (op) { op.state = "sending"; });
+    inFlight = batch;
+    render();
+    fetch(recordUrl(), {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "X-CSRFToken": csrfToken(), "Content-Type": "application/json" },
+      body: JSON.stringify({ decisions: batch.map(wire) }),
+    }).then(function (response) {
+      if (response.status >= 500 || response.status === 401 || response.status === 403) {
+        throw new Error(String(response.status));
+      }
+      return response.json().catch(function () { throw new Error("not json"); });
+    }).then(function (reply) {
+      inFlight = null; tries = 0;
+      state.ops.splice(0, batch.length);
+      batch.forEach(function (op, i) {
+        settle(op, reply.outcomes ? reply.outcomes[i] : { status: "invalid", message: reply.message });
+      });
+      save();
+      pump();
+    }).catch(function () {
+      inFlight = null;
+      batch.forEach(function (op) { op.state = "failed"; });
+      save();
+      const wait = RETRY_MS[Math.min(tries, RETRY_MS.length - 1)];
+      tries += 1;
+      retryTimer = setTimeout(function () { retryTimer = null; pump(); }, wait);
+      render();
+    });
+  }
+
+  function retryNow() {
+    if (retryTimer) { clearTimeout(retryTimer); retryTimer = null; }
+    tries = 0;
+    pump();
+  }
+  window.addEventListener("online", retryNow);
+
+  function drained() {
+    return new Promise(function (resolve) {
+      (function check() { if (!state.ops.length) resolve(); else setTimeout(check, 50); })();
+    });
+  }
+
+  // What the server answered: saved, or why not (shown on the answer until it is decided anew).
+  function settle(op, outcome) {
+    if (typeof outcome.judged === "number") lastJudged = { judged: outcome.judged, total: outcome.total, at: Date.now() };
+    state.attention = state.attention.filter(function (a) { return !(a.position === op.position && a.tokens === op.tokens); });
+    if (op.op === "undo") {
+      const root = item();
+      if (outcome.position) show(urlFor(outcome.position), { notice: outcome.message, fresh: true });
+      else if (root) notice(outcome.message);
+      return;
+    }
+    const li = rowFor(op.position, op.tokens);
+    if (li) {
+      li.dataset.state = outcome.state || "";
+      paintState(li, outcome);
+    }
+    if (outcome.status === "saved") {
+      if (outcome.message) notice(outcome.message);
+      if (li) flashSaved(li);
+      return;
+    }
+    state.attention.push({ position: op.position, tokens: op.tokens, status: outcome.status, message: outcome.message, verdict: op.verdict, bucket: op.bucket });
+    if (li) paintAttention(li);
+  }
+
+  // ---- the page ------------------------------------------------------------------------------
+  function rowFor(position, tokens) {
+    const root = item();
+    if (!root || Number(root.dataset.position) !== position) return null;
+    return answers().find(function (li) { return li.dataset.tokens === tokens; }) || null;
+  }
+
+  function urlFor(position) {
+    const root = item();
+    return root.dataset.itemUrl.replace(/\/\d+\/$/, "/" + position + "/");
+  }
+
+  function chip(value, label) {
+    const span = document.createElement("span");
+    span.className = "bucket bucket-" + value;
+    span.textContent = label;
+    return span;
+  }
+
+  // The row's bucket chips from the server's state (or from a decision still on its way).
+  function paintState(li, outcome) {
+    const box = li.querySelector(".answer-state");
+    box.querySelectorAll(".bucket, .undecided").forEach(function (el) { el.remove(); });
+    const sync = box.querySelector("[data-sync]");
+    const decided = outcome.buckets && outcome.buckets.length && !outcome.recheck;
+    (outcome.buckets || []).forEach(function (b) { box.insertBefore(chip(b.value, b.label), sync); });
+    if (!outcome.buckets || !outcome.buckets.length) {
+      const none = document.createElement("span");
+      none.className = "muted small undecided";
+      none.textContent = text("t-undecided");
+      box.insertBefore(none, sync);
+    }
+    li.classList.toggle("decided", !!decided);
+    li.classList.remove("pending");
+  }
+
+  function flashSaved(li) {
+    const sync = li.querySelector("[data-sync]");
+    if (!sync) return;
+    sync.textContent = text("t-saved");
+    sync.dataset.state = "saved";
+  }
+
+  function paintAttention(li) {
+    const root = item();
+    const entry = state.attention.find(function (a) { return a.position === Number(root.dataset.position) && a.tokens === li.dataset.tokens; });
+    let box = li.querySelector("[data-attention]");
+    if (!entry) { if (box) box.remove(); li.classList.remove("attention"); return; }
+    if (!box) {
+      box = document.createElement("div");
+      box.className = "attention-panel";
+      box.setAttribute("role", "alert");
+      box.setAttribute("data-attention", "");
+      li.appendChild(box);
+    }
+    li.classList.add("attention");
+    box.replaceChildren();
+    const p = document.createElement("p");
+    p.textContent = entry.message;
+    box.appendChild(p);
+    if (entry.status === "confirm") {
+      box.appendChild(confirmButtons(li, { verdict: entry.verdict, bucket: entry.bucket }));
+    }
+  }
+
+  // The state of every row from what is still queued for it, and what the server refused.
+  function overlay() {
+    const root = item();
+    if (!root) return;
+    const position = Number(root.dataset.position);
+    state.ops.forEach(function (op) {
+      if (op.op !== "decide" || op.position !== position) return;
+      const li = rowFor(position, op.tokens);
+      if (li) markPending(li, op);
+    });
+    answers().forEach(paintAttention);
+    root.classList.toggle("only-undecided", undecidedOnly());
+    const filter = document.getElementById("undecided-only");
+    if (filter) filter.checked = undecidedOnly();
+    const advance = document.getElementById("auto-advance");
+    if (advance) advance.checked = autoAdvance();
+  }
+
+  function markPending(li, op) {
+    const box = li.querySelector(".answer-state");
+    box.querySelectorAll(".bucket, .undecided").forEach(function (el) { el.remove(); });
+    box.insertBefore(chip(op.bucket || op.verdict, op.label), box.querySelector("[data-sync]"));
+    li.classList.add("decided", "pending");
+    li.classList.remove("recheck");
+  }
+
+  function render() {
+    const root = item();
+    if (root) {
+      root.querySelectorAll("li.answer").forEach(function (li) {
+        const sync = li.querySelector("[data-sync]");
+        if (!sync) return;
+        const position = Number(root.dataset.position);
+        const op = state.ops.find(function (o) { return o.op === "decide" && o.position === position && o.tokens === li.dataset.tokens; });
+        if (op) { sync.textContent = text(op.state === "failed" ? "t-failed" : "t-sending"); sync.dataset.state = op.state; }
+      });
+      progress();
+    }
+    const box = statusBox();
+    if (!box) return;
+    const waiting = state.ops.length;
+    const failed = state.ops.some(function (op) { return op.state === "failed"; });
+    const message = box.querySelector("[data-status-text]");
+    const retry = box.querySelector("[data-retry]");
+    const link = box.querySelector("[data-attention-link]");
+    box.dataset.state = failed ? "failed" : waiting ? "sending" : "saved";
+    if (failed) message.textContent = interpolate(ngettext("%s decision not saved yet: the server cannot be reached. It is kept in this browser and sent when the server answers.", "%s decisions not saved yet: the server cannot be reached. They are kept in this browser and sent when the server answers.", waiting), [waiting]);
+    else if (waiting) message.textContent = interpolate(ngettext("Saving %s decision…", "Saving %s decisions…", waiting), [waiting]);
+    else message.textContent = gettext("Every decision is saved.");
+    retry.hidden = !failed;
+    const open = state.attention.length;
+    link.hidden = !open;
+    if (open) {
+      link.textContent = interpolate(ngettext("%(n)s decision needs you: item %(item)s", "%(n)s decisions need you: first on item %(item)s", open), { n: open, item: state.attention[0].position }, true);
+      link.href = urlFor(state.attention[0].position);
+    }
+  }
+
+  // Judged: the server's newest count, plus the new decisions still on their way.
+  function progress() {
+    const root = item();
+    if (!root) return;
+    const base = lastJudged || { judged: Number(root.dataset.judged), total: Number(root.dataset.total) };
+    const waiting = state.ops.filter(function (op) { return op.isNew; }).length;
+    const judged = Math.min(base.judged + waiting, base.total);
+    const label = root.querySelector("[data-progress-text]");
+    if (label) label.textContent = interpolate(gettext("%(j)s / %(t)s judged"), { j: judged, t: base.total }, true);
+    const bar = root.querySelector(".progress");
+    if (bar) bar.setAttribute("aria-valuenow", judged);
+    const fill = root.querySelector(".progress span");
+    if (fill) fill.style.width = (base.total ? Math.round(100 * judged / base.total) : 100) + "%";
+    const reveal = root.querySelector("[data-reveal]");
+    if (reveal) reveal.hidden = judged < base.total;
+  }
+
+  function notice(message) {
+    const root = item();
+    if (!root || !message) return;
+    let box = root.querySelector("[data-client-notice]");
+    if (!box) {
+      box = document.createElement("p");
+      box.className = "message success";
+      box.setAttribute("role", "status");
+      box.setAttribute("data-client-notice", "");
+      root.querySelector(".question-card").before(box);
+    }
+    box.textContent = message;
+  }
+
+  // ---- moving between items ------------------------------------------------------------------
+  const prefetched = {};  // position -> Promise of the fragment's HTML, fetched ahead of time
+
+  // The fragment, the address it stands for (next-open answers with the item it chose), and
+  // when it was asked for (a count in it is no newer than that).
+  function fetchFragment(url, ahead) {
+    const target = ahead ? url + (url.indexOf("?") < 0 ? "?" : "&") + "prefetch=1" : url;
+    const at = Date.now();
+    return fetch(target, { credentials: "same-origin", headers: { "HX-Request": "true" } }).then(function (response) {
+      if (!response.ok && response.status !== 400) throw new Error(String(response.status));
+      return response.text().then(function (html) {
+        return { html: html, url: response.headers.get("HX-Push-Url") || url, at: at };
+      });
+    });
+  }
+
+  // The next few items, fetched while the scorer reads this one: moving on needs no round
+  // trip, and a lost connection leaves them some items to go on with.
+  const AHEAD = 5;
+  function prefetchNext() {
+    const root = item();
+    if (!root) return;
+    const here = Number(root.dataset.position);
+    const last = Math.min(Number(root.dataset.nItems), here + AHEAD);
+    const pending = state.ops.map(function (op) { return op.position; });
+    for (let position = here + 1; position <= last; position++) {
+      if (pending.indexOf(position) >= 0 || prefetched[position]) continue;
+      const p = position;
+      prefetched[p] = fetchFragment(urlFor(p), true).catch(function () { delete prefetched[p]; return null; });
+    }
+  }
+
+  function swapIn(fragment, extra) {
+    const template = document.createElement("template");
+    template.innerHTML = fragment.html;
+    const fresh = template.content.querySelector("#scoring-item");
+    const root = item();
+    if (!fresh || !root) { window.location.href = fragment.url; return; }
+    root.replaceWith(fresh);
+    if (window.htmx) htmx.process(fresh);
+    const path = new URL(fragment.url, window.location.href).pathname;
+    if (window.location.pathname !== path) history.pushState({}, "", path);
+    if (lastJudged && fragment.at > lastJudged.at) lastJudged = null;
+    shown(extra || {});
+  }
+
+  function show(url, extra) {
+    const position = Number((url.match(/\/(\d+)\/(?:\?.*)?$/) || [])[1]);
+    const ready = !(extra && extra.fresh) && prefetched[position];
+    delete prefetched[position];
+    Promise.resolve(ready || fetchFragment(url, false)).then(function (fragment) {
+      if (fragment) swapIn(fragment, extra);
+      else return fetchFragment(url, false).then(function (f) { swapIn(f, extra); });
+    }).catch(showRequestError);
+  }
+
+  function advance() {
+    const root = item();
+    const position = Number(root.dataset.position);
+    if (root.dataset.nextUrl) { show(root.dataset.nextUrl, { auto: true }); return; }
+    const reveal = root.querySelector("[data-reveal]");
+    if (reveal && !reveal.hidden) { reveal.focus(); return; }
+    // The last item: the server knows what is still open once it has every decision.
+    drained().then(function () {
+      fetchFragment(root.dataset.nextOpenUrl, false).then(function (f) { swapIn(f, {}); }).catch(showRequestError);
+    });
+  }
+
+  let shownAt = Date.now();
+  let shownPosition = null;
+  function shown(extra) {
+    const root = item();
+    if (root && root.dataset.position !== shownPosition) { shownAt = Date.now(); shownPosition = root.dataset.position; }
+    overlay();
+    render();
+    if (extra.notice) notice(extra.notice);
+    // Moving on by itself: an item with nothing left to decide (every answer UNKNOWN, or
+    // decided in an earlier visit) is passed over too.
+    if (extra.auto && root && !answers().some(function (li) { return !li.classList.contains("decided"); })) {
+      if (root.dataset.nextUrl) { show(root.dataset.nextUrl, { auto: true }); return; }
+    }
+    placeFocus();
+    prefetchNext();
   }
 
   // After each swap: put focus where the scorer will act next.
@@ -24,28 +415,160 @@
     const list = answers();
     const after = root.dataset.focusAfter;
     let start = 0;
-    if (after) {
-      const index = list.findIndex(function (li) { return li.dataset.tokens === after; });
-      start = index + 1;
-    }
+    if (after) start = list.findIndex(function (li) { return li.dataset.tokens === after; }) + 1;
     const open = list.slice(start).concat(list.slice(0, start)).find(function (li) { return !li.classList.contains("decided"); });
     if (open) { focusAnswer(open); return; }
-    const next = root.querySelector("[data-next], [data-reveal]");
+    const next = root.querySelector("[data-next], [data-reveal]:not([hidden])");
     if (next) next.focus(); else if (list.length) focusAnswer(list[0]);
   }
 
-  // As soon as the swap is done: htmx settles only class, style, width and height, and the
-  // fragment's root keeps the same class, so the data attributes read here are the new ones.
+  // ---- deciding ------------------------------------------------------------------------------
+  function buttonFor(li, key) {
+    return li.querySelector('.answer-actions button[data-key="' + key + '"]');
+  }
+
+  function labelOf(button) {
+    const clone = button.cloneNode(true);
+    clone.querySelectorAll("kbd").forEach(function (k) { k.remove(); });
+    return clone.textContent.trim();
+  }
+
+  // Turned off for this session here: fragments fetched ahead do not know it yet.
+  function confirmOffHere() {
+    try { return sessionStorage.getItem("blindprobe.scoring.confirm-off:" + recordUrl()) === "1"; } catch (e) { return false; }
+  }
+
+  function needsConfirm(li, action) {
+    const root = item();
+    const wrong = action.verdict === "wrong" || action.confidentWrong;
+    // Asked for a HIGH-confidence answer (its chip is on the row), never for a re-check.
+    if (!wrong || !li.querySelector(".conf-high") || li.classList.contains("recheck")) return false;
+    const mode = root.dataset.confirm;
+    if (mode === "never" || mode === "off" || confirmOffHere()) return false;
+    if (mode === "once") return !root.dataset.confirmedItem;
+    return true;
+  }
+
+  function decide(li, key) {
+    if (!li || li.querySelector("[data-client-confirm]")) return false;
+    const button = buttonFor(li, key === "1" ? "c" : key);
+    if (!button) return false;
+    const action = {
+      verdict: button.name === "verdict" ? button.value : "",
+      bucket: button.name === "bucket" ? button.value : "",
+      confidentWrong: button.hasAttribute("data-confident-wrong"),
+      label: labelOf(button),
+    };
+    if (action.verdict === "wrong" && li.querySelector("[data-choose]") && !li.classList.contains("decided")) {
+      notice(text("t-choose"));
+      return true;
+    }
+    if (needsConfirm(li, action)) { openConfirm(li, action); return true; }
+    record(li, action, false, false);
+    return true;
+  }
+
+  function record(li, action, confirmed, confirmOff) {
+    const root = item();
+    const position = Number(root.dataset.position);
+    const tokens = li.dataset.tokens;
+    const queued = pendingFor(position, tokens);
+    if (confirmed && root.dataset.confirm === "once") root.dataset.confirmedItem = "1";
+    if (confirmOff) {
+      root.dataset.confirm = "off";
+      try { sessionStorage.setItem("blindprobe.scoring.confirm-off:" + recordUrl(), "1"); } catch (e) { /* the server remembers it too */ }
+    }
+    state.attention = state.attention.filter(function (a) { return !(a.position === position && a.tokens === tokens); });
+    const op = {
+      op: "decide",
+      position: position,
+      tokens: tokens,
+      verdict: action.verdict,
+      bucket: action.bucket,
+      label: action.label,
+      confirmed: confirmed,
+      confirmOff: confirmOff,
+      // A decision still queued for this answer goes first: the server checks nothing else.
+      expect: queued ? "*" : li.dataset.state,
+      isNew: !queued && li.dataset.state === "",
+      keySeen: root.dataset.keyVersion,
+      blind: root.dataset.blind === "1",
+      decidedAt: Date.now(),
+      shownAt: shownAt,
+    };
+    markPending(li, op);
+    paintAttention(li);
+    enqueue(op);
+    moveOn(li);
+  }
+
+  // The next undecided answer at once; once every answer is decided, the next item.
+  function moveOn(li) {
+    const list = answers();
+    const start = list.indexOf(li) + 1;
+    const open = list.slice(start).concat(list.slice(0, start)).find(function (x) { return !x.classList.contains("decided"); });
+    if (open) { focusAnswer(open); return; }
+    const root = item();
+    root.dataset.itemDone = "1";
+    const next = root.querySelector("[data-next]");
+    if (next) next.classList.add("primary");
+    if (autoAdvance()) { advance(); return; }
+    const reveal = root.querySelector("[data-reveal]:not([hidden])");
+    (next || reveal || li).focus();
+  }
+
+  function confirmButtons(li, action) {
+    const template = document.getElementById("confirm-buttons");
+    const buttons = template.content.firstElementChild.cloneNode(true);
+    buttons.querySelector("[data-confirm-wrong]").addEventListener("click", function () { closeConfirm(li); record(li, action, true, false); });
+    buttons.querySelector("[data-confirm-off]").addEventListener("click", function () { closeConfirm(li); record(li, action, true, true); });
+    return buttons;
+  }
+
+  function openConfirm(li, action) {
+    const template = document.getElementById("confirm-template");
+    const panel = template.content.firstElementChild.cloneNode(true);
+    panel.querySelector("p").after(confirmButtons(li, action));
+    panel.querySelector("[data-cancel]").addEventListener("click", function () { closeConfirm(li); focusAnswer(li); });
+    li.appendChild(panel);
+    panel.querySelector("[data-confirm-wrong]").focus();
+  }
+
+  function closeConfirm(li) {
+    const panel = li.querySelector("[data-client-confirm]");
+    if (panel) panel.remove();
+  }
+
+  function undo() {
+    const last = state.ops[state.ops.length - 1];
+    if (last && last.op === "decide" && !(inFlight && inFlight.indexOf(last) >= 0)) {
+      // Not sent yet: taken back here, the server never hears of it.
+      state.ops.pop();
+      save();
+      if (item()) show(urlFor(last.position), { notice: gettext("Undone."), fresh: true });
+      render();
+      return;
+    }
+    enqueue({ op: "undo", position: 0, tokens: "" });
+  }
+
+  // ---- events --------------------------------------------------------------------------------
+  // htmx swaps (the item links, next open, the server's own fragments): the same as ours.
   document.addEventListener("htmx:afterSwap", function () {
-    if (document.getElementById("scoring-item")) placeFocus();
+    if (item()) shown({});
   });
-  document.addEventListener("DOMContentLoaded", placeFocus);
+  document.addEventListener("DOMContentLoaded", function () {
+    load();
+    if (item()) shown({});
+    pump();
+  });
+  window.addEventListener("popstate", function () { if (item()) show(window.location.href, { fresh: true }); });
 
   // A request that failed without a message of ours (a server error, the network): say so in
   // the page instead of doing nothing. Fragments with a message (400, 409) are swapped in.
   document.addEventListener("htmx:responseError", showRequestError);
   document.addEventListener("htmx:sendError", showRequestError);
-  function showRequestError(event) {
+  function showRequestError() {
     const root = item();
     const template = document.getElementById("request-error");
     if (!root || !template) return;
@@ -88,14 +611,6 @@
     return true;
   }
 
-  function press(li, key) {
-    if (!li) return false;
-    const button = li.querySelector('.answer-actions button[data-key="' + key + '"]');
-    if (!button) return false;
-    button.click();
-    return true;
-  }
-
   function toggleHelp(show) {
     const overlay = helpOverlay();
     if (!overlay) return;
@@ -103,15 +618,55 @@
     if (!overlay.hidden) overlay.querySelector("[data-close-help]").focus(); else placeFocus();
   }
 
+  function go(url) { if (url) show(url, {}); }
+
   document.addEventListener("click", function (event) {
     if (event.target.closest("[data-open-help]")) toggleHelp(true);
     if (event.target.closest("[data-close-help]")) toggleHelp(false);
-    if (event.target.closest("[data-undo]")) htmx.trigger("#undo-form", "submit");
+    if (event.target.closest("[data-undo]")) undo();
+    if (event.target.closest("[data-retry]")) retryNow();
+    const button = event.target.closest("#scoring-item .answer-actions button[data-key]");
+    if (button) {
+      // A click decides like its key does (the form posts only without this script).
+      event.preventDefault();
+      const li = button.closest("li.answer");
+      focusAnswer(li);
+      decide(li, button.dataset.key);
+    }
+    const reveal = event.target.closest("#scoring-item [data-reveal]");
+    if (reveal && state.ops.length) {
+      // The reveal counts what the server has: send what is queued first.
+      event.preventDefault();
+      drained().then(function () { window.location.href = reveal.href; });
+    }
   });
+
+  document.addEventListener("change", function (event) {
+    if (event.target.id === "auto-advance") setPref("manualNext", !event.target.checked);
+    if (event.target.id === "undecided-only") {
+      setPref("undecidedOnly", event.target.checked);
+      const root = item();
+      if (root) root.classList.toggle("only-undecided", event.target.checked);
+    }
+  });
+
+  function confirmKey(panel, event) {
+    const key = event.key;
+    if (key === "Escape") { event.preventDefault(); panel.querySelector("[data-cancel]").click(); return true; }
+    if (key === "a" || key === "A") { event.preventDefault(); panel.querySelector("[data-confirm-off]").click(); return true; }
+    if (key === "Enter" && !event.target.matches("button")) { event.preventDefault(); panel.querySelector("[data-confirm-wrong]").click(); return true; }
+    if (key === "d" || key === "D") {
+      event.preventDefault();
+      const li = panel.closest("li.answer");
+      go(window.location.pathname + "?dispute=" + encodeURIComponent(li.dataset.tokens));
+      return true;
+    }
+    return key !== "Tab" && key !== "Enter";  // nothing else acts while the question is open
+  }
 
   document.addEventListener("keydown", function (event) {
     // Ctrl+Enter in the dispute note is app.js's (it saves any form).
-    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.ctrlKey || event.metaKey || event.altKey || event.isComposing) return;
     const overlay = helpOverlay();
     if (overlay && !overlay.hidden) {
       if (event.key === "Escape" || event.key === "?") { event.preventDefault(); toggleHelp(false); }
@@ -121,7 +676,9 @@
     if (overview) { overviewKey(overview, event); return; }
     const root = item();
     if (!root) return;
-    const typing = event.target.matches("textarea, input, select");
+    const panel = event.target.closest && event.target.closest("[data-client-confirm]");
+    if (panel) { if (confirmKey(panel, event)) event.preventDefault(); return; }
+    const typing = event.target.matches("textarea, input:not([type=checkbox]), select");
     if (event.key === "Escape") {
       const note = event.target.closest && event.target.closest("form.note-form");
       if (note) {
@@ -135,7 +692,7 @@
       return;
     }
     if (typing) return;
-    const list = answers();
+    const list = answers().filter(function (li) { return li.offsetParent !== null; });
     const current = focused();
     const index = current ? list.indexOf(current) : -1;
     const key = event.key;
@@ -143,19 +700,18 @@
     if (key === "?") toggleHelp(true);
     else if (key === "ArrowDown" || key === "j") focusAnswer(list[Math.min(index + 1, list.length - 1)] || list[0]);
     else if (key === "ArrowUp" || key === "k") focusAnswer(list[Math.max(index - 1, 0)]);
-    else if (key === "c" || key === "C") handled = press(current, "c");
-    else if (key === "w" || key === "W" || key === "x") handled = press(current, "w");
-    else if (["1", "2", "3", "4"].includes(key)) handled = press(current, key);
-    else if (key === "u" || key === "U") htmx.trigger("#undo-form", "submit");
+    else if (key === "c" || key === "C") handled = decide(current, "c");
+    else if (key === "w" || key === "W" || key === "x") handled = decide(current, "w");
+    else if (["1", "2", "3", "4"].includes(key)) handled = decide(current, key);
+    else if (key === "u" || key === "U") undo();
     else if (key === "n" || key === "ArrowRight") go(root.dataset.nextUrl);
-    else if (key === "o" || key === "O") { const link = root.querySelector("[data-next-open]"); go(link && link.getAttribute("hx-get")); }
-    else if (key === "g" || key === "G") { const link = root.querySelector("[data-overview]"); if (link) window.location.href = link.href; }
+    else if (key === "o" || key === "O") drained().then(function () { go(root.dataset.nextOpenUrl); });
+    else if (key === "g" || key === "G") { const link = root.querySelector("[data-overview]"); if (link) drained().then(function () { window.location.href = link.href; }); }
     else if (key === "m" || key === "M") handled = openNote(current);
+    else if (key === "f" || key === "F") { const box = document.getElementById("undecided-only"); if (box) box.click(); }
     else if (key === "p" || key === "ArrowLeft") go(root.dataset.prevUrl);
-    else if (key === "Enter" && root.dataset.itemDone && !event.target.matches("button, a, summary")) {
-      const reveal = root.querySelector("[data-reveal]");
-      if (root.dataset.nextUrl) go(root.dataset.nextUrl); else if (reveal) reveal.click();
-    } else if (key === "d" || key === "D") {
+    else if (key === "Enter" && root.dataset.itemDone && !event.target.matches("button, a, summary")) advance();
+    else if (key === "d" || key === "D") {
       const li = current || list[0];
       if (li) go(window.location.pathname + "?dispute=" + encodeURIComponent(li.dataset.tokens));
     } else handled = false;

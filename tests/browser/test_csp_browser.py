@@ -80,19 +80,15 @@ def log_in(page, base, username):
     expect(page).not_to_have_url(re.compile(r"/accounts/login/"))
 
 
-def wait_for_swap(page):
-    # A function, not a bare expression: Playwright evals an expression, which the CSP forbids.
+def wait_ready(page):
+    """Until the focus is where the scorer acts next (an undecided answer, a question, the
+    reveal). A function, not a bare expression: Playwright evals an expression, which the CSP
+    forbids."""
     page.wait_for_function(
-        "() => !document.getElementById('scoring-item').dataset.stale"
-        " && !document.querySelector('.htmx-settling, .htmx-swapping, .htmx-request')"
-        " && document.activeElement && document.activeElement !== document.body"
+        """() => { const a = document.activeElement;
+          return !!a && (a.matches('#scoring-item li.answer:not(.decided)')
+            || a.matches('[data-confirm-wrong], [data-reveal]')); }"""
     )
-
-
-def press(page, key):
-    page.evaluate("document.getElementById('scoring-item').dataset.stale = '1'")
-    page.keyboard.press(key)
-    wait_for_swap(page)
 
 
 def test_blind_scoring_to_the_report_reports_no_violation(live_server, watched, spoofed):
@@ -102,17 +98,17 @@ def test_blind_scoring_to_the_report_reports_no_violation(live_server, watched, 
     page.goto(f"{live_server.url}/experiments/{world.scored.pk}/score/")
     expect(page.get_by_role("button", name="Start scoring")).to_be_focused()
     page.keyboard.press("Enter")
-    for position in range(1, 4):
-        expect(page.locator(".item-count")).to_have_text(f"Item {position} of 3")
-        while page.locator("#scoring-item li.answer:not(.decided)").count():
-            expect(page.locator("#scoring-item li.answer:focus")).to_have_count(1)
-            press(page, "w")
-            if page.locator("[data-confirm-wrong]").count():
-                press(page, "Enter")
-            elif page.get_by_text("choose it (keys 1 to 4)").count():
-                press(page, "3")
-        if position < 3:
-            page.keyboard.press("n")
+    # Each keypress decides at once; the item decided, the next one opens by itself.
+    for _ in range(30):
+        wait_ready(page)
+        if page.locator("[data-reveal]:focus").count():
+            break
+        if page.locator("[data-confirm-wrong]:focus").count():
+            page.keyboard.press("Enter")
+            continue
+        row = page.locator("#scoring-item li.answer:focus")
+        page.keyboard.press("3" if row.locator("[data-choose]").count() else "w")
+    expect(page.locator("#queue-status")).to_have_attribute("data-state", "saved")
     expect(page.locator(".progress-wrap .small")).to_have_text("6 / 6 judged")
     page.keyboard.press("Enter")
     expect(page.get_by_role("button", name="Reveal the models")).to_be_focused()

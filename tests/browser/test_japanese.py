@@ -120,16 +120,13 @@ def shoot(page, name: str) -> None:
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
-def mark_fragment(page) -> None:
-    page.evaluate("document.getElementById('scoring-item').dataset.stale = '1'")
-
-
-def wait_for_new_fragment(page) -> None:
-    # A function, not a bare expression: Playwright evals an expression, which the CSP forbids.
+def wait_ready(page) -> None:
+    """Until the focus is where the scorer acts next (an undecided answer, a question, the next
+    item or the reveal). A function, not a bare expression: the CSP forbids eval."""
     page.wait_for_function(
-        "() => !document.getElementById('scoring-item').dataset.stale"
-        " && !document.querySelector('.htmx-settling, .htmx-swapping, .htmx-request')"
-        " && document.activeElement && document.activeElement !== document.body"
+        """() => { const a = document.activeElement;
+          return !!a && (a.matches('#scoring-item li.answer:not(.decided)')
+            || a.matches('[data-confirm-wrong], [data-reveal], [data-next]')); }"""
     )
 
 
@@ -189,23 +186,24 @@ def test_japanese_browser_switches_language_and_scores_by_keyboard(
         key = normalise_answer(page.locator(".scoring-key .key-answer").inner_text())
         if position == 1:
             shoot(page, "05_scoring_item")
-        while page.locator("#scoring-item li.answer:not(.decided)").count():
-            focused = page.locator("#scoring-item li.answer:focus")
-            expect(focused).to_have_count(1)
-            value = focused.locator(".answer-value")
-            correct = value.count() > 0 and normalise_answer(value.inner_text()) == key
-            mark_fragment(page)
-            page.keyboard.press("c" if correct else "w")
-            wait_for_new_fragment(page)
-            if page.locator("[data-confirm-wrong]").count():
+        # Each keypress decides at once; the item decided, the next one opens by itself.
+        while True:
+            wait_ready(page)
+            if page.locator("[data-confirm-wrong]:focus").count():
                 # 北岳 with HIGH confidence: the app asks, in Japanese, before marking it wrong.
                 expect(page.get_by_text("この回答は HIGH の確信度で出されました。")).to_be_visible()
                 shoot(page, "06_confirm_wrong")
-                mark_fragment(page)
                 page.keyboard.press("Enter")
-                wait_for_new_fragment(page)
-        if position < 3:
-            page.keyboard.press("n")
+                continue
+            focused = page.locator("#scoring-item li.answer:focus")
+            if not focused.count():
+                break  # the next item (or the reveal) has the focus
+            value = focused.locator(".answer-value")
+            correct = value.count() > 0 and normalise_answer(value.inner_text()) == key
+            page.keyboard.press("c" if correct else "w")
+            if position < 3 and page.locator(".item-count").inner_text() != f"設問 {position} / 3":
+                break
+    expect(page.locator("#queue-status")).to_have_attribute("data-state", "saved")
 
     page.keyboard.press("?")
     expect(page.locator("#help-overlay")).to_be_visible()

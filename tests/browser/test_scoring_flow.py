@@ -21,7 +21,7 @@ from probe.services.collection import collect_unit_sync, experiment_rollup
 from probe.services.experiments import experiment_create, experiment_start
 from probe.services.prompts import prompt_defaults_ensure
 from scoring import metrics
-from scoring.models import Assignment, Judgement
+from scoring.models import Assignment, DecisionReceipt, Judgement, JudgementChange
 from tests.keyreading import says_the_key
 from tests.replay import allow_loopback_port
 
@@ -34,11 +34,11 @@ PROFILES = {
     "Expert": "sim-expert",
     "Overconfident": "sim-overconfident",
     "Cautious": "sim-cautious",
+    "Sloppy": "sim-sloppy",
 }
 
 
-@pytest.fixture
-def collected(world):
+def collect_demo(world, profiles: dict, name: str):
     data = bankformat.load(DEMO.read_bytes())
     bank = bank_import(team=world.team, user=None, data=data, name="Demo bank")
     knowledge = {
@@ -59,7 +59,7 @@ def collected(world):
                 model_name=model,
                 base_url=base_url,
             )
-            for label, model in PROFILES.items()
+            for label, model in profiles.items()
         ]
         prompt_defaults_ensure(team=world.team)
         prompt = PromptVersion.objects.get(team=world.team, name="Default (English)")
@@ -70,7 +70,7 @@ def collected(world):
             prompt_version=prompt,
             configs=configs,
             repeats=2,
-            name="Keyboard only",
+            name=name,
             seed=7,
         )
         experiment_start(experiment=experiment, user=world.users["editor"], queue=False)
@@ -81,24 +81,37 @@ def collected(world):
         server.stop()
     experiment.refresh_from_db()
     assert experiment.status == Experiment.Status.COLLECTED
-    assert experiment.items.count() == 30 and experiment.runs.count() == 6
+    assert experiment.items.count() == 30 and experiment.runs.count() == 2 * len(profiles)
     return experiment
 
 
-def mark_fragment(page) -> None:
-    """Tag the item fragment on the page, so the test can wait until a response replaces it."""
-    page.evaluate("document.getElementById('scoring-item').dataset.stale = '1'")
+@pytest.fixture
+def collected(world):
+    """The demo bank put to three simulated configurations twice: 30 items x 6 sheets."""
+    return collect_demo(world, {k: PROFILES[k] for k in list(PROFILES)[:3]}, "Keyboard only")
 
 
-def wait_for_new_fragment(page) -> None:
-    # A swap is over when the new fragment has settled (htmx lends it the old attributes until
-    # then) and the page's script has put the focus somewhere.
+@pytest.fixture
+def collected8(world):
+    """The demo bank put to all four simulated configurations twice: 30 items x 8 sheets."""
+    return collect_demo(world, PROFILES, "Eight sheets")
+
+
+def wait_ready(page) -> None:
+    """Until the page has put the focus where the scorer acts next: an undecided answer, a
+    question, the next item or the reveal (never the body, never a decided answer)."""
     # A function, not a bare expression: Playwright evals an expression, which the CSP forbids.
     page.wait_for_function(
-        "() => !document.getElementById('scoring-item').dataset.stale"
-        " && !document.querySelector('.htmx-settling, .htmx-swapping, .htmx-request')"
-        " && document.activeElement && document.activeElement !== document.body"
+        """() => {
+          const a = document.activeElement;
+          return !!a && (a.matches('#scoring-item li.answer:not(.decided)')
+            || a.matches('[data-confirm-wrong], [data-reveal], [data-next], [data-cancel]'));
+        }"""
     )
+
+
+def wait_saved(page) -> None:
+    expect(page.locator("#queue-status")).to_have_attribute("data-state", "saved", timeout=20_000)
 
 
 def judged_count(page) -> int:
@@ -106,118 +119,106 @@ def judged_count(page) -> int:
     return int(re.match(r"(\d+)", text).group(1))
 
 
-def decide_focused(page, key) -> tuple[str, bool]:
-    """Press C or W on the focused answer as the key says; returns the key pressed and whether
-    a HIGH confidence was among the answer's (a wrong one the confirmation may ask about)."""
+def key_for(page, key_answer: str) -> str:
+    """The key the scorer presses on the focused answer: C when it matches the key, 3 when the
+    answer's confidence leaves the bucket open, W otherwise."""
     focused = page.locator("#scoring-item li.answer:focus")
     expect(focused).to_have_count(1)
     value = focused.locator(".answer-value")
     # As a person reads it: the simulated answer says the key in its own words.
-    correct = value.count() > 0 and says_the_key(value.inner_text(), key)
-    mark_fragment(page)
-    pressed = "c" if correct else "w"
-    high = focused.locator(".conf-high").count() > 0
-    page.keyboard.press(pressed)
-    wait_for_new_fragment(page)
-    return pressed, high
+    if value.count() and says_the_key(value.inner_text(), key_answer):
+        return "c"
+    return "3" if focused.locator("[data-choose]").count() else "w"
+
+
+# Keypresses per response for the demo experiment (30 items x 8 sheets) before decisions were
+# recorded in the browser: Enter to each next item, and a confirmation on every item with a
+# HIGH-confidence answer marked wrong.
+KEYPRESSES_PER_RESPONSE_BEFORE = 0.525
+TARGET_KEYPRESSES_PER_RESPONSE = 0.35
+
+
+def score_everything(page, n_items: int) -> tuple[int, int]:
+    """Decide every answer of the experiment by keyboard as the key says, turning the
+    confirmation off at its first question; returns (keypresses, confirmations asked)."""
+    keypresses = confirmations = 0
+    while True:
+        wait_ready(page)
+        if page.locator("[data-reveal]:focus").count():
+            return keypresses, confirmations
+        if page.locator("[data-confirm-wrong]:focus").count():
+            confirmations += 1
+            page.keyboard.press("a")  # mark it wrong, and ask no more this session
+            keypresses += 1
+            continue
+        if page.locator("[data-next]:focus").count():
+            page.keyboard.press("Enter")
+            keypresses += 1
+            continue
+        key = normalise_answer(page.locator(".scoring-key .key-answer").inner_text())
+        page.keyboard.press(key_for(page, key))
+        keypresses += 1
+
+
+def sign_in(page, live_server, username="acme-scorer") -> None:
+    page.goto(live_server.url + "/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill("correct horse battery staple")
+    page.get_by_label("Password").press("Enter")
+    expect(page.get_by_role("button", name="Log out")).to_be_visible()
+
+
+def start_scoring(page, live_server, experiment) -> None:
+    page.goto(f"{live_server.url}/experiments/{experiment.pk}/score/")
+    expect(page.get_by_role("button", name="Start scoring")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator(".item-count")).to_have_text("Item 1 of 30")
 
 
 def test_score_a_demo_experiment_by_keyboard_reveal_and_check_the_report(
     live_server, page, world, collected
 ):
     ARTIFACTS.mkdir(exist_ok=True)
-    page.goto(live_server.url + "/")
-    page.get_by_label("Username").fill("acme-scorer")
-    page.get_by_label("Password").fill("correct horse battery staple")
-    page.get_by_label("Password").press("Enter")
-    page.goto(f"{live_server.url}/experiments/{collected.pk}/score/")
-    expect(page.get_by_role("button", name="Start scoring")).to_be_focused()
-    page.keyboard.press("Enter")
-    expect(page.locator(".item-count")).to_have_text("Item 1 of 30")
+    sign_in(page, live_server)
+    start_scoring(page, live_server, collected)
+    page.screenshot(path=str(ARTIFACTS / "scoring_item.png"))
 
-    # Two tabs on item 1 decide the same answer: the second says so, nothing errs.
+    # Two tabs on item 1 decide the same answer: the second to arrive says so, nothing errs.
     second = page.context.new_page()
     second.goto(page.url)
-    first_key = page.locator(".scoring-key .key-answer").inner_text()
-    same_tokens = page.evaluate("document.activeElement.dataset.tokens")
-    assert second.evaluate("document.activeElement.dataset.tokens") == same_tokens
-    decide_focused(second, first_key)
-    if second.locator("[data-confirm-wrong]").count():
-        mark_fragment(second)
+    first_key = normalise_answer(page.locator(".scoring-key .key-answer").inner_text())
+    same_tokens = page.evaluate("() => document.activeElement.dataset.tokens")
+    assert second.evaluate("() => document.activeElement.dataset.tokens") == same_tokens
+    pressed = key_for(second, first_key)
+    second.keyboard.press(pressed)
+    if second.locator("[data-confirm-wrong]:focus").count():
         second.keyboard.press("Enter")
-        wait_for_new_fragment(second)
-    expect(
-        second.locator(f'#scoring-item li.answer.decided[data-tokens="{same_tokens}"]')
-    ).to_have_count(1)
-    # A 4xx fragment with a message is swapped in and shown (htmx alone would drop it).
-    second.evaluate(
-        "document.querySelector('#scoring-item li.answer .answer-actions input[name=tokens]')"
-        ".value = 'gone'"
-    )
-    second.locator("#scoring-item li.answer").first.focus()
-    mark_fragment(second)
-    second.keyboard.press("c")
-    wait_for_new_fragment(second)
-    expect(second.locator("#scoring-item .message.error")).to_have_text(
-        "That answer is not on this item any more: nothing was saved."
-    )
+    wait_saved(second)
     second.close()
+    page.keyboard.press(pressed)
+    first_keys = 1
+    if page.locator("[data-confirm-wrong]:focus").count():
+        page.keyboard.press("Enter")
+        first_keys += 1
+    wait_saved(page)
+    expect(page.locator("#scoring-item [data-client-notice]")).to_contain_text("Already decided so")
 
     total = 30 * 6
-    keypresses = 0
-    confirmations = 0
-    high_wrong = 0  # what a confirmation asked every time would have asked
-    first_decision = True
-    for position in range(1, 31):
-        expect(page.locator(".item-count")).to_have_text(f"Item {position} of 30")
-        key = page.locator(".scoring-key .key-answer").inner_text()
-        if position == 1:
-            page.screenshot(path=str(ARTIFACTS / "scoring_item.png"))
-        asked_here = 0
-        while page.locator("#scoring-item li.answer:not(.decided)").count() or first_decision:
-            pressed, high = decide_focused(page, key)
-            keypresses += 1
-            if first_decision:
-                # The first tab's page was stale: the answer the other tab decided.
-                first_decision = False
-                expect(page.locator("#scoring-item .message")).to_contain_text("Already decided so")
-                continue
-            high_wrong += pressed == "w" and high
-            # A HIGH-confidence answer marked wrong asks first, once per item; one Enter confirms.
-            if page.locator("[data-confirm-wrong]").count():
-                expect(page.locator("[data-confirm-wrong]")).to_be_focused()
-                if not confirmations:
-                    page.screenshot(path=str(ARTIFACTS / "scoring_confirm.png"))
-                mark_fragment(page)
-                page.keyboard.press("Enter")
-                keypresses += 1
-                confirmations += 1
-                asked_here += 1
-                wait_for_new_fragment(page)
-            elif page.get_by_text("choose it (keys 1 to 4)").count():
-                mark_fragment(page)
-                page.keyboard.press("3")  # hedged wrong: the parse left the confidence open
-                keypresses += 1
-                wait_for_new_fragment(page)
-        assert asked_here <= 1, f"item {position} asked {asked_here} times"
-        if position < 30:
-            page.keyboard.press("n")
-            keypresses += 1
-
-    # The same run with the confirmation asked on every HIGH-confidence answer marked wrong (as
-    # before it became an experiment option, default once per item): one Enter more for each.
-    every_time = keypresses - confirmations + high_wrong
+    keypresses, confirmations = score_everything(page, 30)
+    keypresses += first_keys
+    wait_saved(page)
+    per_response = keypresses / total
     print(
-        f"\nkeypresses for the demo experiment ({total} responses): {keypresses}"
-        f" (asked every time: {every_time}); confirmations asked: {confirmations}"
-        f" of {high_wrong} HIGH-confidence answers marked wrong"
+        f"\nkeypresses for the demo experiment ({total} responses): {keypresses},"
+        f" {per_response:.3f} per response (target <= {TARGET_KEYPRESSES_PER_RESPONSE};"
+        f" before: {KEYPRESSES_PER_RESPONSE_BEFORE}); confirmations asked: {confirmations}"
     )
     assert judged_count(page) == total
     scorer = world.users["scorer"]
     assignment = Assignment.objects.get(experiment=collected, user=scorer)
     assert Judgement.objects.filter(assignment=assignment).count() == total
-    assert 0 < confirmations <= 30
-    assert confirmations < high_wrong and keypresses < every_time
+    assert confirmations <= 1
+    assert per_response <= TARGET_KEYPRESSES_PER_RESPONSE
 
     # The key review amends item 2's key: the scorer's decisions on it come back, and the
     # re-check shows the old and the new key side by side.
@@ -233,20 +234,21 @@ def test_score_a_demo_experiment_by_keyboard_reveal_and_check_the_report(
     )
     page.reload()
     expect(page.locator(".recheck-banner")).to_be_visible()
-    mark_fragment(page)
     page.keyboard.press("o")  # the next open item, across items: item 2's re-check
-    wait_for_new_fragment(page)
     expect(page.locator(".item-count")).to_have_text("Item 2 of 30")
     expect(page.locator(".scoring-key .key-answer")).to_have_text("An amended key")
     expect(page.locator(".key-amended")).to_contain_text("Amended in key review on")
     expect(page.locator(".key-amended .key-was")).to_have_text(item2.key_answer)
     expect(page.locator(".recheck-detail").first).to_contain_text("made against the earlier key")
     page.screenshot(path=str(ARTIFACTS / "scoring_recheck.png"), full_page=True)
-    while page.locator("#scoring-item li.answer.recheck").count():
+    # A re-check of decisions already made asks no confirmation, whatever the answer.
+    rechecks = page.locator("#scoring-item li.answer.recheck").count()
+    assert rechecks
+    for _ in range(rechecks):
         page.locator("#scoring-item li.answer.recheck").first.focus()
-        mark_fragment(page)
-        page.keyboard.press("1")  # the bucket directly: asks nothing
-        wait_for_new_fragment(page)
+        page.keyboard.press("w")
+        expect(page.locator("[data-client-confirm]")).to_have_count(0)
+    wait_saved(page)
     assert not Judgement.objects.filter(assignment=assignment, needs_recheck=True).exists()
 
     # The item overview, by one key: every item done; jump to item 30 by its number.
@@ -307,3 +309,156 @@ def test_score_a_demo_experiment_by_keyboard_reveal_and_check_the_report(
         assert float(net) == pytest.approx(figures.net_usable) and net_interval.endswith(")")
         knowledge = cells[4].partition(" (")[0]
         assert float(knowledge.rstrip(" %")) == pytest.approx(100 * figures.knowledge, abs=0.05)
+
+
+# Each answer row at a width: the answer's box, the strip's, whether the group count sits on the
+# answer's line, the strip's labels, and the confidence chips of an abstained group.
+ROW_LAYOUT = """() => Array.from(document.querySelectorAll('#scoring-item li.answer')).map(li => {
+  const text = li.querySelector('.answer-text').getBoundingClientRect();
+  const strip = li.querySelector('.answer-actions').getBoundingClientRect();
+  const value = li.querySelector('.answer-value, .answer-none').getBoundingClientRect();
+  const size = li.querySelector('.group-size');
+  const labels = Array.from(li.querySelectorAll('.answer-actions button'))
+    .map(b => { const c = b.cloneNode(true); c.querySelectorAll('kbd').forEach(k => k.remove());
+                return c.textContent.trim(); });
+  return {
+    text: text.width, strip: strip.width, answerFirst: text.left < strip.left,
+    oneLine: strip.top < text.bottom,
+    sizeBeside: !size || Math.abs(size.getBoundingClientRect().top - value.top) < 14,
+    labels: labels,
+    abstainedChips: li.querySelector('.answer-none') ? li.querySelectorAll('.conf').length : 0,
+  };
+})"""
+
+
+def check_rows(page, name: str) -> None:
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+    rows = page.evaluate(ROW_LAYOUT)
+    assert rows, name
+    for row in rows:
+        assert row["answerFirst"] and row["oneLine"], (name, row)
+        assert row["text"] > row["strip"], f"{name}: the answer is narrower than the strip: {row}"
+        assert row["sizeBeside"], f"{name}: the group count is not beside the answer: {row}"
+        assert len(set(row["labels"])) == len(row["labels"]), f"{name}: a label twice: {row}"
+        assert row["abstainedChips"] == 0, f"{name}: confidence chips on an abstention: {row}"
+
+
+def test_eight_sheets_by_keyboard_rows_at_two_widths_and_two_languages(
+    live_server, page, browser, world, collected8
+):
+    """The probe's own 30 items x 8 sheets: keypresses per response within the target, and the
+    answer rows at 1280 and 1920 px in English and Japanese."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    sign_in(page, live_server)
+    start_scoring(page, live_server, collected8)
+    # One decision in, so that a decided row is on the screenshot too.
+    key = normalise_answer(page.locator(".scoring-key .key-answer").inner_text())
+    page.keyboard.press(key_for(page, key))
+    first = 1
+    if page.locator("[data-confirm-wrong]:focus").count():
+        page.keyboard.press("Enter")
+        first += 1
+    wait_saved(page)
+    item_url = page.url
+    for width in (1280, 1920):
+        page.set_viewport_size({"width": width, "height": 900})
+        check_rows(page, f"scoring_rows_en_{width}")
+    japanese = browser.new_context(locale="ja-JP", viewport={"width": 1280, "height": 900})
+    ja = japanese.new_page()
+    ja.goto(live_server.url + "/")
+    ja.get_by_label("ユーザー名").fill("acme-scorer")
+    ja.get_by_label("パスワード").fill("correct horse battery staple")
+    ja.get_by_label("パスワード").press("Enter")
+    expect(ja.get_by_role("button", name="ログアウト")).to_be_visible()
+    ja.goto(item_url)
+    expect(ja.locator("html")).to_have_attribute("lang", "ja")
+    for width in (1280, 1920):
+        ja.set_viewport_size({"width": width, "height": 900})
+        check_rows(ja, f"scoring_rows_ja_{width}")
+    japanese.close()
+    page.set_viewport_size({"width": 1366, "height": 900})
+
+    total = 30 * 8
+    page.locator("#scoring-item li.answer:not(.decided)").first.focus()
+    keypresses, confirmations = score_everything(page, 30)
+    keypresses += first
+    wait_saved(page)
+    per_response = keypresses / total
+    print(
+        f"\nkeypresses for the probe's 30 items x 8 sheets: {keypresses},"
+        f" {per_response:.3f} per response (target <= {TARGET_KEYPRESSES_PER_RESPONSE};"
+        f" before: {KEYPRESSES_PER_RESPONSE_BEFORE}); confirmations asked: {confirmations}"
+    )
+    assignment = Assignment.objects.get(experiment=collected8, user=world.users["scorer"])
+    assert Judgement.objects.filter(assignment=assignment).count() == total
+    assert per_response <= TARGET_KEYPRESSES_PER_RESPONSE
+    assert confirmations <= 1  # "A" turned it off for the rest of the session
+
+
+def test_decisions_made_offline_are_saved_once_when_the_connection_returns(
+    live_server, page, world, collected8
+):
+    sign_in(page, live_server)
+    start_scoring(page, live_server, collected8)
+    page.wait_for_load_state("networkidle")  # the next items are fetched ahead
+    assignment = Assignment.objects.get(experiment=collected8, user=world.users["scorer"])
+    preset = Judgement.objects.filter(assignment=assignment).count()
+    page.context.set_offline(True)
+    decided = 0
+    while decided < 10:
+        wait_ready(page)
+        if page.locator("[data-confirm-wrong]:focus").count():
+            page.keyboard.press("a")
+            continue
+        key = normalise_answer(page.locator(".scoring-key .key-answer").inner_text())
+        page.keyboard.press(key_for(page, key))
+        decided += 1
+    expect(page.locator("#queue-status")).to_have_attribute("data-state", "failed")
+    expect(page.locator("#queue-status")).to_contain_text("10 decisions not saved yet")
+    assert Judgement.objects.filter(assignment=assignment).count() == preset
+    page.context.set_offline(False)
+    wait_saved(page)
+    changes = JudgementChange.objects.filter(assignment=assignment)
+    assert DecisionReceipt.objects.filter(assignment=assignment).count() == 10
+    assert len({c.batch for c in changes}) == 10
+    # Each judgement made once: one change each, none undone, none twice.
+    assert changes.values("judgement").distinct().count() == changes.count()
+    assert Judgement.objects.filter(assignment=assignment).count() == preset + changes.count()
+
+
+def test_a_queued_decision_survives_a_reload_and_a_lost_reply_applies_once(
+    live_server, page, world, collected8
+):
+    sign_in(page, live_server)
+    start_scoring(page, live_server, collected8)
+    assignment = Assignment.objects.get(experiment=collected8, user=world.users["scorer"])
+    # The server never hears: the decision waits in the browser, across a reload.
+    page.route("**/record/", lambda route: route.abort())
+    tokens = page.evaluate("() => document.activeElement.dataset.tokens")
+    page.keyboard.press("1")
+    expect(page.locator("#queue-status")).to_have_attribute("data-state", "failed")
+    page.reload()
+    expect(page.locator("#queue-status")).to_contain_text("1 decision not saved yet")
+    if page.locator(".item-count").inner_text() != "Item 1 of 30":
+        page.keyboard.press("p")  # the whole item was one group: it had moved on
+    expect(page.locator(f'li.answer.pending[data-tokens="{tokens}"]')).to_have_count(1)
+    assert not JudgementChange.objects.filter(assignment=assignment).exists()
+    page.unroute("**/record/")
+    # The server applies the next one but its reply is lost: the browser sends it again.
+    lost = []
+
+    def lose_reply(route):
+        if not lost:
+            lost.append(route.fetch())
+            route.abort()
+        else:
+            route.continue_()
+
+    page.route("**/record/", lose_reply)
+    page.locator("#queue-status [data-retry]").click()
+    wait_saved(page)
+    assert lost and lost[0].status == 200
+    changes = JudgementChange.objects.filter(assignment=assignment)
+    assert changes.count() == len(tokens.split(","))
+    assert DecisionReceipt.objects.filter(assignment=assignment).count() == 1
+    assert set(changes.values_list("new_bucket", flat=True)) == {"correct"}
