@@ -20,6 +20,7 @@ from probe.services.banks import bank_import
 from probe.services.collection import collect_unit_sync, experiment_rollup
 from probe.services.experiments import experiment_create, experiment_start
 from probe.services.prompts import prompt_defaults_ensure
+from probe.sheetparser import normalise_answer
 from scoring import metrics
 from scoring.models import Assignment, DecisionReceipt, Judgement, JudgementChange
 from tests.keyreading import says_the_key
