@@ -8,6 +8,7 @@ checked against the judgements the scorer made.
 
 import re
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -139,26 +140,53 @@ KEYPRESSES_PER_RESPONSE_BEFORE = 0.525
 TARGET_KEYPRESSES_PER_RESPONSE = 0.35
 
 
-def score_everything(page, n_items: int) -> tuple[int, int]:
+@dataclass
+class Keys:
+    """What scoring every answer by keyboard took."""
+
+    decisions: int = 0  # C, W or a bucket's number: one per group of identical answers
+    confirmations: int = 0  # "A" at the question a HIGH answer marked wrong asks
+    advances: int = 0  # Enter to open the next item (none, unless the manual step is kept)
+    groups: int = 0  # the undecided groups each item showed when it opened
+
+    @property
+    def pressed(self) -> int:
+        return self.decisions + self.confirmations + self.advances
+
+
+def score_everything(page, n_items: int) -> Keys:
     """Decide every answer of the experiment by keyboard as the key says, turning the
-    confirmation off at its first question; returns (keypresses, confirmations asked)."""
-    keypresses = confirmations = 0
+    confirmation off at its first question."""
+    keys, item = Keys(), None
     while True:
         wait_ready(page)
         if page.locator("[data-reveal]:focus").count():
-            return keypresses, confirmations
+            return keys
         if page.locator("[data-confirm-wrong]:focus").count():
-            confirmations += 1
+            keys.confirmations += 1
             page.keyboard.press("a")  # mark it wrong, and ask no more this session
-            keypresses += 1
             continue
         if page.locator("[data-next]:focus").count():
             page.keyboard.press("Enter")
-            keypresses += 1
+            keys.advances += 1
             continue
+        shown = page.locator(".item-count").inner_text()
+        if shown != item:
+            item = shown
+            keys.groups += page.locator("#scoring-item li.answer:not(.decided)").count()
         key = normalise_answer(page.locator(".scoring-key .key-answer").inner_text())
         page.keyboard.press(key_for(page, key))
-        keypresses += 1
+        keys.decisions += 1
+
+
+def _assert_one_key_per_group(keys: Keys) -> None:
+    """The keys a scorer needs: one per group of identical answers and nothing else (no Enter
+    between items, at most one confirmation before "A" turns it off). How many groups there are
+    is the answers' doing: the per-response figure printed beside the target depends on how
+    alike the sheets' answers are (bench/README.md)."""
+    assert keys.advances == 0
+    assert keys.confirmations <= 1
+    assert keys.decisions == keys.groups
 
 
 def sign_in(page, live_server, username="acme-scorer") -> None:
@@ -205,8 +233,8 @@ def test_score_a_demo_experiment_by_keyboard_reveal_and_check_the_report(
     expect(page.locator("#scoring-item [data-client-notice]")).to_contain_text("Already decided so")
 
     total = 30 * 6
-    keypresses, confirmations = score_everything(page, 30)
-    keypresses += first_keys
+    keys = score_everything(page, 30)
+    keypresses, confirmations = keys.pressed + first_keys, keys.confirmations
     wait_saved(page)
     per_response = keypresses / total
     print(
@@ -218,8 +246,7 @@ def test_score_a_demo_experiment_by_keyboard_reveal_and_check_the_report(
     scorer = world.users["scorer"]
     assignment = Assignment.objects.get(experiment=collected, user=scorer)
     assert Judgement.objects.filter(assignment=assignment).count() == total
-    assert confirmations <= 1
-    assert per_response <= TARGET_KEYPRESSES_PER_RESPONSE
+    _assert_one_key_per_group(keys)
 
     # The key review amends item 2's key: the scorer's decisions on it come back, and the
     # re-check shows the old and the new key side by side.
@@ -381,8 +408,8 @@ def test_eight_sheets_by_keyboard_rows_at_two_widths_and_two_languages(
 
     total = 30 * 8
     page.locator("#scoring-item li.answer:not(.decided)").first.focus()
-    keypresses, confirmations = score_everything(page, 30)
-    keypresses += first
+    keys = score_everything(page, 30)
+    keypresses, confirmations = keys.pressed + first, keys.confirmations
     wait_saved(page)
     per_response = keypresses / total
     print(
@@ -392,8 +419,7 @@ def test_eight_sheets_by_keyboard_rows_at_two_widths_and_two_languages(
     )
     assignment = Assignment.objects.get(experiment=collected8, user=world.users["scorer"])
     assert Judgement.objects.filter(assignment=assignment).count() == total
-    assert per_response <= TARGET_KEYPRESSES_PER_RESPONSE
-    assert confirmations <= 1  # "A" turned it off for the rest of the session
+    _assert_one_key_per_group(keys)
 
 
 def test_decisions_made_offline_are_saved_once_when_the_connection_returns(
