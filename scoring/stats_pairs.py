@@ -143,6 +143,7 @@ def pair_tests(
     correct: np.ndarray,
     *,
     level: float = CONFIDENCE,
+    interval_level: float | None = None,
 ) -> list[PairTest]:
     """Every pair of configurations once, in the order of ``keys``, each turned larger first.
 
@@ -151,7 +152,9 @@ def pair_tests(
     each matched (item, repeat) pair. The bootstrap p-value is 2 (1 - Phi(|gap| / se)), se the
     standard deviation of the resampled gaps; Holm's correction runs over all pairs, separately
     for the bootstrap and for McNemar. A pair is separable when its bootstrap interval excludes 0
-    and its Holm-adjusted bootstrap p-value is under 1 - level.
+    and its Holm-adjusted bootstrap p-value is under 1 - level. ``interval_level``: the level
+    the percentiles are read at (stats.percentile_level, so that the interval covers ``level`` at
+    small N); ``level`` by default.
     """
     n = len(keys)
     if n < 2:
@@ -172,7 +175,7 @@ def pair_tests(
     spreads = np.sqrt(
         np.maximum(cov[first, first] + cov[second, second] - 2 * cov[first, second], 0)
     )
-    intervals = pair_intervals(by_config, first, second, level)
+    intervals = pair_intervals(by_config, first, second, interval_level or level)
     gaps = (values[first] - values[second]).tolist()
     p_boot = [p_from_se(gap, se) for gap, se in zip(gaps, spreads.tolist(), strict=True)]
     p_boot_holm = holm_many(np.array(p_boot)).tolist()

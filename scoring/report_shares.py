@@ -1,0 +1,116 @@
+"""Shares over items with their repeats, and the intervals of the report's slices.
+
+``ItemShares`` holds one configuration's buckets per item and repeat and gives the Wilson
+interval of any share of them (stats.wilson_items: a ratio of means over the repeats, each item
+with its repeats). ``slice_intervals`` gives each block's and each facet value's (topic, answer
+format) cells their intervals: the share correct, and an item bootstrap of the compared figure
+within the slice's items. scoring.report_intervals calls both; docs/figures.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import stats
+from .report_rows import NO_CONFIDENCE
+from .stats import Interval
+
+__all__ = ["ItemShares", "slice_intervals"]
+
+
+class ItemShares:
+    """Per item, a configuration's columns as means over its repeats, and the Wilson intervals
+    of ratios of them (stats.wilson_items), each distinct ratio computed once so that a figure
+    shown under two names (Knowledge and AA's accuracy) has one interval."""
+
+    def __init__(self, report, buckets, confidence, strata, rows) -> None:
+        scheme = report.scheme_obj
+        names = list(report.bucket_names)
+        self.rows, self.strata = rows, strata
+        self.repeats = max(len(rows), 1)
+        picked = buckets[rows]
+        self.level = confidence[rows]
+        self.scored = picked >= 0
+        self.bucket = {name: picked == k for k, name in enumerate(names)}
+        abstain = scheme.abstain
+        self.attempted_buckets = tuple(b for b in names if b != abstain)
+        self.attempted = self.scored & (picked != (names.index(abstain) if abstain else -2))
+        self.cache: dict = {}
+
+    def column(self, fields: tuple[str, ...], mask=None) -> np.ndarray:
+        """The mean over repeats of how many of ``fields`` each item is in ("n": 1 an item,
+        "attempted": an attempt), within ``mask`` (repeats x items) when given."""
+        if fields == ("n",):
+            return np.ones(self.scored.shape[1])
+        total = np.zeros(self.scored.shape, dtype=bool)
+        for name in fields:
+            total |= self.attempted if name == "attempted" else self.bucket.get(name, False)
+        if mask is not None:
+            total &= mask
+        return total.mean(axis=0) if len(self.rows) else np.zeros(self.scored.shape[1])
+
+    def canonical(self, fields: tuple[str, ...]) -> tuple[str, ...]:
+        out = set()
+        for name in fields:
+            out.update(self.attempted_buckets if name == "attempted" else (name,))
+        return tuple(sorted(out))
+
+    def wilson(self, numerator, denominator, mask_key=None, mask=None) -> Interval | None:
+        key = (self.canonical(numerator), self.canonical(denominator), mask_key)
+        if key not in self.cache:
+            num, den = self.column(key[0], mask), self.column(key[1], mask)
+            self.cache[key] = stats.wilson_items(num, den, self.strata, self.repeats)[0]
+        return self.cache[key]
+
+
+def slice_intervals(report, blocks, item_index, rows, buckets, confidence, run_index, pending):
+    """Per block and per facet value (topic, answer format): the share correct (Wilson, over
+    the slice's items, their repeats kept with each), an item bootstrap of net usable (AA: the
+    index) within the slice's items, read at the slice's own percentile level."""
+    codes = np.array(blocks, dtype=object)
+    known = np.array(item_index, dtype=np.int64)
+    slices = [(block, np.flatnonzero(codes == block.code)) for block in report.blocks]
+    for facet in report.facets:
+        values = np.array(
+            [rows.items[i][facet.name] or "" if i >= 0 else None for i in known.tolist()],
+            dtype=object,
+        )
+        for row in facet.rows:
+            slices.append((row, np.flatnonzero(values == row.value)))
+    for part, members in slices:
+        _slice_cells(report, part, members, buckets, confidence, run_index, pending)
+
+
+def _slice_cells(report, part, members, buckets, confidence, run_index, pending) -> None:
+    """One slice's cells. An item of the slice with no bucket row at all has no known facet
+    value; it is counted as an item with no bucket, as the figures count it."""
+    scheme = report.scheme_obj
+    m = part.n_items
+    padding = max(m - len(members), 0)
+    sub_buckets = np.concatenate(
+        [buckets[:, members], np.full((buckets.shape[0], padding), -1, dtype=buckets.dtype)],
+        axis=1,
+    )
+    sub_confidence = np.concatenate(
+        [confidence[:, members], np.full((buckets.shape[0], padding), NO_CONFIDENCE)], axis=1
+    )
+    strata = np.zeros(sub_buckets.shape[1], dtype=np.int64)
+    weights = stats.bootstrap_weights(sub_buckets.shape[1])
+    level = stats.percentile_level(sub_buckets.shape[1])
+    names = list(report.bucket_names)
+    correct_b, pen_b = names.index(scheme.correct), names.index(scheme.penalised)
+    for cell in part.cells:
+        config_rows = [run_index[run.pk] for run in cell.config.runs]
+        items = ItemShares(report, sub_buckets, sub_confidence, strata, config_rows)
+        cell.ci["knowledge"] = items.wilson((scheme.correct,), ("n",))
+        cell.ci["accuracy"] = cell.ci["knowledge"]
+        if not config_rows or not sub_buckets.shape[1]:
+            cell.ci[scheme.compared_figure] = None
+            continue
+        values = np.column_stack(
+            [(sub_buckets[config_rows] == b).mean(axis=0) for b in (correct_b, pen_b)]
+        )
+        sums = stats.bootstrap_sums(weights, values)
+        net = scheme.net_from_sums(sums[:, 0], sums[:, 1], m, report.w)
+        point = cell.summary[scheme.compared_figure].mean
+        pending.add(net, cell.ci, scheme.compared_figure, level=level, point=point)
