@@ -228,7 +228,8 @@ def report_intervals(source, report, rows: BucketRows | None = None) -> None:
         per_config.append((start, config_rows))
     matrix = np.column_stack(columns) if columns else np.zeros((n, 0))
     point = matrix.sum(axis=0)
-    boot = stats.bootstrap_sums(weights, matrix) if n else np.zeros((weights.shape[0], 0))
+    # No item left (every one dropped): nothing to resample, and no interval (level None).
+    boot = stats.bootstrap_sums(weights, matrix) if n else np.zeros((len(weights), len(point)))
 
     def net_of(c, p):
         return scheme.net_from_sums(c, p, n, report.w)
