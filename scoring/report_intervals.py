@@ -273,7 +273,7 @@ def report_intervals(source, report, rows: BucketRows | None = None) -> None:
                     level=level,
                     point=point[start] - w * point[start + 1],
                 )
-    slice_intervals(report, blocks, item_index, rows, buckets, confidence, run_index, pending)
+    slice_intervals(report, blocks, item_index, rows, buckets, run_index, pending)
     pending.resolve()
     all_definitions = definitions()
     for k, (config, boot_ci) in enumerate(boot_cis):

@@ -12,7 +12,6 @@ from __future__ import annotations
 import numpy as np
 
 from . import stats
-from .report_rows import NO_CONFIDENCE
 from .stats import Interval
 
 __all__ = ["ItemShares", "slice_intervals"]
@@ -63,7 +62,7 @@ class ItemShares:
         return self.cache[key]
 
 
-def slice_intervals(report, blocks, item_index, rows, buckets, confidence, run_index, pending):
+def slice_intervals(report, blocks, item_index, rows, buckets, run_index, pending):
     """Per block and per facet value (topic, answer format): the share correct (Wilson, over
     the slice's items, their repeats kept with each), an item bootstrap of net usable (AA: the
     index) within the slice's items, read at the slice's own percentile level."""
@@ -78,10 +77,10 @@ def slice_intervals(report, blocks, item_index, rows, buckets, confidence, run_i
         for row in facet.rows:
             slices.append((row, np.flatnonzero(values == row.value)))
     for part, members in slices:
-        _slice_cells(report, part, members, buckets, confidence, run_index, pending)
+        _slice_cells(report, part, members, buckets, run_index, pending)
 
 
-def _slice_cells(report, part, members, buckets, confidence, run_index, pending) -> None:
+def _slice_cells(report, part, members, buckets, run_index, pending) -> None:
     """One slice's cells. An item of the slice with no bucket row at all has no known facet
     value; it is counted as an item with no bucket, as the figures count it."""
     scheme = report.scheme_obj
@@ -91,26 +90,36 @@ def _slice_cells(report, part, members, buckets, confidence, run_index, pending)
         [buckets[:, members], np.full((buckets.shape[0], padding), -1, dtype=buckets.dtype)],
         axis=1,
     )
-    sub_confidence = np.concatenate(
-        [confidence[:, members], np.full((buckets.shape[0], padding), NO_CONFIDENCE)], axis=1
-    )
-    strata = np.zeros(sub_buckets.shape[1], dtype=np.int64)
-    weights = stats.bootstrap_weights(sub_buckets.shape[1])
-    level = stats.percentile_level(sub_buckets.shape[1])
+    size = sub_buckets.shape[1]
     names = list(report.bucket_names)
     correct_b, pen_b = names.index(scheme.correct), names.index(scheme.penalised)
+    # Every cell's columns at once: one Wilson call per number of repeats, one matrix product.
+    cells, correct, penalised = [], [], []
     for cell in part.cells:
         config_rows = [run_index[run.pk] for run in cell.config.runs]
-        items = ItemShares(report, sub_buckets, sub_confidence, strata, config_rows)
-        cell.ci["knowledge"] = items.wilson((scheme.correct,), ("n",))
-        cell.ci["accuracy"] = cell.ci["knowledge"]
-        if not config_rows or not sub_buckets.shape[1]:
-            cell.ci[scheme.compared_figure] = None
+        if not config_rows or not size:
+            cell.ci["knowledge"] = cell.ci["accuracy"] = cell.ci[scheme.compared_figure] = None
             continue
-        values = np.column_stack(
-            [(sub_buckets[config_rows] == b).mean(axis=0) for b in (correct_b, pen_b)]
+        picked = sub_buckets[config_rows]
+        cells.append((cell, len(config_rows)))
+        correct.append((picked == correct_b).mean(axis=0))
+        penalised.append((picked == pen_b).mean(axis=0))
+    if not cells:
+        return
+    correct_m = np.column_stack(correct)
+    strata = np.zeros(size, dtype=np.int64)
+    for repeats in sorted({r for _cell, r in cells}):
+        index = [k for k, (_cell, r) in enumerate(cells) if r == repeats]
+        shares = stats.wilson_items(
+            correct_m[:, index], np.ones((size, len(index))), strata, repeats
         )
-        sums = stats.bootstrap_sums(weights, values)
-        net = scheme.net_from_sums(sums[:, 0], sums[:, 1], m, report.w)
+        for k, interval in zip(index, shares, strict=True):
+            cells[k][0].ci["knowledge"] = cells[k][0].ci["accuracy"] = interval
+    sums = stats.bootstrap_sums(
+        stats.bootstrap_weights(size), np.column_stack([correct_m, *penalised])
+    )
+    level = stats.percentile_level(size)
+    for k, (cell, _repeats) in enumerate(cells):
+        net = scheme.net_from_sums(sums[:, k], sums[:, len(cells) + k], m, report.w)
         point = cell.summary[scheme.compared_figure].mean
         pending.add(net, cell.ci, scheme.compared_figure, level=level, point=point)
