@@ -249,7 +249,7 @@ def report_intervals(source, report, rows: BucketRows | None = None) -> None:
         samples.append(net)
         items = ItemShares(report, buckets, confidence, strata, config_rows)
         items_of.append(items)
-        _proportion_intervals(report, config, items)
+        _proportion_intervals(report, config, items, (c, p, a), n)
         boot_ci: dict = {}
         pending.add(index, boot_ci, "aa_index", level=level, point=point_index)
         pending.add(f, boot_ci, "sqa_f_score", level=level, point=point_f)
@@ -326,7 +326,7 @@ def report_intervals(source, report, rows: BucketRows | None = None) -> None:
     )
 
 
-def _proportion_intervals(report, config, items: ItemShares) -> None:
+def _proportion_intervals(report, config, items: ItemShares, sums, n) -> None:
     """Wilson intervals of a run's shares (whole counts), and of the configuration's (ratios of
     the means over its repeats, its repeats kept with each item: stats.wilson_items)."""
     scheme = report.scheme_obj
@@ -339,6 +339,10 @@ def _proportion_intervals(report, config, items: ItemShares) -> None:
         return
     for name, (numerator, denominator) in ratio_terms(config.runs[0].figures).items():
         config.ci[name] = items.wilson(numerator, denominator)
+    # A scheme's own shares that scoring.repeat_figures does not know: Wilson at its mean counts.
+    for name, (count, total) in scheme.config_proportions(config.summary, *sums, n).items():
+        if name not in config.ci:
+            config.ci[name] = stats.wilson(count, total)
     for code, level_name in enumerate(CONFIDENCE_LEVELS):
         at_level = items.level == code
         config.ci[f"accuracy_{level_name}"] = items.wilson(
