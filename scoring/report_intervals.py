@@ -191,7 +191,7 @@ def report_intervals(source, report, rows: BucketRows | None = None) -> None:
     blocks, buckets, confidence, run_index, item_index = _load(rows, report)
     n = len(blocks)
     weights = stats.bootstrap_weights(n, blocks)
-    strata = np.unique(np.array(blocks, dtype=object), return_inverse=True)[1].reshape(-1)
+    strata = stats.strata_matrix(np.array(blocks, dtype=object))
     n_blocks = len(set(blocks))
     level = stats.percentile_level(n, n_blocks)
     configs = report.configs

@@ -21,6 +21,7 @@ __all__ = [
     "Z95",
     "Interval",
     "clamp_count",
+    "strata_matrix",
     "student_quantile",
     "wilson",
     "wilson_items",
@@ -85,6 +86,15 @@ def student_quantile(level: float, df: int) -> float:
     return float(student_t.ppf((1 + level) / 2, df))
 
 
+def strata_matrix(strata) -> np.ndarray:
+    """Each item's stratum (block) code as a (strata, n_items) 0/1 matrix, for wilson_items:
+    made once, it serves every configuration of a report."""
+    codes = np.unique(np.asarray(strata), return_inverse=True)[1].reshape(-1)
+    one_hot = np.zeros((int(codes.max()) + 1 if codes.size else 0, codes.size))
+    one_hot[codes, np.arange(codes.size)] = 1
+    return one_hot
+
+
 def wilson_items(
     numerators: np.ndarray,
     denominators: np.ndarray,
@@ -96,7 +106,7 @@ def wilson_items(
 
     ``numerators`` and ``denominators`` are (n_items, k): per item, a figure's numerator and
     denominator as means over the configuration's repeats (the denominator 1 for a share of N);
-    ``strata``: each item's block code (n_items,) as ints. The figure is the ratio of the sums,
+    ``strata``: each item's block code (n_items,), or strata_matrix of them. The figure is the ratio of the sums,
     p = sum(num) / sum(den): the ratio of the means over repeats.
 
     With one repeat the counts are whole and this is wilson(sum(num), sum(den)). With several,
@@ -116,13 +126,12 @@ def wilson_items(
     totals, dens = num.sum(axis=0), den.sum(axis=0)
     if repeats <= 1:
         return [wilson(t, d) for t, d in zip(totals.tolist(), dens.tolist(), strict=True)]
-    codes = np.unique(np.asarray(strata), return_inverse=True)[1].reshape(-1)
-    n_items, n_strata = num.shape[0], int(codes.max()) + 1 if codes.size else 0
+    strata = np.asarray(strata)
+    one_hot = strata.astype(np.float64) if strata.ndim == 2 else strata_matrix(strata)
+    n_items, n_strata = num.shape[0], one_hot.shape[0]
     with np.errstate(divide="ignore", invalid="ignore"):
         p = np.where(dens > 0, totals / np.where(dens > 0, dens, 1), 0.0)
     z = num - p * den
-    one_hot = np.zeros((n_strata, n_items))
-    one_hot[codes, np.arange(n_items)] = 1
     size = one_hot.sum(axis=1, keepdims=True)
     sums, squares = one_hot @ z, one_hot @ (z * z)
     within = np.maximum(squares - sums * sums / np.maximum(size, 1), 0)
