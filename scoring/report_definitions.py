@@ -17,7 +17,14 @@ from django.utils.translation import gettext_lazy as _
 from .metrics import simpleqa_figures
 from .stats import Interval
 
-__all__ = ["Definition", "DefinitionValue", "definition_values", "definitions", "figures_from_sums"]
+__all__ = [
+    "Definition",
+    "DefinitionValue",
+    "definition_values",
+    "definitions",
+    "figures_from_sums",
+    "share_terms",
+]
 
 
 @dataclass(frozen=True)
@@ -107,7 +114,7 @@ def _none_if_nan(value) -> float | None:
     return None if np.isnan(value) else value
 
 
-def _terms(scheme) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+def share_terms(scheme) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
     """Each share's numerator and denominator as buckets of the scheme ("n": N). AA-Omniscience's
     and SimpleQA's incorrect is every attempt neither correct nor partial; not attempted is the
     scheme's abstention bucket, never an unscored response (that is in no bucket)."""
@@ -146,7 +153,7 @@ def definition_values(report, definitions, config, items, boot_ci) -> list[Defin
     counts, with their bootstrap intervals (``boot_ci``)."""
     scheme = report.scheme_obj
     values: dict = {key: (None, None) for key in boot_ci}
-    for key, (numerator, denominator) in _terms(scheme).items():
+    for key, (numerator, denominator) in share_terms(scheme).items():
         total = _total(config, denominator)
         value = _total(config, numerator) / total if total else None
         values[key] = (value, items.wilson(numerator, denominator))
@@ -159,7 +166,7 @@ def definition_values(report, definitions, config, items, boot_ci) -> list[Defin
     if "index" in config.summary:  # the scheme's own index: the summary's number
         values["aa_index"] = (config.summary["index"].mean, None)
     else:
-        incorrect = _total(config, _terms(scheme)["aa_hallucination_rate"][0]) / repeats
+        incorrect = _total(config, share_terms(scheme)["aa_hallucination_rate"][0]) / repeats
         values["aa_index"] = (100 * (c - incorrect) / n if n else None, None)
     values["sqa_f_score"] = (simpleqa.f_score, None)
     out = []

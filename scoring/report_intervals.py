@@ -20,7 +20,7 @@ import numpy as np
 from . import stats, stats_pairs
 from .metrics import CONFIDENCE_LEVELS
 from .repeat_figures import ratio_terms
-from .report_definitions import definition_values, definitions, figures_from_sums
+from .report_definitions import definition_values, definitions, figures_from_sums, share_terms
 from .report_rows import NO_CONFIDENCE, BucketRows, bucket_rows
 from .report_shares import ItemShares, slice_intervals
 from .stats import Interval, RiskCoveragePoint
@@ -248,6 +248,7 @@ def report_intervals(source, report, rows: BucketRows | None = None) -> None:
         estimates.append(float(net_of(c, p)))
         samples.append(net)
         items = ItemShares(report, buckets, confidence, strata, config_rows)
+        items.prefetch(_share_specs(report, config, items))
         items_of.append(items)
         _proportion_intervals(report, config, items, (c, p, a), n)
         boot_ci: dict = {}
@@ -324,6 +325,29 @@ def report_intervals(source, report, rows: BucketRows | None = None) -> None:
         if scheme.uses_weight
         else None,
     )
+
+
+# The risk-coverage thresholds: the confidence levels kept (None: every answer).
+RISK_LEVELS = ((HIGH,), (HIGH, MEDIUM), None)
+
+
+def _share_specs(report, config, items: ItemShares) -> list:
+    """Every share of the configuration that has an interval, as ItemShares.wilson takes it:
+    its figures', each confidence level's, the definitions', the risk-coverage points'."""
+    correct = (report.scheme_obj.correct,)
+    specs = [(num, den, None, None) for num, den in share_terms(report.scheme_obj).values()]
+    if config.runs:
+        specs += [
+            (num, den, None, None) for num, den in ratio_terms(config.runs[0].figures).values()
+        ]
+    for code, level_name in enumerate(CONFIDENCE_LEVELS):
+        specs.append((correct, ("attempted",), level_name, items.level == code))
+    wrong = tuple(b for b in items.attempted_buckets if b not in correct)
+    for kept in RISK_LEVELS:
+        mask = None if kept is None else np.isin(items.level, kept)
+        key = "all" if kept is None else kept
+        specs += [(("attempted",), ("n",), key, mask), (wrong, ("attempted",), key, mask)]
+    return specs
 
 
 def _proportion_intervals(report, config, items: ItemShares, sums, n) -> None:
@@ -410,10 +434,9 @@ def _risk_rows(report, config, point, boot, start, n, pending, level, items) -> 
         boot[:, start + 5] - w * boot[:, start + 6],
         boot[:, start] - w * boot[:, start + 1],
     ]
-    kept_levels = ((HIGH,), (HIGH, MEDIUM), None)
     correct = (report.scheme_obj.correct,)
     out = []
-    for pt, samples, kept in zip(points, score_samples, kept_levels, strict=True):
+    for pt, samples, kept in zip(points, score_samples, RISK_LEVELS, strict=True):
         score: dict = {}
         pending.add(samples, score, "score", level=level, point=pt.score)
         mask = None if kept is None else np.isin(items.level, kept)

@@ -54,6 +54,22 @@ class ItemShares:
             out.update(self.attempted_buckets if name == "attempted" else (name,))
         return tuple(sorted(out))
 
+    def prefetch(self, specs) -> None:
+        """The intervals of these shares, in one stats.wilson_items call (a call a share cost
+        a fixed 0.1 ms, thousands of times in a large report): [(numerator, denominator,
+        mask key, mask)], as ``wilson`` takes them."""
+        todo: dict = {}
+        for numerator, denominator, mask_key, mask in specs:
+            key = (self.canonical(numerator), self.canonical(denominator), mask_key)
+            if key not in self.cache:
+                todo.setdefault(key, mask)
+        if not todo:
+            return
+        num = np.column_stack([self.column(key[0], mask) for key, mask in todo.items()])
+        den = np.column_stack([self.column(key[1], mask) for key, mask in todo.items()])
+        intervals = stats.wilson_items(num, den, self.strata, self.repeats)
+        self.cache.update(zip(todo, intervals, strict=True))
+
     def wilson(self, numerator, denominator, mask_key=None, mask=None) -> Interval | None:
         key = (self.canonical(numerator), self.canonical(denominator), mask_key)
         if key not in self.cache:
