@@ -36,6 +36,16 @@ class ItemShares:
         self.attempted = self.scored & (picked != (names.index(abstain) if abstain else -2))
         self.cache: dict = {}
 
+    def at_levels(self, levels) -> np.ndarray:
+        """Which (repeat, item) answers sit at one of these confidence level codes."""
+        key = ("levels", tuple(levels))
+        if key not in self.cache:
+            mask = np.zeros(self.level.shape, dtype=bool)
+            for code in levels:
+                mask |= self.level == code
+            self.cache[key] = mask
+        return self.cache[key]
+
     def column(self, fields: tuple[str, ...], mask=None) -> np.ndarray:
         """The mean over repeats of how many of ``fields`` each item is in ("n": 1 an item,
         "attempted": an attempt), within ``mask`` (repeats x items) when given."""
