@@ -341,10 +341,10 @@ def _share_specs(report, config, items: ItemShares) -> list:
             (num, den, None, None) for num, den in ratio_terms(config.runs[0].figures).values()
         ]
     for code, level_name in enumerate(CONFIDENCE_LEVELS):
-        specs.append((correct, ("attempted",), level_name, items.at_levels((code,))))
+        specs.append((correct, ("attempted",), level_name, (code,)))
     wrong = tuple(b for b in items.attempted_buckets if b not in correct)
     for kept in RISK_LEVELS:
-        mask = None if kept is None else items.at_levels(kept)
+        mask = kept
         key = "all" if kept is None else kept
         specs += [(("attempted",), ("n",), key, mask), (wrong, ("attempted",), key, mask)]
     return specs
@@ -368,7 +368,7 @@ def _proportion_intervals(report, config, items: ItemShares, sums, n) -> None:
         if name not in config.ci:
             config.ci[name] = stats.wilson(count, total)
     for code, level_name in enumerate(CONFIDENCE_LEVELS):
-        at_level = items.at_levels((code,))
+        at_level = (code,)
         config.ci[f"accuracy_{level_name}"] = items.wilson(
             (report.scheme_obj.correct,), ("attempted",), level_name, at_level
         )
@@ -439,7 +439,7 @@ def _risk_rows(report, config, point, boot, start, n, pending, level, items) -> 
     for pt, samples, kept in zip(points, score_samples, RISK_LEVELS, strict=True):
         score: dict = {}
         pending.add(samples, score, "score", level=level, point=pt.score)
-        mask = None if kept is None else items.at_levels(kept)
+        mask = kept
         key = "all" if kept is None else kept
         answered = ("attempted",)
         wrong = tuple(b for b in items.attempted_buckets if b not in correct)

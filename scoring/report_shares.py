@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import stats
+from .report_rows import NO_CONFIDENCE
 from .stats import Interval
 
 __all__ = ["ItemShares", "slice_intervals"]
@@ -27,36 +28,27 @@ class ItemShares:
         names = list(report.bucket_names)
         self.rows, self.strata = rows, strata
         self.repeats = max(len(rows), 1)
-        picked = buckets[rows]
-        self.level = confidence[rows]
-        self.scored = picked >= 0
-        self.bucket = {name: picked == k for k, name in enumerate(names)}
-        abstain = scheme.abstain
-        self.attempted_buckets = tuple(b for b in names if b != abstain)
-        self.attempted = self.scored & (picked != (names.index(abstain) if abstain else -2))
+        self.index = {name: k for k, name in enumerate(names)}
+        self.attempted_buckets = tuple(b for b in names if b != scheme.abstain)
+        # Per item, the mean over repeats of its answers in each (confidence level, bucket):
+        # every column asked for below is a sum of these.
+        picked, level = buckets[rows], confidence[rows]
+        n_items, width = buckets.shape[1], len(names)
+        cells = np.zeros((n_items, (NO_CONFIDENCE + 1) * width))
+        for r in range(picked.shape[0]):
+            known = np.flatnonzero(picked[r] >= 0)
+            cells[known, level[r, known].astype(np.int64) * width + picked[r, known]] += 1
+        self.cells = (cells / self.repeats).reshape(n_items, NO_CONFIDENCE + 1, width)
         self.cache: dict = {}
 
-    def at_levels(self, levels) -> np.ndarray:
-        """Which (repeat, item) answers sit at one of these confidence level codes."""
-        key = ("levels", tuple(levels))
-        if key not in self.cache:
-            mask = np.zeros(self.level.shape, dtype=bool)
-            for code in levels:
-                mask |= self.level == code
-            self.cache[key] = mask
-        return self.cache[key]
-
-    def column(self, fields: tuple[str, ...], mask=None) -> np.ndarray:
+    def column(self, fields: tuple[str, ...], levels=None) -> np.ndarray:
         """The mean over repeats of how many of ``fields`` each item is in ("n": 1 an item,
-        "attempted": an attempt), within ``mask`` (repeats x items) when given."""
+        "attempted": an attempt), at these confidence level codes only when given."""
         if fields == ("n",):
-            return np.ones(self.scored.shape[1])
-        total = np.zeros(self.scored.shape, dtype=bool)
-        for name in fields:
-            total |= self.attempted if name == "attempted" else self.bucket.get(name, False)
-        if mask is not None:
-            total &= mask
-        return total.mean(axis=0) if len(self.rows) else np.zeros(self.scored.shape[1])
+            return np.ones(self.cells.shape[0])
+        chosen = sorted({self.index[b] for b in self.canonical(fields) if b in self.index})
+        part = self.cells if levels is None else self.cells[:, list(levels), :]
+        return part[:, :, chosen].sum(axis=(1, 2))
 
     def canonical(self, fields: tuple[str, ...]) -> tuple[str, ...]:
         out = set()
@@ -67,23 +59,23 @@ class ItemShares:
     def prefetch(self, specs) -> None:
         """The intervals of these shares, in one stats.wilson_items call (a call a share cost
         a fixed 0.1 ms, thousands of times in a large report): [(numerator, denominator,
-        mask key, mask)], as ``wilson`` takes them."""
+        levels key, confidence level codes or None)], as ``wilson`` takes them."""
         todo: dict = {}
-        for numerator, denominator, mask_key, mask in specs:
+        for numerator, denominator, mask_key, levels in specs:
             key = (self.canonical(numerator), self.canonical(denominator), mask_key)
             if key not in self.cache:
-                todo.setdefault(key, mask)
+                todo.setdefault(key, levels)
         if not todo:
             return
-        num = np.column_stack([self.column(key[0], mask) for key, mask in todo.items()])
-        den = np.column_stack([self.column(key[1], mask) for key, mask in todo.items()])
+        num = np.column_stack([self.column(key[0], levels) for key, levels in todo.items()])
+        den = np.column_stack([self.column(key[1], levels) for key, levels in todo.items()])
         intervals = stats.wilson_items(num, den, self.strata, self.repeats)
         self.cache.update(zip(todo, intervals, strict=True))
 
-    def wilson(self, numerator, denominator, mask_key=None, mask=None) -> Interval | None:
+    def wilson(self, numerator, denominator, mask_key=None, levels=None) -> Interval | None:
         key = (self.canonical(numerator), self.canonical(denominator), mask_key)
         if key not in self.cache:
-            num, den = self.column(key[0], mask), self.column(key[1], mask)
+            num, den = self.column(key[0], levels), self.column(key[1], levels)
             self.cache[key] = stats.wilson_items(num, den, self.strata, self.repeats)[0]
         return self.cache[key]
 
