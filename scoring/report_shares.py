@@ -41,14 +41,27 @@ class ItemShares:
         self.cells = (cells / self.repeats).reshape(n_items, NO_CONFIDENCE + 1, width)
         self.cache: dict = {}
 
-    def column(self, fields: tuple[str, ...], levels=None) -> np.ndarray:
-        """The mean over repeats of how many of ``fields`` each item is in ("n": 1 an item,
+    def selector(self, fields: tuple[str, ...], levels=None) -> np.ndarray:
+        """Which (level, bucket) cells make the column of ``fields`` ("n": an item,
         "attempted": an attempt), at these confidence level codes only when given."""
+        chosen = np.zeros(self.cells.shape[1:])
         if fields == ("n",):
-            return np.ones(self.cells.shape[0])
-        chosen = sorted({self.index[b] for b in self.canonical(fields) if b in self.index})
-        part = self.cells if levels is None else self.cells[:, list(levels), :]
-        return part[:, :, chosen].sum(axis=(1, 2))
+            return chosen.ravel()
+        buckets = [self.index[b] for b in self.canonical(fields) if b in self.index]
+        if levels is None:
+            chosen[:, buckets] = 1
+        else:
+            chosen[np.ix_(list(levels), buckets)] = 1
+        return chosen.ravel()
+
+    def columns(self, specs) -> np.ndarray:
+        """The (items, len(specs)) columns of [(fields, levels)]: one matrix product."""
+        n_items, levels, width = self.cells.shape
+        flat = self.cells.reshape(n_items, levels * width)
+        out = flat @ np.column_stack([self.selector(f, lv) for f, lv in specs])
+        ones = [k for k, (fields, _lv) in enumerate(specs) if fields == ("n",)]
+        out[:, ones] = 1.0
+        return out
 
     def canonical(self, fields: tuple[str, ...]) -> tuple[str, ...]:
         out = set()
@@ -67,15 +80,15 @@ class ItemShares:
                 todo.setdefault(key, levels)
         if not todo:
             return
-        num = np.column_stack([self.column(key[0], levels) for key, levels in todo.items()])
-        den = np.column_stack([self.column(key[1], levels) for key, levels in todo.items()])
+        num = self.columns([(key[0], levels) for key, levels in todo.items()])
+        den = self.columns([(key[1], levels) for key, levels in todo.items()])
         intervals = stats.wilson_items(num, den, self.strata, self.repeats)
         self.cache.update(zip(todo, intervals, strict=True))
 
     def wilson(self, numerator, denominator, mask_key=None, levels=None) -> Interval | None:
         key = (self.canonical(numerator), self.canonical(denominator), mask_key)
         if key not in self.cache:
-            num, den = self.column(key[0], levels), self.column(key[1], levels)
+            num, den = self.columns([(key[0], levels), (key[1], levels)]).T
             self.cache[key] = stats.wilson_items(num, den, self.strata, self.repeats)[0]
         return self.cache[key]
 
