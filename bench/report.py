@@ -2,7 +2,7 @@
 repeats, 5 blocks), with every interval; `bench/report.py 125` for 250 runs. Target: under 1 s.
 
 Times report_build (its queries, the figures, and the intervals and tests: 2,000 paired bootstrap
-resamples over the items with the blocks as clusters, 1,225 pairs with McNemar and Holm), two
+resamples over the items within the blocks, 1,225 pairs with McNemar and Holm), two
 parts of it alone (reading the bucket rows, the one query that grows with the judgements; the
 intervals and tests from those rows), and the whole report page (the view, the four SVG charts
 and every table), and, for information, the figures CSV export. Beside each wall-clock time, the process's

@@ -70,6 +70,8 @@ FIGURE_COLUMNS = [
     "simulated",
     "repeat",
     "block",
+    "facet",
+    "facet_value",
     "n",
     "correct",
     "confident_wrong",
@@ -301,6 +303,20 @@ def figure_rows(report: Report) -> list[dict]:
                     **report_export.block_columns(report, cell),
                 }
             )
+    for facet in report.facets:
+        for slice_row in facet.rows:
+            for cell in slice_row.cells:
+                rows.append(
+                    {
+                        **_config_columns(report, cell.config),
+                        "row": "facet",
+                        "facet": report_export.facet_name(facet.name),
+                        "facet_value": slice_row.value,
+                        "n": slice_row.n_items,
+                        **_summary_columns(report, cell.summary),
+                        **report_export.block_columns(report, cell),
+                    }
+                )
     for gap in report.gaps:
         rows.append(
             {
@@ -428,12 +444,13 @@ def report_dict(report: Report) -> dict:
                     cell.config.label: report_export.split_hallucination_rate(
                         report, _summary_dict(cell.summary)
                     )
-                    | {"intervals": {k: v and [v.low, v.high] for k, v in cell.ci.items()}}
+                    | {"intervals": report_export.json_intervals(cell.ci)}
                     for cell in block.cells
                 },
             }
             for block in report.blocks
         ],
+        "facets": report_export.json_facets(report, _summary_dict),
         **report_export.json_report(report),
     }
 

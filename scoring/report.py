@@ -36,6 +36,7 @@ from .metrics import (
     RepeatSummary,
 )
 from .models import Assignment
+from .repeat_figures import pooled_summary
 from .report_intervals import report_intervals
 from .report_rows import NO_CONFIDENCE, BucketRows, bucket_rows
 from .report_source import BucketSource, final_source, judgement_source, without_dropped
@@ -270,7 +271,11 @@ def _figures(scheme: Scheme | str, bucket_counts: dict[str, int], n_items: int, 
 def _summaries(scheme: Scheme | str, runs_figures: list) -> dict[str, RepeatSummary]:
     scheme = as_scheme(scheme)
     values = [scheme.summary_values(f) for f in runs_figures]
-    return {name: metrics.repeat_summary(v[name] for v in values) for name in scheme.summary_names}
+    # A ratio over repeats is the ratio of the means (scoring.repeat_figures): one formula per name.
+    return {
+        name: pooled_summary(runs_figures, name, (v[name] for v in values))
+        for name in scheme.summary_names
+    }
 
 
 def _counters(rows: BucketRows, counts: np.ndarray) -> list[Counter]:

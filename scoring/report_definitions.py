@@ -14,11 +14,17 @@ from dataclasses import dataclass
 import numpy as np
 from django.utils.translation import gettext_lazy as _
 
-from . import stats
 from .metrics import simpleqa_figures
 from .stats import Interval
 
-__all__ = ["Definition", "DefinitionValue", "definition_values", "definitions", "figures_from_sums"]
+__all__ = [
+    "Definition",
+    "DefinitionValue",
+    "definition_values",
+    "definitions",
+    "figures_from_sums",
+    "share_terms",
+]
 
 
 @dataclass(frozen=True)
@@ -108,35 +114,63 @@ def _none_if_nan(value) -> float | None:
     return None if np.isnan(value) else value
 
 
-def definition_values(report, definitions, config, sums, n, boot_ci) -> list[DefinitionValue]:
-    """Every definition's value for one configuration (means over repeats), with its interval:
-    Wilson for a proportion, the bootstrap (``boot_ci``) for the others."""
-    c, p, a = sums
-    scheme = report.scheme_obj
-    incorrect, partial, not_attempted = scheme.aa_terms(c, p, a, n, config.summary)
-    net, index, _f = figures_from_sums(report, np.array(c), np.array(p), np.array(a), n)
-    # SimpleQA grades correct, incorrect (every other attempt) and not attempted.
-    simpleqa = simpleqa_figures(c, a - c, n - a)
-    values = {
-        "knowledge": (c / n if n else None, stats.wilson(c, n)),
-        "hallucination_rate_probe": (p / a if a else None, stats.wilson(p, a))
-        if scheme.defines_probe_figures
-        else (None, None),
-        "net_usable": (float(net), None) if scheme.defines_probe_figures else (None, None),
-        "aa_index": (_none_if_nan(index), None),
-        "aa_accuracy": (c / n if n else None, stats.wilson(c, n)),
-        "aa_attempt_rate": (a / n if n else None, stats.wilson(a, n)),
-        "aa_hallucination_rate": (
-            incorrect / (incorrect + partial + not_attempted)
-            if incorrect + partial + not_attempted
-            else None,
-            stats.wilson(incorrect, incorrect + partial + not_attempted),
-        ),
-        "sqa_correct_given_attempted": (simpleqa.correct_given_attempted, stats.wilson(c, a)),
-        "sqa_f_score": (simpleqa.f_score, None),
+def share_terms(scheme) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """Each share's numerator and denominator as buckets of the scheme ("n": N). AA-Omniscience's
+    and SimpleQA's incorrect is every attempt neither correct nor partial; not attempted is the
+    scheme's abstention bucket, never an unscored response (that is in no bucket)."""
+    attempted = tuple(b for b in scheme.buckets if b != scheme.abstain)
+    partial = tuple(b for b in attempted if b == "partial")
+    incorrect = tuple(b for b in attempted if b != scheme.correct and b not in partial)
+    not_attempted = (scheme.abstain,) if scheme.abstain else ()
+    terms = {
+        "knowledge": ((scheme.correct,), ("n",)),
+        "aa_accuracy": ((scheme.correct,), ("n",)),
+        "aa_attempt_rate": (attempted, ("n",)),
+        "aa_hallucination_rate": (incorrect, incorrect + partial + not_attempted),
+        "sqa_correct_given_attempted": ((scheme.correct,), attempted),
     }
+    if scheme.defines_probe_figures:
+        terms["hallucination_rate_probe"] = ((scheme.penalised,), attempted)
+    return terms
+
+
+def _total(config, fields: tuple[str, ...]) -> int:
+    """The whole count of ``fields`` (buckets, or "n") summed over the configuration's runs."""
+    return sum(
+        run.figures.n if name == "n" else getattr(run.counts, name, 0)
+        for run in config.runs
+        for name in fields
+    )
+
+
+def definition_values(report, definitions, config, items, boot_ci) -> list[DefinitionValue]:
+    """Every definition's value for one configuration, with its interval.
+
+    A share is the ratio of the means over repeats, from whole counts summed over the runs (the
+    same arithmetic as the summary's, so a figure shown under two names is the same number),
+    with its Wilson interval over the items and their repeats (``items``, a
+    report_shares.ItemShares); net usable, the index and the F-score are figures of the mean
+    counts, with their bootstrap intervals (``boot_ci``)."""
+    scheme = report.scheme_obj
+    values: dict = {key: (None, None) for key in boot_ci}
+    for key, (numerator, denominator) in share_terms(scheme).items():
+        total = _total(config, denominator)
+        value = _total(config, numerator) / total if total else None
+        values[key] = (value, items.wilson(numerator, denominator))
+    repeats = max(len(config.runs), 1)
+    c, n = _total(config, (scheme.correct,)) / repeats, report.n_items
+    attempted = _total(config, tuple(b for b in scheme.buckets if b != scheme.abstain)) / repeats
+    simpleqa = simpleqa_figures(c, attempted - c, max(n - attempted, 0))
+    if scheme.defines_probe_figures:
+        values["net_usable"] = (config.summary[scheme.compared_figure].mean, None)
+    if "index" in config.summary:  # the scheme's own index: the summary's number
+        values["aa_index"] = (config.summary["index"].mean, None)
+    else:
+        incorrect = _total(config, share_terms(scheme)["aa_hallucination_rate"][0]) / repeats
+        values["aa_index"] = (100 * (c - incorrect) / n if n else None, None)
+    values["sqa_f_score"] = (simpleqa.f_score, None)
     out = []
     for d in definitions:
-        value, ci = values[d.key]
-        out.append(DefinitionValue(d.key, value, ci if d.key not in boot_ci else boot_ci[d.key]))
+        value, ci = values.get(d.key, (None, None))
+        out.append(DefinitionValue(d.key, value, boot_ci.get(d.key, ci)))
     return out

@@ -19,7 +19,10 @@ __all__ = [
     "block_columns",
     "config_columns",
     "extra_rows",
+    "facet_name",
     "gap_columns",
+    "json_facets",
+    "json_intervals",
     "run_columns",
     "split_hallucination_rate",
 ]
@@ -83,6 +86,14 @@ EXTRA_FIGURE_COLUMNS = [
     "sweep_w",
     "sweep_t",
 ]
+
+
+# A facet as the exports name it (the report's own name for the answer format is answer_kind).
+FACET_NAMES = {"topic": "topic", "answer_kind": "answer_format"}
+
+
+def facet_name(facet: str) -> str:
+    return FACET_NAMES.get(facet, facet)
 
 
 def _ends(name: str, interval) -> dict:
@@ -217,18 +228,19 @@ def _pair(interval) -> list[float] | None:
     return None if interval is None else [interval.low, interval.high]
 
 
-def _intervals(ci: dict) -> dict:
+def json_intervals(ci: dict) -> dict:
+    """A ci dict as JSON: name -> [low, high], or None."""
     return {name: _pair(interval) for name, interval in ci.items()}
 
 
 def json_run(run) -> dict:
-    return {"intervals": _intervals(run.ci)}
+    return {"intervals": json_intervals(run.ci)}
 
 
 def json_config(report, config) -> dict:
     noise = config.repeat_noise
     return {
-        "intervals": _intervals(config.ci),
+        "intervals": json_intervals(config.ci),
         "definitions": {
             DEFINITION_COLUMNS[v.key]: {"value": v.value, "interval": _pair(v.ci)}
             for v in config.definitions
@@ -259,6 +271,31 @@ def json_config(report, config) -> dict:
     }
 
 
+def json_facets(report, summary_dict) -> list[dict]:
+    """The slices by topic and answer format, as the JSON's blocks: per value its items and,
+    per configuration, the summary over repeats (``summary_dict``) with its intervals."""
+    return [
+        {
+            "facet": facet_name(facet.name),
+            "values": [
+                {
+                    "value": row.value,
+                    "items": row.n_items,
+                    "configurations": {
+                        cell.config.label: split_hallucination_rate(
+                            report, summary_dict(cell.summary)
+                        )
+                        | {"intervals": json_intervals(cell.ci)}
+                        for cell in row.cells
+                    },
+                }
+                for row in facet.rows
+            ],
+        }
+        for facet in report.facets
+    ]
+
+
 def json_gap(gap) -> dict:
     return {
         key.replace("gap_", "interval_") if key.startswith("gap_") else key: value
@@ -275,12 +312,14 @@ def json_report(report) -> dict:
     return {
         "intervals": {
             "level": 0.95,
+            "target": "these blocks",
             "proportions": "wilson",
+            "proportions_over_repeats": "wilson at the effective number of items",
+            "bootstrap": "expanded percentile",
             "bootstrap_resamples": inference.resamples,
             "bootstrap_seed": inference.seed,
-            "blocks": "clusters"
-            if inference.clustered
-            else ("strata" if inference.n_blocks > 1 else "one"),
+            "bootstrap_percentile_level": inference.percentile_level,
+            "blocks": "strata" if inference.n_blocks > 1 else "one",
         },
         "sweep": None
         if sweep is None

@@ -1,10 +1,13 @@
 """The report's intervals, paired comparisons, repeat noise, risk-coverage, sweep and definitions.
 
 ``report_intervals(source, report)`` adds to a built Report what says how sure each figure is.
-Proportions get Wilson intervals from the counts the database already grouped; everything that
-needs the items themselves (the paired bootstrap, McNemar, how often two repeats agree) takes the
-rows the report was counted from (scoring.report_rows: run, item, bucket, confidence) and hands
-numpy arrays to the pure functions of scoring.stats. Definitions are in docs/figures.md.
+Everything is about these blocks (the items a sample of what such blocks hold: stratified by
+block) and comes from the rows the report was counted from (scoring.report_rows: run, item,
+bucket, confidence), handed as numpy arrays to the pure functions of scoring.stats: a run's
+shares get Wilson intervals; a configuration's shares (ratios of means over its repeats) Wilson
+intervals at the effective number of items, its repeats kept with each item; sums (net usable,
+the index, scores, gaps) the paired bootstrap's expanded percentile interval. Every interval
+holds its own point. Definitions and measured coverage are in docs/figures.md.
 """
 
 from __future__ import annotations
@@ -15,9 +18,12 @@ from itertools import combinations
 import numpy as np
 
 from . import stats
-from .report_definitions import definition_values, definitions, figures_from_sums
+from .metrics import CONFIDENCE_LEVELS
+from .repeat_figures import ratio_terms
+from .report_definitions import definition_values, definitions, figures_from_sums, share_terms
 from .report_gaps import gaps_judge
 from .report_rows import NO_CONFIDENCE, BucketRows, bucket_rows
+from .report_shares import ItemShares, slice_intervals
 from .stats import Interval, RiskCoveragePoint
 from .stats_pairs import PairTest
 
@@ -69,8 +75,9 @@ class Sweep:
 class Inference:
     resamples: int
     seed: int
-    clustered: bool  # blocks resampled as clusters (else, with several blocks, as strata)
+    target: str  # stats.ITEMS: these blocks, items resampled within each (strata)
     n_blocks: int
+    percentile_level: float | None  # the level the percentiles are read at (stats.percentile_level)
     min_repeats: int  # repeats every configuration has
     sweep: Sweep | None
 
@@ -102,9 +109,12 @@ def _load(rows: BucketRows, report):
     keys, inverse = np.unique((row_blocks + 1) * span + rows.item, return_inverse=True)
     item_blocks = keys // span - 1
     blocks = [block_codes[k] if k >= 0 else "" for k in item_blocks.tolist()]
+    item_index = (keys % span).tolist()  # into rows.items; -1 for an item with no row
     seen = np.bincount(item_blocks[item_blocks >= 0], minlength=len(block_codes))
     for k, block in enumerate(report.blocks):
-        blocks.extend([block.code] * max(block.n_items - int(seen[k]), 0))
+        padding = max(block.n_items - int(seen[k]), 0)
+        blocks.extend([block.code] * padding)
+        item_index.extend([-1] * padding)
     n = len(blocks)
     buckets = np.full((len(runs), n), -1, dtype=np.int8)
     confidence = np.full((len(runs), n), NO_CONFIDENCE, dtype=np.int8)
@@ -114,57 +124,77 @@ def _load(rows: BucketRows, report):
         i = inverse.reshape(-1)[known]
         buckets[r, i] = row_buckets[known]
         confidence[r, i] = rows.level[known]
-    return blocks, buckets, confidence, run_index
+    return blocks, buckets, confidence, run_index, item_index
 
 
-def _ci(samples: np.ndarray) -> Interval | None:
+def _ci(samples: np.ndarray, level: float) -> Interval | None:
     samples = samples[~np.isnan(samples)]
     if samples.size == 0:
         return None
-    return stats.percentile_interval(samples[:, None])[0]
+    return stats.percentile_interval(samples[:, None], level)[0]
 
 
 class _Pending:
-    """Bootstrap intervals asked for one by one and computed in one numpy call at the end:
-    hundreds of separate percentile calls cost more than the resampling itself."""
+    """Bootstrap intervals asked for one by one and computed in one numpy call per level at the
+    end: hundreds of separate percentile calls cost more than the resampling itself."""
 
     def __init__(self) -> None:
         self.samples: list[np.ndarray] = []
         self.targets: list = []
 
-    def add(self, samples: np.ndarray, target: dict, key: str) -> None:
-        """target[key] will hold the interval of ``samples``."""
+    def add(self, samples: np.ndarray, target: dict, key, *, level: float | None, point) -> None:
+        """target[key] will hold the interval of ``samples`` read at ``level`` (None: no
+        interval), widened where needed to hold ``point``, the figure itself."""
         target[key] = None
+        if level is None:
+            return
         self.samples.append(samples)
-        self.targets.append((target, key))
+        self.targets.append((target, key, level, point))
 
     def resolve(self) -> None:
-        if not self.samples:
-            return
-        rows = np.empty((len(self.samples), self.samples[0].shape[0]), dtype=np.float32)
-        for k, samples in enumerate(self.samples):
-            rows[k] = samples
-        clean = ~np.isnan(rows).any(axis=1)
-        intervals = [None] * rows.shape[0]
-        if clean.any():
-            resolved = stats.row_intervals(np.ascontiguousarray(rows[clean]), in_place=True)
-            for index, interval in zip(np.flatnonzero(clean), resolved, strict=True):
-                intervals[index] = interval
-        for index in np.flatnonzero(~clean):  # undefined in some resamples: the defined ones
-            intervals[index] = _ci(rows[index].astype(np.float64))
-        for (target, key), interval in zip(self.targets, intervals, strict=True):
-            target[key] = interval
+        by_level: dict[float, list[int]] = {}
+        for k, (_t, _k, level, _p) in enumerate(self.targets):
+            by_level.setdefault(level, []).append(k)
+        for level, members in by_level.items():
+            rows = np.empty((len(members), self.samples[members[0]].shape[0]), dtype=np.float32)
+            for r, k in enumerate(members):
+                rows[r] = self.samples[k]
+            clean = ~np.isnan(rows).any(axis=1)
+            intervals = [None] * rows.shape[0]
+            if clean.any():
+                resolved = stats.row_intervals(
+                    np.ascontiguousarray(rows[clean]), level, in_place=True
+                )
+                for index, interval in zip(np.flatnonzero(clean), resolved, strict=True):
+                    intervals[index] = interval
+            for index in np.flatnonzero(~clean):  # undefined in some resamples: the defined ones
+                intervals[index] = _ci(rows[index].astype(np.float64), level)
+            for k, interval in zip(members, intervals, strict=True):
+                target, key, _level, point = self.targets[k]
+                target[key] = _holding(interval, point)
+
+
+def _holding(interval: Interval | None, point) -> Interval | None:
+    """The interval, stretched to hold its own figure (a percentile interval of a skewed
+    resampling distribution can miss it by a hair; a figure outside its interval reads as an
+    error)."""
+    if interval is None or point is None or np.isnan(point):
+        return interval
+    point = float(point)
+    return Interval(min(interval.low, point), max(interval.high, point))
 
 
 def report_intervals(source, report, rows: BucketRows | None = None) -> None:
     """Fill in the report's intervals, tests, repeat noise, risk-coverage, sweep, definitions.
 
     ``rows``: the source's rows when the caller has read them already."""
-    blocks, buckets, confidence, run_index = _load(
-        rows if rows is not None else bucket_rows(source), report
-    )
+    rows = rows if rows is not None else bucket_rows(source)
+    blocks, buckets, confidence, run_index, item_index = _load(rows, report)
     n = len(blocks)
     weights = stats.bootstrap_weights(n, blocks)
+    strata = stats.strata_matrix(np.array(blocks, dtype=object))
+    n_blocks = len(set(blocks))
+    level = stats.percentile_level(n, n_blocks)
     configs = report.configs
     scheme = report.scheme_obj
     names = list(report.bucket_names)
@@ -181,59 +211,76 @@ def report_intervals(source, report, rows: BucketRows | None = None) -> None:
     # same at HIGH only and at HIGH + MEDIUM; per run, correct and penalised.
     columns, per_config = [], []
     for config in configs:
-        rows = [run_index[run.pk] for run in config.runs]
+        config_rows = [run_index[run.pk] for run in config.runs]
         start = len(columns)
         for values in (
-            is_correct[rows],
-            is_pen[rows],
-            attempted[rows],
-            is_correct[rows] * high[rows],
-            is_pen[rows] * high[rows],
-            is_correct[rows] * high_medium[rows],
-            is_pen[rows] * high_medium[rows],
+            is_correct[config_rows],
+            is_pen[config_rows],
+            attempted[config_rows],
+            is_correct[config_rows] * high[config_rows],
+            is_pen[config_rows] * high[config_rows],
+            is_correct[config_rows] * high_medium[config_rows],
+            is_pen[config_rows] * high_medium[config_rows],
         ):
-            columns.append(values.mean(axis=0) if len(rows) else np.zeros(n))
-        for r in rows:
+            columns.append(values.mean(axis=0) if len(config_rows) else np.zeros(n))
+        for r in config_rows:
             columns.append(is_correct[r])
             columns.append(is_pen[r])
-        per_config.append((start, rows))
+        per_config.append((start, config_rows))
     matrix = np.column_stack(columns) if columns else np.zeros((n, 0))
     point = matrix.sum(axis=0)
-    boot = stats.bootstrap_sums(weights, matrix) if n else np.zeros((weights.shape[0], 0))
+    # No item left (every one dropped): nothing to resample, and no interval (level None).
+    boot = stats.bootstrap_sums(weights, matrix) if n else np.zeros((len(weights), len(point)))
 
     def net_of(c, p):
         return scheme.net_from_sums(c, p, n, report.w)
 
     pending = _Pending()
-    boot_cis, repeat_gaps = [], []
+    boot_cis, repeat_gaps, items_of = [], [], []
     sweep_table: dict[int, dict] = {}
-    for config, (start, _rows) in zip(configs, per_config, strict=True):
+    for config, (start, config_rows) in zip(configs, per_config, strict=True):
         c, p, a = (point[start + k] for k in range(3))
         bc, bp, ba = (boot[:, start + k] for k in range(3))
         net, index, f = figures_from_sums(report, bc, bp, ba, n)
-        pending.add(net, config.ci, "net")
-        _proportion_intervals(report, config, c, p, a, n)
+        point_net, point_index, point_f = figures_from_sums(
+            report, *(np.float64(x) for x in (c, p, a)), n
+        )
+        pending.add(net, config.ci, "net", level=level, point=config.net.mean)
+        items = ItemShares(report, buckets, confidence, strata, config_rows)
+        items.prefetch(_share_specs(report, config, items))
+        items_of.append(items)
+        _proportion_intervals(report, config, items, (c, p, a), n)
         boot_ci: dict = {}
-        pending.add(index, boot_ci, "aa_index")
-        pending.add(f, boot_ci, "sqa_f_score")
-        boot_cis.append((config, (c, p, a), boot_ci))
+        pending.add(index, boot_ci, "aa_index", level=level, point=point_index)
+        pending.add(f, boot_ci, "sqa_f_score", level=level, point=point_f)
+        boot_cis.append((config, boot_ci))
         run_nets = []
         for k, run in enumerate(config.runs):
             rc, rp = boot[:, start + 7 + 2 * k], boot[:, start + 8 + 2 * k]
             run_nets.append(net_of(rc, rp))
-            pending.add(run_nets[-1], run.ci, "net")
-        repeat_gaps.append(_repeat_gap(config, run_nets, pending))
-        config.risk_coverage = _risk_rows(report, config, point, boot, start, n, pending)
+            pending.add(run_nets[-1], run.ci, "net", level=level, point=run.net)
+        repeat_gaps.append(_repeat_gap(config, run_nets, pending, level))
+        config.risk_coverage = _risk_rows(
+            report, config, point, boot, start, n, pending, level, items
+        )
         if scheme.uses_weight:
             sweep_table[config.key] = {}
             for w in SWEEP_TABLE:
-                pending.add(boot[:, start] - w * boot[:, start + 1], sweep_table[config.key], w)
-    _block_intervals(report, blocks, is_correct, is_pen, run_index, pending)
+                pending.add(
+                    boot[:, start] - w * boot[:, start + 1],
+                    sweep_table[config.key],
+                    w,
+                    level=level,
+                    point=point[start] - w * point[start + 1],
+                )
+    slice_intervals(report, blocks, item_index, rows, buckets, run_index, pending)
     pending.resolve()
     all_definitions = definitions()
-    for k, (config, sums, boot_ci) in enumerate(boot_cis):
+    for k, (config, boot_ci) in enumerate(boot_cis):
         boot_ci["net_usable"] = config.ci["net"] if scheme.defines_probe_figures else None
-        config.definitions = definition_values(report, all_definitions, config, sums, n, boot_ci)
+        config.definitions = definition_values(
+            report, all_definitions, config, items_of[k], boot_ci
+        )
         config.repeat_noise = _repeat_noise(config, buckets[per_config[k][1]], repeat_gaps[k])
         config.risk_coverage = [
             RiskRow(row.point, row.coverage_ci, row.risk_ci, row.score_ci.get("score"))
@@ -245,8 +292,9 @@ def report_intervals(source, report, rows: BucketRows | None = None) -> None:
     report.inference = Inference(
         resamples=weights.shape[0],
         seed=stats.SEED,
-        clustered=stats.clustered(blocks),
-        n_blocks=len(set(blocks)),
+        target=stats.ITEMS,
+        n_blocks=n_blocks,
+        percentile_level=level,
         min_repeats=min_repeats,
         sweep=_sweep(report, configs, point, per_config, sweep_table)
         if scheme.uses_weight
@@ -254,25 +302,54 @@ def report_intervals(source, report, rows: BucketRows | None = None) -> None:
     )
 
 
-def _proportion_intervals(report, config, c, p, a, n) -> None:
-    """Wilson intervals of the configuration's proportions (means over its repeats, over its N
-    items: repeats of one item are not independent draws) and of each run's."""
+# The risk-coverage thresholds: the confidence levels kept (None: every answer).
+RISK_LEVELS = ((HIGH,), (HIGH, MEDIUM), None)
+
+
+def _share_specs(report, config, items: ItemShares) -> list:
+    """Every share of the configuration that has an interval, as ItemShares.wilson takes it:
+    its figures', each confidence level's, the definitions', the risk-coverage points'."""
+    correct = (report.scheme_obj.correct,)
+    specs = [(num, den, None, None) for num, den in share_terms(report.scheme_obj).values()]
+    if config.runs:
+        specs += [
+            (num, den, None, None) for num, den in ratio_terms(config.runs[0].figures).values()
+        ]
+    for code, level_name in enumerate(CONFIDENCE_LEVELS):
+        specs.append((correct, ("attempted",), level_name, (code,)))
+    wrong = tuple(b for b in items.attempted_buckets if b not in correct)
+    for kept in RISK_LEVELS:
+        mask = kept
+        key = "all" if kept is None else kept
+        specs += [(("attempted",), ("n",), key, mask), (wrong, ("attempted",), key, mask)]
+    return specs
+
+
+def _proportion_intervals(report, config, items: ItemShares, sums, n) -> None:
+    """Wilson intervals of a run's shares (whole counts), and of the configuration's (ratios of
+    the means over its repeats, its repeats kept with each item: stats.wilson_items)."""
     scheme = report.scheme_obj
     for run in config.runs:
         for name, (count, total) in scheme.run_proportions(run.figures).items():
             run.ci[name] = stats.wilson(count, total)
         for level in run.calibration.levels:
             run.ci[f"accuracy_{level.level}"] = stats.wilson(level.correct, level.count)
-    for name, (count, total) in scheme.config_proportions(config.summary, c, p, a, n).items():
-        config.ci[name] = stats.wilson(count, total)
-    repeats = max(len(config.runs), 1)
-    for level in config.calibration.levels:
-        config.ci[f"accuracy_{level.level}"] = stats.wilson(
-            level.correct / repeats, level.count / repeats
+    if not config.runs:
+        return
+    for name, (numerator, denominator) in ratio_terms(config.runs[0].figures).items():
+        config.ci[name] = items.wilson(numerator, denominator)
+    # A scheme's own shares that scoring.repeat_figures does not know: Wilson at its mean counts.
+    for name, (count, total) in scheme.config_proportions(config.summary, *sums, n).items():
+        if name not in config.ci:
+            config.ci[name] = stats.wilson(count, total)
+    for code, level_name in enumerate(CONFIDENCE_LEVELS):
+        at_level = (code,)
+        config.ci[f"accuracy_{level_name}"] = items.wilson(
+            (report.scheme_obj.correct,), ("attempted",), level_name, at_level
         )
 
 
-def _repeat_gap(config, run_nets: list, pending: _Pending) -> tuple[float, dict] | None:
+def _repeat_gap(config, run_nets: list, pending: _Pending, level) -> tuple[float, dict] | None:
     """The largest gap in the figure between two repeats, and (filled in later) its paired
     bootstrap interval: the run-to-run variation of this configuration."""
     nets = [run.net for run in config.runs]
@@ -287,7 +364,7 @@ def _repeat_gap(config, run_nets: list, pending: _Pending) -> tuple[float, dict]
     if widest is None:
         return None
     target: dict = {}
-    pending.add(out, target, "gap")
+    pending.add(out, target, "gap", level=level, point=widest)
     return widest, target
 
 
@@ -307,13 +384,13 @@ def _repeat_noise(config, buckets: np.ndarray, gap) -> RepeatNoise | None:
     )
 
 
-def _risk_rows(report, config, point, boot, start, n, pending: _Pending) -> list[RiskRow]:
+def _risk_rows(report, config, point, boot, start, n, pending, level, items) -> list[RiskRow]:
     cells: dict = {}
     repeats = max(len(config.runs), 1)
-    pooled = {level.level: level for level in config.calibration.levels}
-    for level_name in ("HIGH", "MEDIUM", "LOW"):
-        level = pooled[level_name]
-        cells[level_name] = (level.count / repeats, level.correct / repeats, 0.0)
+    pooled = {entry.level: entry for entry in config.calibration.levels}
+    for level_name in CONFIDENCE_LEVELS:
+        entry = pooled[level_name]
+        cells[level_name] = (entry.count / repeats, entry.correct / repeats, 0.0)
     cells[None] = (
         config.calibration.unrated / repeats,
         config.calibration.unrated_correct / repeats,
@@ -323,8 +400,8 @@ def _risk_rows(report, config, point, boot, start, n, pending: _Pending) -> list
     # MEDIUM only; AA's incorrect may sit at any level).
     pen_high, pen_hm, pen_all = point[start + 4], point[start + 6], point[start + 1]
     cells["HIGH"] = (*cells["HIGH"][:2], pen_high)
-    cells["MEDIUM"] = (*cells["MEDIUM"][:2], pen_hm - pen_high)
-    cells["LOW"] = (*cells["LOW"][:2], pen_all - pen_hm)
+    cells["MEDIUM"] = (*cells["MEDIUM"][:2], max(pen_hm - pen_high, 0.0))
+    cells["LOW"] = (*cells["LOW"][:2], max(pen_all - pen_hm, 0.0))
     w = report.scheme_obj.risk_weight(report.w)
     points = stats.risk_coverage(cells, n, w)
     score_samples = [
@@ -332,45 +409,24 @@ def _risk_rows(report, config, point, boot, start, n, pending: _Pending) -> list
         boot[:, start + 5] - w * boot[:, start + 6],
         boot[:, start] - w * boot[:, start + 1],
     ]
-    rows = []
-    for pt, samples in zip(points, score_samples, strict=True):
+    correct = (report.scheme_obj.correct,)
+    out = []
+    for pt, samples, kept in zip(points, score_samples, RISK_LEVELS, strict=True):
         score: dict = {}
-        pending.add(samples, score, "score")
-        rows.append(
+        pending.add(samples, score, "score", level=level, point=pt.score)
+        mask = kept
+        key = "all" if kept is None else kept
+        answered = ("attempted",)
+        wrong = tuple(b for b in items.attempted_buckets if b not in correct)
+        out.append(
             RiskRow(
                 pt,
-                stats.wilson(pt.answered, n) if n else None,
-                stats.wilson(pt.wrong, pt.answered) if pt.answered else None,
+                items.wilson(answered, ("n",), key, mask) if n else None,
+                items.wilson(wrong, answered, key, mask) if pt.answered else None,
                 score,  # the score's interval, once the pending intervals are resolved
             )
         )
-    return rows
-
-
-def _block_intervals(report, blocks, is_correct, is_pen, run_index, pending: _Pending) -> None:
-    """Per block: Wilson on knowledge (AA: accuracy), an item bootstrap of net usable (AA:
-    index) within the block's items."""
-    codes = np.array(blocks, dtype=object)
-    scheme = report.scheme_obj
-    for block in report.blocks:
-        members = np.flatnonzero(codes == block.code)
-        m = len(members)
-        columns = []
-        for cell in block.cells:
-            rows = [run_index[run.pk] for run in cell.config.runs]
-            for values in (is_correct, is_pen):
-                columns.append(values[np.ix_(rows, members)].mean(axis=0) if rows else np.zeros(m))
-        if not columns:
-            continue
-        matrix = np.column_stack(columns)
-        sums = stats.bootstrap_sums(stats.bootstrap_weights(m), matrix)
-        for k, cell in enumerate(block.cells):
-            c_items = matrix[:, 2 * k]
-            cell.ci["knowledge"] = stats.wilson(float(c_items.sum()), m)
-            cell.ci["accuracy"] = cell.ci["knowledge"]
-            correct, pen = sums[:, 2 * k], sums[:, 2 * k + 1]
-            net = scheme.net_from_sums(correct, pen, m, report.w)
-            pending.add(net, cell.ci, scheme.compared_figure)
+    return out
 
 
 def _sweep(report, configs, point, per_config, table) -> Sweep:

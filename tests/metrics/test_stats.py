@@ -23,6 +23,7 @@ from scoring.agreement import agreement_summary, cohen_kappa, krippendorff_alpha
 from scoring.agreement_chance import agreement_intervals, gwet_ac1
 from scoring.metrics import simpleqa_figures
 from scoring.stats import (
+    BLOCKS,
     bootstrap_sums,
     bootstrap_weights,
     crossovers,
@@ -115,12 +116,17 @@ def test_bootstrap_resamples_items_strata_or_clusters():
     # Two blocks: strata, each block keeps its size in every resample.
     strata = bootstrap_weights(50, ["A"] * 20 + ["B"] * 30)
     assert (strata[:, :20].sum(axis=1) == 20).all() and (strata[:, 20:].sum(axis=1) == 30).all()
-    # Five blocks of ten: clusters; a block is drawn 0..5 times whole, then its items.
+    # Five blocks of ten, about these blocks: still strata, whatever the number of blocks.
     blocks = [code for code in "ABCDE" for _ in range(10)]
-    clusters = bootstrap_weights(50, blocks)
-    per_block = clusters.reshape(2000, 5, 10).sum(axis=2)
-    assert (per_block % 10 == 0).all() and (per_block == 0).any()
-    assert (per_block.sum(axis=1) == 50).all()
+    per_block = bootstrap_weights(50, blocks).reshape(2000, 5, 10).sum(axis=2)
+    assert (per_block == 10).all()
+    # Blocks as a sample: whole blocks drawn 0..5 times, each bringing its items once (no
+    # second stage: every item of a drawn block has the block's weight).
+    clusters = bootstrap_weights(50, blocks, target=BLOCKS).reshape(2000, 5, 10)
+    assert (clusters == clusters[:, :, :1]).all() and (clusters == 0).any()
+    assert (clusters.sum(axis=(1, 2)) == 50).all()
+    with pytest.raises(ValueError, match="target"):
+        bootstrap_weights(50, blocks, target="clusters")
 
 
 def test_bootstrap_sums_are_on_the_scale_of_the_figure():

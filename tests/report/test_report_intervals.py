@@ -1,11 +1,12 @@
 """The report's intervals, paired comparisons, repeat noise, risk-coverage, sweep and definitions,
 on real experiments in the database and on the page."""
 
+import numpy as np
 import pytest
 
 from probe.models import Experiment
 from scoring.report import scorer_report
-from scoring.stats import wilson
+from scoring.stats import wilson, wilson_items
 from tests.scoring.factories import score_all
 
 from .conftest import build
@@ -66,9 +67,18 @@ def test_every_figure_carries_its_interval(world, scorer, client):
     assert run.ci["hallucination_rate"] == wilson(2, 18)  # abstentions out of the denominator
     assert run.ci["net"].low <= 14 <= run.ci["net"].high
     twelve = config(report, "Twelve")
-    assert twelve.ci["knowledge"] == wilson(21, 30)  # the mean over repeats, over N items
+    # The mean over repeats, over its N items, each item with its two repeats: items 1-20
+    # correct in both, 21-22 in one of the two, 23-30 in neither.
+    knowledge = np.array([1.0] * 20 + [0.5] * 2 + [0.0] * 8)
+    (expected,) = wilson_items(knowledge, np.ones(30), np.zeros(30), repeats=2)
+    assert twelve.ci["knowledge"] == pytest.approx(expected, rel=1e-12)
+    assert expected.low < 21 / 30 < expected.high
     assert twelve.ci["net"].low <= 13 <= twelve.ci["net"].high
-    assert twelve.ci["accuracy_HIGH"] == wilson(42 / 2, 58 / 2)
+    # Every answer of both repeats is rated HIGH (C and W): 42 correct of 58 attempted.
+    high_correct = np.array([1.0] * 20 + [0.5] * 2 + [0.0] * 8)
+    high_count = np.array([1.0] * 28 + [0.5] * 2)
+    expected = wilson_items(high_correct, high_count, np.zeros(30), 2)[0]
+    assert twelve.ci["accuracy_HIGH"] == pytest.approx(expected, rel=1e-12)
     # the same data give the same intervals (fixed seed)
     assert config(scorer_report(assignment), "Twelve").ci == twelve.ci
     client.force_login(scorer)
