@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .stats import CONFIDENCE, SEED, Z95, Interval
+from .stats import CONFIDENCE, SEED, Z95, Interval, row_bounds
 
 __all__ = [
     "SWAPS",
@@ -390,3 +390,18 @@ def repeat_floor(
     if variance_a is None or variance_b is None or repeats_a < 2 or repeats_b < 2:
         return None
     return Z95 * math.sqrt(variance_a / repeats_a + variance_b / repeats_b)
+
+
+def pair_intervals(
+    by_config: np.ndarray, first: np.ndarray, second: np.ndarray, level: float = CONFIDENCE
+) -> np.ndarray:
+    """(pairs, 2) paired percentile intervals of by_config[first] - by_config[second], row by row
+    (``by_config``: configurations x bootstrap resamples), a slice of pairs at a time so that
+    memory stays at a few megabytes whatever the number of pairs."""
+    out = np.empty((len(first), 2))
+    for start in range(0, len(first), PAIRS_PER_SLICE):
+        part = slice(start, start + PAIRS_PER_SLICE)
+        gaps = by_config[first[part]]
+        gaps -= by_config[second[part]]
+        out[part] = row_bounds(gaps, level, in_place=True)
+    return out

@@ -244,7 +244,9 @@ def test_every_figure_answers_and_holds_its_bounds(world, case):
         figures_csv = export(client, assignment, "figures", "csv", w=w)
         figures_json = export(client, assignment, "figures", "json", w=w)
         assert figures_csv.status_code == 200 and figures_json.status_code == 200
-        _row, token = ApiToken.issue(user=scorer, name="property")
+        _row, token = ApiToken.issue(
+            user=scorer, team=experiment.team, access="read", name="property"
+        )
         api = client.get(
             f"/api/experiments/{experiment.pk}/results/figures",
             {"w": w},

@@ -99,7 +99,7 @@ def test_facets_are_in_the_figures_exports_and_the_api_with_their_intervals(worl
     beta = python["configurations"]["Beta"]
     assert python["items"] == 2 and beta["knowledge"]["mean"] == 1.0
     assert beta["intervals"]["knowledge"] == list(wilson(2, 2))
-    _row, token = ApiToken.issue(user=scorer, name="facets")
+    _row, token = ApiToken.issue(user=scorer, team=world.team, access="read", name="facets")
     api = client.get(
         f"/api/experiments/{built.experiment.pk}/results/figures",
         headers={"Authorization": f"Bearer {token}"},
