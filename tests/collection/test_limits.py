@@ -1,6 +1,7 @@
 """The per-provider concurrency limit: lease semaphores in Redis, or in this process without it."""
 
 import asyncio
+import concurrent.futures
 import os
 import time
 import uuid
@@ -10,6 +11,13 @@ import pytest
 from probe import limits
 
 BACKENDS = ["local"] + (["redis"] if os.environ.get("REDIS_URL") else [])
+
+
+def run_loop(coroutine) -> None:
+    """Run a coroutine on an event loop of its own, in a thread of its own: the browser tests'
+    Playwright leaves a loop running in the main thread, where asyncio.run would refuse."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(asyncio.run, coroutine).result()
 
 
 @pytest.fixture(params=BACKENDS)
@@ -110,7 +118,7 @@ def test_a_loops_session_shares_the_limit_with_every_other_holder(limiter):
         finally:
             await session.aclose()
 
-    asyncio.run(inside())
+    run_loop(inside())
     assert limiter.held(key) == 0
 
 
@@ -132,4 +140,4 @@ def test_a_loops_lease_runs_out_unless_renewed_and_renews_in_one_call(limiter):
         finally:
             await session.aclose()
 
-    asyncio.run(inside())
+    run_loop(inside())

@@ -114,7 +114,9 @@ def test_no_loopback_port_at_all_says_so(world, settings):
 
 
 def test_the_api_refuses_a_loopback_port_naming_the_field(world):
-    _row, token = ApiToken.issue(user=world.users["editor"], name="ci")
+    _row, token = ApiToken.issue(
+        user=world.users["editor"], team=world.team, access="write", name="ci"
+    )
     response = Client().post(
         f"/api/teams/{world.team.slug}/configs",
         json.dumps({**BASE, "base_url": "http://127.0.0.1:6379/v1"}),
