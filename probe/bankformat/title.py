@@ -43,6 +43,12 @@ _NAVIGATION = {
     "share",
     "share this",
     "share this post",
+    "listen",
+    "follow",
+    "write",
+    "save",
+    "open in app",
+    "get the app",
     "back to top",
     "table of contents",
     "contents",
@@ -89,6 +95,21 @@ def _navigation(text: str) -> bool:
     )
 
 
+def _author(texts: list[str], index: int) -> bool:
+    """A short line right before a byline ("6 min read · 3 Nov 2026"): the author's name."""
+    text = texts[index]
+    words = text.split()
+    name_like = (
+        len(text) <= 12
+        if CJK_RE.search(text)
+        else len(words) <= 4 and all(word[:1].isupper() for word in words)
+    )
+    following = texts[index + 1] if index + 1 < len(texts) else ""
+    # A byline that names its author itself ("By A. Writer") leaves the line before it alone.
+    named = following.casefold().startswith(("by ", "written by", "著者", "執筆"))
+    return name_like and text[-1] not in _SENTENCE_END and _byline(following) and not named
+
+
 def _prose(text: str) -> bool:
     if len(text) > 150:
         return True
@@ -117,7 +138,10 @@ def title_index(texts: list[str]) -> int | None:
             # The site's name and menu come before its last navigation line, the title after.
             earlier, before_prose = earlier + before_prose, []
         elif not _byline(text):
-            before_prose.append(index)
+            # An author's name above the reading time, once a title could have come before it.
+            titled = any(not _one_word(texts[i]) for i in earlier + before_prose)
+            if not (titled and _author(texts, index)):
+                before_prose.append(index)
     before_prose = before_prose or earlier
     for index in before_prose:
         if not _one_word(texts[index]) and len(texts[index]) <= MAX_NAME_CHARS:

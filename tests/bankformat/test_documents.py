@@ -159,6 +159,25 @@ def test_a_warning_kept_as_written_is_settled_and_changes_nothing():
             ],
             "The article's title here",
         ),
+        (
+            # A blogging platform's page: sharing buttons below the title, then the author
+            # alone on a line above the reading time.
+            [
+                "Medium",
+                "Sign up",
+                "Sign in",
+                "Write",
+                "Follow",
+                "Five Questions Every Model Fumbles About Time Zones",
+                "Listen",
+                "Share",
+                "Priya Natarajan",
+                "6 min read · Nov 3, 2026",
+                "We asked a few models about time zones, and the results were instructive.",
+            ],
+            "Five Questions Every Model Fumbles About Time Zones",
+        ),
+        (["Skip to content", "Home", "A Title In Capitals", "5 min read"], "A Title In Capitals"),
         (["Skip to content", "Home", "Search"], ""),
         (["Only a title"], "Only a title"),
     ],
