@@ -102,6 +102,8 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     # A bare 405 (a page sent a method it does not take) becomes the site's error page.
     "probe.middleware.MethodNotAllowedPageMiddleware",
+    # NUL in a page's query string or form: 400, before the database sees it.
+    "probe.middleware.RefusedCharactersMiddleware",
     "probe.middleware.LoginRequiredMiddleware",
     "probe.middleware.PrivatePagesNotCachedMiddleware",
 ]

@@ -44,6 +44,29 @@ class MethodNotAllowedPageMiddleware:
         return page
 
 
+class RefusedCharactersMiddleware:
+    """A page's address or query string with a NUL character answers 400, before a view sees it.
+
+    PostgreSQL cannot store or compare text holding NUL, so a search box or filter given one
+    (`?q=%00`) would otherwise fail inside the database. The API refuses such text itself, per
+    field (422 naming it), so its paths are left to it.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if not request.path.startswith("/api/") and _holds_nul(request):
+            return error_response(request, 400)
+        return self.get_response(request)
+
+
+def _holds_nul(request) -> bool:
+    # Forms are left to their fields, which refuse NUL with a message and keep what was typed.
+    query = request.META.get("QUERY_STRING", "")
+    return "\x00" in request.path or "%00" in query.lower() or "\x00" in query
+
+
 class PrivatePagesNotCachedMiddleware:
     """Cache-Control: no-store on every response to a logged-in user or an API token.
 

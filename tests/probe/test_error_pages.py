@@ -103,3 +103,20 @@ def test_a_viewer_is_not_offered_score_blind_and_a_scorer_is(client, world):
     assert start not in client.get(url).content.decode()
     login(client, world.users["scorer"])
     assert start in client.get(url).content.decode()
+
+
+@pytest.mark.parametrize("query", ["?q=%00", "?q=a%00b&flagged=1", "?page=%00"])
+def test_a_nul_in_a_pages_query_is_a_400_page_not_a_database_error(client, world, query):
+    login(client, world.users["editor"])
+    url = reverse("probe:bank_detail", kwargs={"bank_pk": world.bank.pk}) + query
+    response = client.get(url, **JA)
+    assert response.status_code == 400
+    assert "リクエストを読み取れませんでした" in response.content.decode()
+
+
+def test_a_nul_in_a_form_is_refused_by_its_field_keeping_what_was_typed(client, world):
+    login(client, world.users["editor"])
+    url = reverse("probe:bank_create", kwargs={"team_slug": world.team.slug})
+    response = client.post(url, {"name": "Bank\x00 name", "description": "kept text"})
+    assert response.status_code in (200, 422)
+    assert "kept text" in response.content.decode()
