@@ -156,7 +156,7 @@ def test_every_text_parameter_refuses_a_nul(world, api_for):
         if method == "get":
             required = {"baseline": world.experiment.pk, "candidate": world.experiment.pk}
             extra = required if path.endswith("/compare") else {}
-            response = owner.get(url, **extra, **query)
+            response = owner.get(url, **{**extra, **query})
         else:
             response = owner.client.post(
                 f"/api{url}?{name}=1%00" if query else f"/api{url}",
