@@ -9,6 +9,7 @@ refused before its password is checked (and counts for nothing), every other one
 from django.contrib.auth.backends import ModelBackend
 from django.core.exceptions import PermissionDenied
 
+from . import login_devices
 from .middleware import client_ip
 from .selectors.logins import login_pause
 from .services import logins as login_services
@@ -20,6 +21,9 @@ class LockoutModelBackend(ModelBackend):
             # No request: a management command or a test checking a password directly.
             return super().authenticate(request, username=username, password=password, **kwargs)
         ip_address = client_ip(request)[:45]  # the longest an IPv6 address is written
+        device = login_devices.known_device(request, username)
+        if device is not None:
+            return self._authenticate_on_device(request, username, password, ip_address, device)
         pause = login_pause(username=username, ip_address=ip_address)
         if pause is not None:
             request.login_pause = pause
@@ -39,4 +43,24 @@ class LockoutModelBackend(ModelBackend):
         if pause is not None:
             request.login_pause = pause
         # Wrong password: no other backend should check it again.
+        raise PermissionDenied
+
+    def _authenticate_on_device(self, request, username, password, ip_address, device):
+        """A browser this user has logged in from: only its own failures can pause it, so that
+        nobody sharing its address, nor a spread of addresses, can keep the user out here."""
+        pause = login_devices.device_pause(device)
+        if pause is not None:
+            request.login_pause = pause
+            raise PermissionDenied
+        attempt = login_services.login_attempt_begin(username=username, ip_address=ip_address)
+        user = super().authenticate(request, username=username, password=password)
+        if user is not None:
+            login_services.login_attempt_succeeded(attempt=attempt)
+            login_devices.device_succeeded(device)
+            return user
+        site_url = request.build_absolute_uri("/").rstrip("/")
+        login_services.login_attempt_failed(attempt=attempt, site_url=site_url)
+        pause = login_devices.device_failed(device)
+        if pause is not None:
+            request.login_pause = pause
         raise PermissionDenied

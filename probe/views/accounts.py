@@ -14,6 +14,7 @@ from django.urls import reverse_lazy
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 
+from .. import login_devices
 from ..forms.common import apply_service_errors
 from ..forms.teams import InvitationSignupForm
 from ..services import logins as login_services
@@ -35,6 +36,12 @@ class LoginView(auth_views.LoginView):
     lasts (HTTP 429) instead of "wrong password"."""
 
     redirect_authenticated_user = True
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        # This browser is now a known device of the user's (probe/login_devices.py).
+        login_devices.set_device_cookie(self.request, response, form.get_user().get_username())
+        return response
 
     def form_invalid(self, form):
         pause = getattr(self.request, "login_pause", None)
