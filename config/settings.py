@@ -7,6 +7,7 @@ SECRET_KEY and turns on the HTTPS settings (Secure cookies, HSTS, the proxy's TL
 redirect to HTTPS); each can still be set on its own. docs/deploy.md lists every variable.
 """
 
+import os
 import secrets
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -272,7 +273,10 @@ DEFAULT_PROVIDER_HOSTS = [
 
 def _loopback_ports() -> list[int]:
     simulator = urlsplit(env.str("SIMULATOR_URL", default="http://127.0.0.1:8765/v1"))
-    raw = env.str("PROVIDER_LOOPBACK_PORTS", default=str(simulator.port or 8765))
+    # The laptop default serves the simulator on loopback; a production server allows loopback
+    # only where its operator says so (this setting, or a SIMULATOR_URL of their own).
+    implied = not PRODUCTION or "SIMULATOR_URL" in os.environ
+    raw = env.str("PROVIDER_LOOPBACK_PORTS", default=str(simulator.port or 8765) if implied else "")
     ports = [part.strip() for part in raw.split(",") if part.strip()]
     if not all(port.isdigit() and 1 <= int(port) <= 65535 for port in ports):
         raise ImproperlyConfigured(

@@ -270,3 +270,42 @@ def test_narrowed_hosts_fail_the_run_before_any_request(world, settings, simulat
     assert f"not on port {simulator.server.server_address[1]}" in run.error_message
     assert simulator.requests == 0 and not Attempt.objects.filter(run=run).exists()
     assert Experiment.objects.get(pk=experiment.pk).status != Experiment.Status.COLLECTED
+
+
+@pytest.mark.parametrize(
+    "extra,expected",
+    [
+        ({}, "[8765]"),
+        ({"PRODUCTION": "1", "SECRET_KEY": "x" * 40 + "abcdefghij"}, "[]"),
+        (
+            {
+                "PRODUCTION": "1",
+                "SECRET_KEY": "x" * 40 + "abcdefghij",
+                "SIMULATOR_URL": "http://127.0.0.1:9100/v1",
+            },
+            "[9100]",
+        ),
+    ],
+    ids=["laptop", "production", "production-with-simulator"],
+)
+def test_loopback_is_allowed_by_default_only_where_the_simulator_runs(extra, expected):
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("PRODUCTION", "SIMULATOR_URL", "PROVIDER_LOOPBACK_PORTS")
+    }
+    env.update(extra, ALLOWED_HOSTS="localhost")
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from django.conf import settings as s; import django; "
+            "django.setup(); print(s.PROVIDER_LOOPBACK_PORTS)",
+        ],
+        env={**env, "DJANGO_SETTINGS_MODULE": "config.settings"},
+        cwd=Path(__file__).resolve().parents[2],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert out == expected
