@@ -232,7 +232,7 @@ def prepare(n_scorers: int):
     from django.test import Client
 
     from probe.models import Membership, Role
-    from scoring import services
+    from scoring.queue import services
     from tests.builders import standalone_experiment
     from tests.probe.factories import UserFactory
 

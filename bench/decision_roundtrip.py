@@ -40,7 +40,7 @@ def judge_before(assignment, position: int) -> None:
 def measure(client, assignment, positions) -> tuple[list[float], list[float]]:
     from django.urls import reverse
 
-    from scoring import selectors
+    from scoring.queue import selectors
 
     posts, gets = [], []
     for k, position in enumerate(positions):
@@ -77,7 +77,7 @@ def run_size(n_sheets: int) -> bool:
         from django.test import Client
         from django.urls import reverse
 
-        from scoring import services
+        from scoring.queue import services
         from tests.builders import standalone_experiment
 
         start = time.perf_counter()

@@ -26,8 +26,9 @@ def main() -> None:
     with throwaway_database("follow_up") as connection:
         from probe.models import Block, ExperimentItem, Item, Response
         from probe.services.experiments import experiment_start
-        from scoring import carry, followups
+        from scoring.comparison import followups
         from scoring.models import FinalBucket
+        from scoring.queue import carry
         from tests.builders import standalone_experiment
 
         experiment, user = standalone_experiment(

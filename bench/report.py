@@ -63,9 +63,9 @@ def main() -> None:
         from django.utils import timezone
 
         from scoring.models import Assignment, Judgement
-        from scoring.report import judgement_source, scorer_report, without_dropped
-        from scoring.report_intervals import report_intervals
-        from scoring.report_rows import bucket_rows
+        from scoring.report.build import judgement_source, scorer_report, without_dropped
+        from scoring.report.intervals import report_intervals
+        from scoring.report.rows import bucket_rows
         from tests.builders import bulk_judgements, standalone_experiment
 
         start = time.perf_counter()

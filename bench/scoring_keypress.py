@@ -119,7 +119,7 @@ def main() -> None:
     from django.test import Client
     from playwright.sync_api import sync_playwright
 
-    from scoring import services
+    from scoring.queue import services
     from tests.builders import standalone_experiment
 
     delays = [int(a) for a in sys.argv[1:]] or list(DELAYS_MS)

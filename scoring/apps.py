@@ -10,7 +10,7 @@ class ScoringConfig(AppConfig):
         from probe.access import Scope, register_blinding_check, register_scope
 
         from .models import Assignment
-        from .selectors import blinded
+        from .queue.selectors import blinded
 
         register_scope(
             "assignment_token",

@@ -1,36 +1,18 @@
-"""Scoring URLs. A scorer's pages are addressed by their opaque assignment token only."""
+"""Scoring URLs, one ``scoring`` namespace gathered from the contexts' url modules. A scorer's
+pages are addressed by their opaque assignment token only."""
 
-from django.urls import path
-
-from . import urls_report, views, views_compare, views_followup
+from scoring.comparison import urls as comparison_urls
+from scoring.queue import urls as queue_urls
+from scoring.reconciliation import urls as reconciliation_urls
+from scoring.report import urls as report_urls
+from scoring.review import urls as review_urls
 
 app_name = "scoring"
 
 urlpatterns = [
-    path("experiments/<int:experiment_pk>/score/", views.scoring_start, name="start"),
-    path("score/<str:assignment_token>/<int:position>/", views.scoring_item, name="item"),
-    path(
-        "score/<str:assignment_token>/<int:position>/decide/", views.scoring_decide, name="decide"
-    ),
-    path(
-        "score/<str:assignment_token>/<int:position>/dispute/",
-        views.scoring_dispute,
-        name="dispute",
-    ),
-    path("score/<str:assignment_token>/<int:position>/note/", views.scoring_note, name="note"),
-    path("experiments/<int:experiment_pk>/scorer-times/", views.scoring_times, name="times"),
-    path("score/<str:assignment_token>/record/", views.scoring_record, name="record"),
-    path("score/<str:assignment_token>/items/", views.scoring_overview, name="overview"),
-    path("score/<str:assignment_token>/next-open/", views.scoring_next_open, name="next_open"),
-    path("score/<str:assignment_token>/undo/", views.scoring_undo, name="undo"),
-    path("score/<str:assignment_token>/reveal/", views.scoring_reveal, name="reveal"),
-    path("experiments/<int:experiment_pk>/again/", views_followup.follow_up, name="follow_up"),
-    path("t/<slug:team_slug>/lead-queue/", views.lead_queue_page, name="lead_queue"),
-    path("t/<slug:team_slug>/compare/", views_compare.compare_page, name="compare"),
+    *queue_urls.urlpatterns,
+    *comparison_urls.urlpatterns,
+    *report_urls.urlpatterns,
+    *review_urls.urlpatterns,
+    *reconciliation_urls.urlpatterns,
 ]
-
-urlpatterns += urls_report.urlpatterns
-
-from . import urls_review  # noqa: E402
-
-urlpatterns += urls_review.urlpatterns

@@ -9,7 +9,7 @@ from ninja.responses import Status
 from probe.models import Bank, Experiment, ModelConfig, PromptVersion, Role, Run
 from probe.selectors.experiments import experiment_progress
 from probe.services import experiments as experiment_services
-from scoring import followups
+from scoring.comparison import followups
 
 from .. import schemas as s
 from ..auth import blinded, reach

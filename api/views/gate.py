@@ -1,6 +1,6 @@
 """The API's comparison of two experiments: the regression gate, answering as the command does.
 
-Every answer, 200 or not, has the gate's one shape (scoring.gate_report.gate_body): the verdict
+Every answer, 200 or not, has the gate's one shape (scoring.comparison.gate_report.gate_body): the verdict
 and its exit code always, the figures when there are some, and ``detail`` and ``problems`` as
 every refusal of the API has them.
 """
@@ -11,9 +11,9 @@ from ninja import Query, Router
 from ninja.errors import HttpError
 
 from probe.models import Experiment, Role
-from scoring import gate_report
-from scoring.compare import CannotTellYet
-from scoring.gate_decision import MIN_ITEMS, NET_USABLE
+from scoring.comparison import gate_report
+from scoring.comparison.compare import CannotTellYet
+from scoring.comparison.gate_decision import MIN_ITEMS, NET_USABLE
 from scoring.visibility import still_judging
 
 from .. import schemas as s

@@ -6,17 +6,17 @@ from ninja import Router
 from ninja.errors import HttpError
 
 from probe.models import Experiment, Role
-from scoring import exports
-from scoring.final_report import final_gate, final_report_build, may_see_keys
 from scoring.models import Assignment
-from scoring.report import (
+from scoring.report import exports
+from scoring.report.build import (
     final_source,
     judgement_source,
     parse_weight,
     report_build,
     without_dropped,
 )
-from scoring.review import keys_in_force
+from scoring.report.final import final_gate, final_report_build, may_see_keys
+from scoring.review.selectors import keys_in_force
 
 from .. import schemas as s
 from ..auth import reach

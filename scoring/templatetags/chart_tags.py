@@ -1,8 +1,8 @@
-"""The repeated parts of the report's charts (scoring.chart_svg), as template filters."""
+"""The repeated parts of the report's charts (scoring.report.chart_svg), as template filters."""
 
 from django import template
 
-from scoring import chart_svg
+from scoring.report import chart_svg
 
 register = template.Library()
 

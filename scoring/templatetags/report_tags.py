@@ -1,4 +1,4 @@
-"""The report's template filters: numbers as scoring.report_numbers writes them, labels."""
+"""The report's template filters: numbers as scoring.report.numbers writes them, labels."""
 
 from django import template
 from django.utils.formats import number_format
@@ -7,8 +7,8 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 
 from scoring.models import Bucket
-from scoring.report_definitions import definitions
-from scoring.report_numbers import DASH, numbers
+from scoring.report.definitions import definitions
+from scoring.report.numbers import DASH, numbers
 
 register = template.Library()
 
@@ -106,7 +106,7 @@ def definition(values, key: str):
 
 @register.simple_tag
 def report_definitions():
-    """Every definition shown side by side: name, source, formula (scoring.report_intervals)."""
+    """Every definition shown side by side: name, source, formula (scoring.report.intervals)."""
     return definitions()
 
 

@@ -1,8 +1,8 @@
-"""The repeated parts of the report's tables (scoring.report_tables), as template filters."""
+"""The repeated parts of the report's tables (scoring.report.tables), as template filters."""
 
 from django import template
 
-from scoring import report_tables
+from scoring.report import tables as report_tables
 
 register = template.Library()
 

@@ -138,7 +138,7 @@ def test_another_teams_ids_are_404_never_403(world, api_for, kind):
 
 
 def test_a_blinded_editor_sees_runs_without_their_identity(world, api_for):
-    from scoring import services
+    from scoring.queue import services
 
     editor = world.users["editor"]
     services.assignment_start(experiment=world.scored, user=editor)

@@ -3,7 +3,7 @@ figures once reconciliation is complete, keys only for those who may see them.""
 
 import pytest
 
-from scoring import reconcile_services
+from scoring.reconciliation import services as reconcile_services
 from tests.report.conftest import build
 from tests.scoring.factories import score_all
 

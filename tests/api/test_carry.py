@@ -4,8 +4,11 @@ version carry their final bucket; a changed answer, confidence, key or question 
 import pytest
 
 from probe.models import Run
-from scoring import agreement_report, carry, followups, reconcile_services, services
+from scoring.agreement import report as agreement_report
+from scoring.comparison import followups
 from scoring.models import Bucket, CarriedBucket
+from scoring.queue import carry, services
+from scoring.reconciliation import services as reconcile_services
 from tests import builders
 from tests.api.test_follow_ups import _collected
 from tests.scoring.factories import judge_everything, key_decision
@@ -140,7 +143,7 @@ def _carried_follow_up(world, changed=((2, 2),)):
 
 def test_carried_answers_stay_out_of_the_queue_and_count_as_decided(client, world):
     from scoring.models import Judgement
-    from scoring.selectors import queue_item
+    from scoring.queue.selectors import queue_item
 
     _origin, again = _carried_follow_up(world)
     assignment = services.assignment_start(experiment=again, user=world.users["scorer"])
@@ -165,7 +168,7 @@ def test_carried_answers_stay_out_of_the_queue_and_count_as_decided(client, worl
 
 def test_a_team_can_send_carried_answers_through_the_queue(world):
     from scoring.models import Judgement
-    from scoring.selectors import queue_item
+    from scoring.queue.selectors import queue_item
 
     world.team.recheck_carried = True
     world.team.save()
@@ -181,7 +184,7 @@ def test_a_team_can_send_carried_answers_through_the_queue(world):
 
 def test_an_amended_key_reopens_the_carried_answers_of_its_item(world):
     from scoring.models import Judgement
-    from scoring.selectors import queue_item
+    from scoring.queue.selectors import queue_item
 
     _origin, again = _carried_follow_up(world)
     assignment = services.assignment_start(experiment=again, user=world.users["scorer"])
@@ -252,8 +255,8 @@ def test_the_reveal_says_what_was_carried_and_from_where(client, world):
 
 
 def test_exports_name_where_a_bucket_was_carried_from(world):
-    from scoring import exports
-    from scoring.report import judgement_source
+    from scoring.report import exports
+    from scoring.report.build import judgement_source
 
     origin, again = _carried_follow_up(world)
     assignment = services.assignment_start(experiment=again, user=world.users["scorer"])

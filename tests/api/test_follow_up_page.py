@@ -3,7 +3,7 @@
 import pytest
 
 from probe.models import Experiment, Run
-from scoring import services
+from scoring.queue import services
 from tests.api.test_follow_ups import _collected
 from tests.conftest import login
 

@@ -4,8 +4,8 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from probe.models import Experiment, Item, Response, Run
-from scoring import followups
-from scoring.review_services import key_decision_create
+from scoring.comparison import followups
+from scoring.review.services import key_decision_create
 from tests import builders
 from tests.probe import factories
 

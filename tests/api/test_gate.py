@@ -9,7 +9,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from probe.models import Experiment
-from scoring import compare, gate_report, reconcile_services
+from scoring.comparison import compare, gate_report
+from scoring.reconciliation import services as reconcile_services
 from tests.probe import factories
 from tests.report.conftest import build
 from tests.scoring.factories import key_decision, score_all
@@ -317,7 +318,7 @@ def test_the_gate_over_the_api_answers_what_the_command_prints(world, api_for):
 def test_a_blinded_scorer_cannot_compare(world, api_for):
     base = _scored(world, {("Model", 1): GOOD}, "Baseline")
     cand = build(world, {("Model", 1): GOOD}, name="Candidate", blocks=[("A", "HTTP", 30)])
-    from scoring import services
+    from scoring.queue import services
 
     services.assignment_start(experiment=cand.experiment, user=world.users["scorer"])
     answer = api_for("scorer").get("/compare", baseline=base.pk, candidate=cand.experiment.pk)

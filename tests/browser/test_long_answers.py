@@ -10,8 +10,9 @@ import pytest
 from playwright.sync_api import expect
 
 from probe.models import Attempt, Response
-from scoring import reconcile_services, services
 from scoring.models import Bucket
+from scoring.queue import services
+from scoring.reconciliation import services as reconcile_services
 from tests.browser.test_accounts_browser import log_in
 from tests.scoring.factories import judge, judge_everything, responses_in_order
 

@@ -250,7 +250,7 @@ def test_score_a_demo_experiment_by_keyboard_reveal_and_check_the_report(
 
     # The key review amends item 2's key: the scorer's decisions on it come back, and the
     # re-check shows the old and the new key side by side.
-    from scoring.review_services import key_decision_create
+    from scoring.review.services import key_decision_create
 
     item2 = collected.items.get(position=2)
     key_decision_create(

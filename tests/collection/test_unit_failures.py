@@ -11,7 +11,7 @@ from django.urls import reverse
 from adapters.errors import MAX_RETRIES, RateLimitError, ServerError
 from probe.models import Attempt, Experiment, Response, Run
 from probe.services import collection, experiments
-from scoring.services import assignment_progress, assignment_start
+from scoring.queue.services import assignment_progress, assignment_start
 from tests.collection.conftest import Reply, chat_body, collect_all, make_config, make_experiment
 
 OK = Reply(200, chat_body("ANSWER: 42\nCONFIDENCE: HIGH"))

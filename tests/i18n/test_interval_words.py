@@ -3,7 +3,7 @@ Japanese report does not show an English word inside its figures."""
 
 from django.utils import translation
 
-from scoring.stats import Interval
+from scoring.report.stats import Interval
 from scoring.templatetags.report_tags import ci
 
 

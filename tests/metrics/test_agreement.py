@@ -1,4 +1,4 @@
-"""Agreement coefficients (scoring/agreement.py) against published worked examples: pure, no database.
+"""Agreement coefficients (scoring/agreement/figures.py) against published worked examples: pure, no database.
 
 Sources of the data tables and expected values (see docs/figures.md for full references):
 
@@ -23,7 +23,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from scoring.agreement import (
+from scoring.agreement.figures import (
     AgreementSummary,
     ConfusionRow,
     agreement_summary,

@@ -15,8 +15,8 @@ Numbers measured with these seeds are in docs/figures.md ("Measured coverage").
 import numpy as np
 import pytest
 
-from scoring import stats
-from scoring.stats_pairs import pair_intervals
+from scoring.comparison.stats_pairs import pair_intervals
+from scoring.report import stats
 
 EXPERIMENTS = 2000
 REPEATS = 2
@@ -67,7 +67,7 @@ def simulate_gaps(n: int, k: int, shifted: bool, seed: int):
 
 def report_gap_intervals(blocks: np.ndarray, gaps: np.ndarray) -> np.ndarray:
     """The report's interval of each experiment's gap: its bootstrap over these blocks (the
-    report's seed), its percentile level, the paired intervals of scoring.stats_pairs."""
+    report's seed), its percentile level, the paired intervals of scoring.comparison.stats_pairs."""
     n = len(blocks)
     weights = stats.bootstrap_weights(n, blocks.tolist())
     sums = stats.bootstrap_sums(weights, gaps)  # (resamples, experiments)

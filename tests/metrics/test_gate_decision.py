@@ -9,7 +9,7 @@ often, and more often with more items. Every bound agrees with its verdict.
 import numpy as np
 import pytest
 
-from scoring.gate_decision import (
+from scoring.comparison.gate_decision import (
     HALLUCINATION_RATE,
     NET_USABLE,
     Hypothesis,

@@ -1,4 +1,4 @@
-"""scoring.stats and scoring.agreement_chance against published values and scipy.
+"""scoring.report.stats and scoring.agreement.chance against published values and scipy.
 
 - Wilson intervals: Newcombe (1998), "Two-sided confidence intervals for the single proportion:
   comparison of seven methods", Statistics in Medicine 17, 857-872, Table II, method 3 (score
@@ -19,10 +19,10 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from scoring.agreement import agreement_summary, cohen_kappa, krippendorff_alpha_nominal
-from scoring.agreement_chance import agreement_intervals, gwet_ac1
+from scoring.agreement.chance import agreement_intervals, gwet_ac1
+from scoring.agreement.figures import agreement_summary, cohen_kappa, krippendorff_alpha_nominal
 from scoring.metrics import simpleqa_figures
-from scoring.stats import (
+from scoring.report.stats import (
     BLOCKS,
     bootstrap_sums,
     bootstrap_weights,

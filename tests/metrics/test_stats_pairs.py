@@ -13,8 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from scoring.stats import Interval, holm, holm_many, row_bounds, row_intervals
-from scoring.stats_pairs import (
+from scoring.comparison.stats_pairs import (
     LESS,
     TWO_SIDED,
     flip_sums,
@@ -26,6 +25,7 @@ from scoring.stats_pairs import (
     swap_count,
     tail_bound,
 )
+from scoring.report.stats import Interval, holm, holm_many, row_bounds, row_intervals
 
 from . import simulated
 

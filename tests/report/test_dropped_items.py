@@ -5,9 +5,9 @@ import io
 
 from django.urls import reverse
 
-from scoring import services
-from scoring.report import scorer_report
-from scoring.selectors import queue_item
+from scoring.queue import services
+from scoring.queue.selectors import queue_item
+from scoring.report.build import scorer_report
 from tests.scoring.factories import key_decision
 
 

@@ -14,7 +14,7 @@ from django.urls import reverse
 
 from probe.csvfile import csv_text
 from probe.models import Response
-from scoring.exports import RESPONSE_COLUMNS
+from scoring.report.exports import RESPONSE_COLUMNS
 from tests.scoring.factories import score_all
 
 from .conftest import build

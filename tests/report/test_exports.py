@@ -12,9 +12,9 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from probe.models import Experiment
-from scoring import services
-from scoring.exports import FIGURE_COLUMNS, RESPONSE_COLUMNS
 from scoring.models import Judgement
+from scoring.queue import services
+from scoring.report.exports import FIGURE_COLUMNS, RESPONSE_COLUMNS
 from tests.scoring.factories import score_all
 
 from .conftest import build

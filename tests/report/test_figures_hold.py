@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 
 from api.models import ApiToken
 from probe.models import Experiment, Response
-from scoring import services
 from scoring.models import Bucket
-from scoring.report import scorer_report
-from scoring.report_numbers import numbers
+from scoring.queue import services
+from scoring.report.build import scorer_report
+from scoring.report.numbers import numbers
 from tests.scoring.factories import key_decision
 
 from .conftest import build

@@ -26,23 +26,21 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from probe.models import ModelConfig, Response
-from scoring import (
-    agreement_report,
-    finals,
-    reconcile,
-    reconcile_services,
-    review_services,
-    services,
-)
-from scoring.final_export import MOVE_COLUMNS
+from scoring.agreement import report as agreement_report
 from scoring.models import Bucket, FinalBucket, JudgementChange
-from scoring.report import (
+from scoring.queue import services
+from scoring.reconciliation import finals
+from scoring.reconciliation import selectors as reconcile
+from scoring.reconciliation import services as reconcile_services
+from scoring.report.build import (
     final_source,
     judgement_source,
     report_build,
     scorer_report,
     without_dropped,
 )
+from scoring.report.final_export import MOVE_COLUMNS
+from scoring.review import services as review_services
 from tests.conftest import scored_experiment
 
 from .test_exports import DOC
@@ -296,7 +294,7 @@ def test_each_scorer_beside_the_final_figures_and_the_moves(client, world, team)
 
 
 def test_scorer_figures_equal_their_own_reports_and_moves_the_differences(world, team):
-    from scoring.final_report import figure_moves
+    from scoring.report.final import figure_moves
 
     final = report_build(without_dropped(final_source(team.experiment)))
     own = [scorer_report(team.a), scorer_report(team.b)]
@@ -542,7 +540,7 @@ def test_a_lead_decision_older_than_the_amendment_is_pointed_out(client, world, 
 
 
 def test_a_recheck_undone_does_not_count_as_a_change(world, team):
-    from scoring.final_report import key_change_rows
+    from scoring.report.final import key_change_rows
 
     amend_and_drop(world, team)
     recheck(team)

@@ -10,8 +10,8 @@ from django.urls import reverse
 
 from api.models import ApiToken
 from probe.models import ExperimentItem, Response
-from scoring.report import scorer_report
-from scoring.stats import wilson
+from scoring.report.build import scorer_report
+from scoring.report.stats import wilson
 from tests.report.conftest import build
 from tests.scoring.factories import score_all
 

@@ -10,9 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from probe.models import Experiment
-from scoring import metrics, services
+from scoring import metrics
 from scoring.models import Bucket, Judgement
-from scoring.report import (
+from scoring.queue import services
+from scoring.report.build import (
     _calibration,
     judgement_source,
     parse_weight,
@@ -343,7 +344,7 @@ def test_calibration_from_grouped_counts_equals_metrics_calibration(cells):
 
 def test_the_final_buckets_make_a_report_through_the_same_seam(world, scorer):
     from scoring.models import FinalBucket
-    from scoring.report import final_source
+    from scoring.report.build import final_source
 
     built = build(world, {("Alpha", 1): EXAMPLE_14, ("Beta", 1): EXAMPLE_12})
     assignment = score_all(built.experiment, scorer)

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from probe.models import Experiment
-from scoring.report import scorer_report
-from scoring.stats import wilson, wilson_items
+from scoring.report.build import scorer_report
+from scoring.report.stats import wilson, wilson_items
 from tests.scoring.factories import score_all
 
 from .conftest import build

@@ -7,8 +7,8 @@ import pytest
 from django.urls import reverse
 
 from probe.models import Experiment
-from scoring import services
 from scoring.models import Judgement
+from scoring.queue import services
 from tests.scoring.factories import score_all
 
 from .conftest import build

@@ -1,12 +1,15 @@
 """Agreement figures end to end: scorers judge through judgement_decide, the page shows the
-coefficients of scoring.agreement, and they match values worked out by hand below."""
+coefficients of scoring.agreement.figures, and they match values worked out by hand below."""
 
 from fractions import Fraction
 
 import pytest
 from django.urls import reverse
 
-from scoring import agreement, agreement_report, reconcile_services, services
+from scoring.agreement import figures as agreement
+from scoring.agreement import report as agreement_report
+from scoring.queue import services
+from scoring.reconciliation import services as reconcile_services
 from tests.probe import factories
 from tests.scoring.factories import judge, responses_in_order
 
@@ -148,9 +151,9 @@ def test_agreement_waits_for_two_finished_scorers(world, scored_by):
 def test_ac1_counts_every_bucket_of_the_scheme(world):
     """Gwet's chance agreement depends on how many buckets there were to choose from: two
     scorers who used only Correct and Hedged wrong still chose among the scheme's four."""
-    from scoring import services
-    from scoring.agreement_chance import gwet_ac1
+    from scoring.agreement.chance import gwet_ac1
     from scoring.models import Bucket
+    from scoring.queue import services
     from tests.review.conftest import build_experiment
     from tests.scoring.factories import judge, responses_in_order
 

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from scoring import agreement_report, reconcile
+from scoring.agreement import report as agreement_report
 from scoring.models import FinalBucket, Judgement, KeyDecision
+from scoring.reconciliation import selectors as reconcile
 from tests.conftest import scored_experiment
 from tests.probe import factories
 
@@ -150,7 +151,7 @@ def test_two_scorers_disagree_and_an_editor_reconciles(live_server, page, world)
     page.screenshot(path=str(ARTIFACTS / "reconcile_agreement.png"), full_page=True)
 
     # The one final report: figures from the final buckets, and the agreement beside them.
-    from scoring.report import final_source, report_build
+    from scoring.report.build import final_source, report_build
 
     page.goto(f"{live_server.url}/experiments/{experiment.pk}/final-report/")
     final = report_build(final_source(experiment), w=1.0)
@@ -173,8 +174,8 @@ def test_two_scorers_disagree_and_an_editor_reconciles(live_server, page, world)
 
     # A scorer marked "429" Correct, so no answer of item 1 is a suspect; the other scorer
     # disputes the key, which puts the item at the top of the key review.
-    from scoring import services
     from scoring.models import Assignment
+    from scoring.queue import services
 
     services.dispute_raise(
         assignment=Assignment.objects.get(experiment=experiment, user__username="acme-owner"),

@@ -5,8 +5,12 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from probe.models import ExperimentItem, KeyEntry, KeyEntryRevision, Response
-from scoring import reconcile, reconcile_services, review, review_services, selectors, services
 from scoring.models import Bucket, Judgement, KeyDecision, KeyDispute
+from scoring.queue import selectors, services
+from scoring.reconciliation import selectors as reconcile
+from scoring.reconciliation import services as reconcile_services
+from scoring.review import selectors as review
+from scoring.review import services as review_services
 from tests.conftest import scored_experiment
 from tests.probe import factories
 from tests.scoring.factories import decide_group, judge_everything, key_decision

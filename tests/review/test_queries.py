@@ -4,8 +4,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from scoring import reconcile_services, services
 from scoring.models import Bucket
+from scoring.queue import services
+from scoring.reconciliation import services as reconcile_services
 from tests.probe import factories
 from tests.scoring.factories import judge_everything
 

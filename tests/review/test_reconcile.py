@@ -5,8 +5,11 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import URLPattern, get_resolver, reverse
 
-from scoring import finals, reconcile, reconcile_services, services
 from scoring.models import Assignment, Bucket, FinalBucket, Judgement, Reconciliation
+from scoring.queue import services
+from scoring.reconciliation import finals
+from scoring.reconciliation import selectors as reconcile
+from scoring.reconciliation import services as reconcile_services
 from tests.scoring.factories import judge, judge_everything, key_decision, responses_in_order
 from tests.scoring.test_blinding import secrets_of
 

@@ -7,14 +7,12 @@ import re
 from django.urls import reverse
 
 from probe.models import ExperimentItem, Response
-from scoring import (
-    keys,
-    reconcile_page,
-    reconcile_services,
-    review,
-    services,
-)
 from scoring.models import Bucket, FinalBucket
+from scoring.queue import services
+from scoring.reconciliation import page as reconcile_page
+from scoring.reconciliation import services as reconcile_services
+from scoring.review import keys
+from scoring.review import selectors as review
 from tests.probe import factories
 from tests.scoring.factories import key_decision
 

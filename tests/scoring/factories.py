@@ -5,8 +5,9 @@ The experiments they work on come from tests/builders.py (or the world's ``score
 """
 
 from probe.models import Response
-from scoring import review_services, services
 from scoring.models import Assignment, Bucket
+from scoring.queue import services
+from scoring.review import services as review_services
 
 
 def responses_in_order(experiment, *, position=None, answer=None) -> list[Response]:

@@ -56,7 +56,7 @@ def crawl(client, start_urls, *, limit=400, keep=lambda path: True):
 
 @pytest.mark.parametrize("role", ["scorer", "editor"])
 def test_nothing_reachable_names_a_model_before_reveal(client, world, role):
-    from scoring import services
+    from scoring.queue import services
 
     user = world.users[role]
     client.force_login(user)
@@ -129,7 +129,7 @@ def test_no_marker_sets_one_sheet_apart_before_the_reveal(client, world):
     sheet.
     """
     from probe.models import Response
-    from scoring import selectors, services
+    from scoring.queue import selectors, services
 
     runs = list(Run.objects.filter(experiment=world.scored).order_by("pk"))
     Response.objects.filter(run=runs[1]).update(issues=["label_case", "markdown", "text_after"])
@@ -180,8 +180,10 @@ def _others_judge(world, others, bucket):
     the marker; reconciliation begins (once) and a lead settles every response with a final
     bucket and a note."""
     from probe.models import Response
-    from scoring import finals, reconcile_services, services
     from scoring.models import Reconciliation
+    from scoring.queue import services
+    from scoring.reconciliation import finals
+    from scoring.reconciliation import services as reconcile_services
     from tests.scoring.factories import judge
 
     responses = list(Response.objects.filter(run__experiment=world.scored))
@@ -253,8 +255,8 @@ def test_a_scorer_who_joins_late_sees_nothing_of_the_others_judgements(client, w
     fragment, export and API answer they can reach must be the same whatever the others
     decided: crawled once with the others all Correct, once all Confidently wrong."""
     from api.models import ApiToken
-    from scoring import services
     from scoring.models import Bucket, Judgement
+    from scoring.queue import services
     from tests.api.conftest import ApiClient
 
     others = [kind for kind in ("scorer", "editor", "owner") if kind != late][-2:]

@@ -9,8 +9,9 @@ from django.db import connection
 from django.urls import reverse
 
 from probe.models import Experiment, Response
-from scoring import reconcile_services, selectors, services
 from scoring.models import Bucket, Judgement, JudgementChange
+from scoring.queue import selectors, services
+from scoring.reconciliation import services as reconcile_services
 from tests.conftest import scored_experiment
 from tests.probe import factories
 from tests.scoring.factories import key_decision

@@ -6,8 +6,10 @@ import io
 from django.urls import reverse
 
 from probe.models import ExperimentItem, KeyEntry, Response
-from scoring import keys, review_services, selectors, services
 from scoring.models import Judgement, KeyDecision
+from scoring.queue import selectors, services
+from scoring.review import keys
+from scoring.review import services as review_services
 from tests.scoring.factories import judge_everything, key_decision
 
 HX = {"HTTP_HX_REQUEST": "true"}

@@ -6,7 +6,8 @@ import pytest
 from django.urls import reverse
 
 from probe.models import Membership
-from scoring import review, services
+from scoring.queue import services
+from scoring.review import selectors as review
 
 pytestmark = pytest.mark.django_db
 

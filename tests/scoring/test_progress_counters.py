@@ -3,8 +3,8 @@ of their judgements, through decisions, changes, re-checks, undo and key amendme
 
 import pytest
 
-from scoring import selectors, services
 from scoring.models import Assignment, Judgement
+from scoring.queue import selectors, services
 from tests.review.conftest import build_experiment
 from tests.scoring.factories import judge, key_decision, responses_in_order
 

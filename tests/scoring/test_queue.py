@@ -6,8 +6,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from probe.models import Response
-from scoring import selectors, services
 from scoring.models import Assignment, Bucket, Judgement, JudgementChange, KeyDispute
+from scoring.queue import selectors, services
 from tests.conftest import scored_experiment
 
 HX = {"HTTP_HX_REQUEST": "true"}

@@ -8,8 +8,8 @@ import pytest
 from django.urls import reverse
 
 from probe.models import Experiment
-from scoring import selectors, services
 from scoring.models import Bucket, DecisionReceipt, Judgement, JudgementChange
+from scoring.queue import selectors, services
 from tests.scoring.factories import key_decision
 from tests.scoring.test_decisions import decide, high_wrong_experiment, start, tokens_of
 

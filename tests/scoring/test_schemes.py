@@ -13,10 +13,12 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from probe.models import Experiment, Response
-from scoring import exports, metrics, schemes, services
+from scoring import metrics, schemes
 from scoring.models import Bucket, Judgement
-from scoring.report import report_build, scorer_report
-from scoring.report_source import judgement_source
+from scoring.queue import services
+from scoring.report import exports
+from scoring.report.build import report_build, scorer_report
+from scoring.report.source import judgement_source
 from scoring.schemes import AA, FOUR, Column, Scheme, scheme_for
 from tests.report.conftest import build
 from tests.report.test_report_page import rows_after, tables, url

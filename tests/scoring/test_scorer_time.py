@@ -7,8 +7,8 @@ import uuid
 import pytest
 from django.urls import reverse
 
-from scoring import selectors, services, timing
 from scoring.models import Judgement
+from scoring.queue import selectors, services, timing
 from tests.scoring.test_decisions import start
 
 pytestmark = pytest.mark.django_db

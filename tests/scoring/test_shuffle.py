@@ -7,7 +7,7 @@ from collections import Counter
 from django.urls import reverse
 
 from probe.models import Experiment, Response, Run
-from scoring import selectors, services
+from scoring.queue import selectors, services
 from tests import builders
 from tests.probe import factories
 

@@ -5,7 +5,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from scoring import services
+from scoring.queue import services
 
 pytestmark = pytest.mark.django_db
 

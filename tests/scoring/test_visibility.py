@@ -3,8 +3,10 @@ the key review that a scorer still judging reaches after reconciliation has begu
 
 from django.urls import reverse
 
-from scoring import reconcile, reconcile_services, services
 from scoring.models import Bucket, Judgement
+from scoring.queue import services
+from scoring.reconciliation import selectors as reconcile
+from scoring.reconciliation import services as reconcile_services
 from scoring.visibility import sees_others_judgements, still_judging
 from tests.scoring.factories import judge_everything, key_decision
 

@@ -9,9 +9,9 @@ from django.core.management.base import BaseCommand, CommandError
 
 from probe.csvfile import csv_text
 from probe.models import Experiment
-from scoring import exports
 from scoring.models import Assignment
-from scoring.report import judgement_source, parse_weight, report_build
+from scoring.report import exports
+from scoring.report.build import judgement_source, parse_weight, report_build
 
 
 class Command(BaseCommand):

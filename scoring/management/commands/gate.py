@@ -12,8 +12,8 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from probe.models import Experiment
-from scoring import gate_report
-from scoring.gate_decision import METRICS, MIN_ITEMS, NET_USABLE
+from scoring.comparison import gate_report
+from scoring.comparison.gate_decision import METRICS, MIN_ITEMS, NET_USABLE
 
 USAGE = 3  # the exit code of a refused or mistyped command
 

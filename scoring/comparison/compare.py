@@ -1,0 +1,424 @@
+"""Comparison across experiments, and the regression gate built on it.
+
+Two experiments are compared on the items they share: the same bank item asked with the same
+question and judged against the same key in force (an item version). Items whose question or key
+differ are left out and listed with the reason; a different prompt version is said plainly and
+refused unless the caller accepts it. Each side's buckets are its team's final buckets once
+reconciliation is complete, or the judgements of its one scorer when a single scorer has judged
+every response and revealed.
+
+Per configuration present on both sides (or one configuration paired with another), each item
+contributes its mean over repeats; the gap is candidate minus baseline, judged by the one-sided
+permutation tests of scoring.comparison.gate_decision, Holm-corrected over the configurations and their
+blocks together. What cannot be judged says why, in three kinds: CannotTellYet (waiting can
+change it: collection, scoring or reconciliation unfinished), NotComparable (no waiting will:
+different schemes, prompts, too few shared items), Refused (the request itself is wrong: an
+unknown experiment, a configuration label that is not there, a w out of range).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+from django.db.models import Count, Q
+from django.utils.translation import gettext as _
+
+from probe.models import Experiment, ExperimentItem, Response, Run
+from scoring.comparison import gate_decision, stats_pairs
+from scoring.comparison.gate_decision import (
+    HALLUCINATION_RATE,
+    METRICS,
+    MIN_ITEMS,
+    NET_USABLE,
+    GapTest,
+    Hypothesis,
+)
+from scoring.comparison.stats_pairs import SWAPS
+from scoring.models import Assignment, FinalBucket, Judgement
+from scoring.reconciliation.selectors import reconcile_summary
+from scoring.report import stats
+from scoring.review.selectors import dropped_items, keys_in_force
+
+__all__ = [
+    "HALLUCINATION_RATE",
+    "METRICS",
+    "MIN_ITEMS",
+    "NET_USABLE",
+    "CannotTellYet",
+    "Comparison",
+    "NotComparable",
+    "Refused",
+    "compare",
+]
+
+SEED = stats.SEED
+LEVEL = stats.CONFIDENCE
+
+
+class NotComparable(ValueError):
+    """The two experiments cannot be judged against each other, and no waiting will change it;
+    the message says why."""
+
+
+class CannotTellYet(ValueError):
+    """A side has no complete buckets yet (collection, scoring or reconciliation unfinished):
+    asking again later can give an answer."""
+
+
+class Refused(ValueError):
+    """The request itself is wrong (a mistyped id, label or value); ``field`` names it."""
+
+    def __init__(self, message: str, field: str):
+        super().__init__(message)
+        self.field = field
+
+
+# ------------------------------------------------------------------------------------------------
+# Which items, which buckets
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class SharedItems:
+    pairs: list[tuple[int, int, str]]  # (baseline item id, candidate item id, block code)
+    left_out: list[str] = field(default_factory=list)  # one sentence per item left out
+    prompt_differs: bool = False
+
+
+def _versions(experiment: Experiment) -> dict[tuple, ExperimentItem]:
+    keys = keys_in_force(experiment)
+    dropped = set(dropped_items(experiment).values_list("pk", flat=True))
+    found = {}
+    for item in experiment.items.order_by("position"):
+        if item.pk in dropped:
+            continue
+        found[(item.source_item_id or f"snapshot-{item.pk}", item.question)] = (
+            item,
+            keys.get(item.pk, item.key_answer),
+        )
+    return found
+
+
+def shared_items(baseline: Experiment, candidate: Experiment) -> SharedItems:
+    if baseline.team_id != candidate.team_id:
+        raise NotComparable(_("The two experiments belong to different teams."))
+    if baseline.scheme != candidate.scheme:
+        raise NotComparable(
+            _("The two experiments use different scoring schemes: their buckets do not compare.")
+        )
+    base, cand = _versions(baseline), _versions(candidate)
+    result = SharedItems(
+        pairs=[], prompt_differs=baseline.prompt_version_id != candidate.prompt_version_id
+    )
+    for version, (item, key) in cand.items():
+        other = base.get(version)
+        if other is None:
+            result.left_out.append(
+                _("Item %(n)s of %(name)s was not asked in %(other)s (or not in these words).")
+                % {"n": item.position, "name": candidate.name, "other": baseline.name}
+            )
+            continue
+        base_item, base_key = other
+        if base_key != key:
+            result.left_out.append(
+                _("Item %(n)s is judged against another key in each experiment.")
+                % {"n": item.position}
+            )
+            continue
+        result.pairs.append((base_item.pk, item.pk, item.block_code))
+    for version, (item, _key) in base.items():
+        if version not in cand:
+            result.left_out.append(
+                _("Item %(n)s of %(name)s is not in %(other)s.")
+                % {"n": item.position, "name": baseline.name, "other": candidate.name}
+            )
+    if not result.pairs:
+        raise NotComparable(_("The two experiments share no item (same question and key)."))
+    return result
+
+
+def experiment_buckets(experiment: Experiment) -> tuple[str, dict[int, str]]:
+    """("final" | "scorer", response id -> bucket), or CannotTellYet with the reason."""
+    if experiment.status != Experiment.Status.COLLECTED:
+        raise CannotTellYet(_("%(name)s is not collected yet.") % {"name": experiment.name})
+    summary = reconcile_summary(experiment)
+    if summary is not None:
+        if not summary.complete:
+            raise CannotTellYet(
+                _("Reconciliation of %(name)s is not complete.") % {"name": experiment.name}
+            )
+        rows = FinalBucket.objects.filter(response__run__experiment=experiment)
+        return "final", dict(rows.values_list("response_id", "bucket"))
+    total = Response.objects.filter(run__experiment=experiment).count()
+    finished = [
+        a
+        for a in Assignment.objects.filter(experiment=experiment, revealed_at__isnull=False)
+        .annotate(
+            n=Count("judgements"),
+            rechecks=Count("judgements", filter=Q(judgements__needs_recheck=True)),
+        )
+        .order_by("pk")
+        if a.n >= total and not a.rechecks
+    ]
+    if len(finished) == 1:
+        rows = Judgement.objects.filter(assignment=finished[0])
+        return "scorer", dict(rows.values_list("response_id", "bucket"))
+    if len(finished) > 1:
+        raise CannotTellYet(
+            _("%(name)s has several scorers: reconcile them first.") % {"name": experiment.name}
+        )
+    raise CannotTellYet(_("Scoring of %(name)s is not finished.") % {"name": experiment.name})
+
+
+# ------------------------------------------------------------------------------------------------
+# Per-item values and the paired interval
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ItemValues:
+    """Per item (by experiment item id): mean over repeats of correct, confidently wrong and
+    attempted (a response not abstained)."""
+
+    correct: dict[int, float]
+    wrong: dict[int, float]
+    attempted: dict[int, float]
+    repeats: int
+
+
+def item_values(experiment: Experiment, buckets: dict[int, str], config_id: int) -> ItemValues:
+    runs = list(
+        Run.objects.filter(experiment=experiment, model_config_id=config_id).values_list(
+            "pk", flat=True
+        )
+    )
+    scheme = experiment.scheme_obj
+    sums = {name: defaultdict(float) for name in ("correct", "wrong", "attempted")}
+    for pk, item_id in Response.objects.filter(run_id__in=runs).values_list("pk", "item_id"):
+        bucket = buckets.get(pk)
+        if bucket is None:
+            continue
+        sums["correct"][item_id] += bucket == scheme.correct
+        sums["wrong"][item_id] += bucket == scheme.penalised
+        sums["attempted"][item_id] += bucket != scheme.abstain
+    n = max(len(runs), 1)
+    return ItemValues(
+        correct={k: v / n for k, v in sums["correct"].items()},
+        wrong={k: v / n for k, v in sums["wrong"].items()},
+        attempted={k: v / n for k, v in sums["attempted"].items()},
+        repeats=len(runs),
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# The comparison
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class BlockGap:
+    code: str
+    items: int
+    baseline: float | None
+    candidate: float | None
+    gap: float | None
+    test: GapTest
+
+    @property
+    def low(self) -> float | None:
+        return self.test.low
+
+    @property
+    def high(self) -> float | None:
+        return self.test.high
+
+    @property
+    def worse(self) -> bool:
+        return self.test.worse
+
+    @property
+    def better(self) -> bool:
+        return self.test.better
+
+
+@dataclass
+class ConfigGap(BlockGap):
+    """One configuration pair over every shared item (``code`` empty), with its blocks."""
+
+    baseline_label: str = ""
+    candidate_label: str = ""
+    blocks: list[BlockGap] = field(default_factory=list)
+
+
+@dataclass
+class Comparison:
+    baseline: Experiment
+    candidate: Experiment
+    metric: str
+    w: float
+    min_items: int
+    items: int
+    left_out: list[str]
+    prompt_differs: bool
+    sources: tuple[str, str]
+    rows: list[ConfigGap]
+    swaps: int
+    exact: bool  # every swap enumerated (few items)
+
+    @property
+    def side_sources(self) -> list[tuple[Experiment, str]]:
+        """Each side with whose buckets it is counted from ("final" or "scorer")."""
+        return [(self.baseline, self.sources[0]), (self.candidate, self.sources[1])]
+
+    @property
+    def regression(self) -> bool:
+        return any(row.worse or any(b.worse for b in row.blocks) for row in self.rows)
+
+
+def _labels(experiment: Experiment) -> dict[int, str]:
+    return {
+        r.model_config_id: r.config_snapshot.get("label") or str(r.model_config_id)
+        for r in experiment.runs.all()
+    }
+
+
+def config_pairs(
+    baseline: Experiment, candidate: Experiment, pair: tuple[str, str] | None = None
+) -> list[tuple[int, int]]:
+    base, cand = _labels(baseline), _labels(candidate)
+    if pair is not None:
+        by_label_b = {v: k for k, v in base.items()}
+        by_label_c = {v: k for k, v in cand.items()}
+        for label, by_label, experiment in (
+            (pair[0], by_label_b, baseline),
+            (pair[1], by_label_c, candidate),
+        ):
+            if label not in by_label:
+                raise Refused(
+                    _("%(name)s has no configuration labelled %(label)s.")
+                    % {"name": experiment.name, "label": label},
+                    "pair",
+                )
+        return [(by_label_b[pair[0]], by_label_c[pair[1]])]
+    shared = sorted(set(base) & set(cand), key=lambda pk: base[pk])
+    if shared:
+        return [(pk, pk) for pk in shared]
+    if len(base) == 1 and len(cand) == 1:
+        return [(next(iter(base)), next(iter(cand)))]
+    raise NotComparable(_("No configuration is in both experiments: name the two to compare."))
+
+
+def check_request(metric: str, w: float, min_items: int) -> None:
+    """Refused unless the metric is known, w is a finite number from 0 to 100 (as on the report
+    page) and the minimum of shared items is a whole number from 1."""
+    if metric not in METRICS:
+        raise Refused(_("Choose net_usable or hallucination_rate."), "metric")
+    if isinstance(w, bool) or not isinstance(w, int | float) or not (0 <= w <= 100):
+        raise Refused(_("w must be a number from 0 to 100."), "w")  # NaN fails the range too
+    if isinstance(min_items, bool) or not isinstance(min_items, int) or min_items < 1:
+        raise Refused(_("The minimum of shared items must be a whole number from 1."), "min_items")
+
+
+def _rows(values: ItemValues, pairs: list[tuple[int, int, str]], side: int) -> np.ndarray:
+    return np.array(
+        [
+            (
+                values.correct.get(p[side], 0.0),
+                values.wrong.get(p[side], 0.0),
+                values.attempted.get(p[side], 0.0),
+            )
+            for p in pairs
+        ],
+        dtype=np.float64,
+    ).reshape(len(pairs), 3)
+
+
+def compare(
+    baseline: Experiment,
+    candidate: Experiment,
+    *,
+    metric: str = NET_USABLE,
+    w: float = 1.0,
+    pair: tuple[str, str] | None = None,
+    allow_prompt_change: bool = False,
+    min_items: int = MIN_ITEMS,
+    swaps: int = SWAPS,
+    seed: int = SEED,
+) -> Comparison:
+    """The comparison, or the reason it cannot be made: Refused first (the request), then
+    NotComparable (what no waiting changes), then CannotTellYet (what waiting may change)."""
+    check_request(metric, w, min_items)
+    items = shared_items(baseline, candidate)
+    configs = config_pairs(baseline, candidate, pair)
+    if items.prompt_differs and not allow_prompt_change:
+        raise NotComparable(
+            _(
+                "The two experiments use different prompt versions (%(a)s and %(b)s): a gap "
+                "would mix the models with the prompt. Accept that explicitly to compare."
+            )
+            % {"a": baseline.prompt_version, "b": candidate.prompt_version}
+        )
+    if len(items.pairs) < min_items:
+        raise NotComparable(
+            _(
+                "The two experiments share %(n)s items; the gate judges from %(min)s shared "
+                "items on, and more scoring will not add any."
+            )
+            % {"n": len(items.pairs), "min": min_items}
+        )
+    base_source, base_buckets = experiment_buckets(baseline)
+    cand_source, cand_buckets = experiment_buckets(candidate)
+    base_labels, cand_labels = _labels(baseline), _labels(candidate)
+    clusters = np.array([block for _b, _c, block in items.pairs], dtype=object)
+    codes = list(dict.fromkeys(clusters.tolist()))
+    masks = [np.ones(len(clusters), dtype=bool)]
+    if len(codes) > 1:
+        masks += [clusters == code for code in codes]
+    sides, hypotheses = [], []
+    for base_config, cand_config in configs:
+        b_rows = _rows(item_values(baseline, base_buckets, base_config), items.pairs, 0)
+        c_rows = _rows(item_values(candidate, cand_buckets, cand_config), items.pairs, 1)
+        sides.append((base_config, cand_config, b_rows, c_rows))
+        hypotheses += [Hypothesis(b_rows, c_rows, mask) for mask in masks]
+    tests = iter(gate_decision.gap_tests(hypotheses, metric, w, swaps=swaps, seed=seed))
+    rows = []
+    for base_config, cand_config, b_rows, c_rows in sides:
+        judged = []
+        for mask in masks:
+            b_fig = gate_decision.figure(b_rows[mask], metric, w)
+            c_fig = gate_decision.figure(c_rows[mask], metric, w)
+            gap = None if b_fig is None or c_fig is None else c_fig - b_fig
+            judged.append((int(mask.sum()), b_fig, c_fig, gap, next(tests)))
+        (n, b_fig, c_fig, gap, test), *blocks = judged
+        rows.append(
+            ConfigGap(
+                "",
+                n,
+                b_fig,
+                c_fig,
+                gap,
+                test,
+                baseline_label=base_labels[base_config],
+                candidate_label=cand_labels[cand_config],
+                blocks=[BlockGap(code, *entry) for code, entry in zip(codes, blocks, strict=True)]
+                if blocks
+                else [],
+            )
+        )
+    total, exact = stats_pairs.swap_count(len(items.pairs), swaps)
+    return Comparison(
+        baseline=baseline,
+        candidate=candidate,
+        metric=metric,
+        w=w,
+        min_items=min_items,
+        items=len(items.pairs),
+        left_out=items.left_out,
+        prompt_differs=items.prompt_differs,
+        sources=(base_source, cand_source),
+        rows=rows,
+        swaps=total,
+        exact=exact,
+    )

@@ -1,0 +1,467 @@
+"""Reads for the blind queue: what one scorer sees of one item, and nothing that names a model."""
+
+import hashlib
+import hmac
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db.models import Count, Q
+from django.utils.crypto import salted_hmac
+
+from probe.models import Experiment, ExperimentItem, Response
+from probe.sheetparser import normalise_answer
+from scoring.models import Assignment, Bucket, Judgement, KeyDispute
+from scoring.review.keys import KeyInForce, key_in_force, keys_in_force
+
+# A wrong answer given with confidence lands in one of these (four-bucket and second scheme).
+CONFIDENT_WRONG_BUCKETS = (Bucket.CONFIDENT_WRONG, Bucket.INCORRECT)
+
+
+def answer_token(assignment: Assignment, response_pk: int) -> str:
+    """An opaque name for a response, different for every scorer (never a response or run id)."""
+    message = f"answer:{assignment.pk}:{response_pk}".encode()
+    return hmac.new(settings.SECRET_KEY.encode(), message, hashlib.sha256).hexdigest()[:20]
+
+
+def sheet_token(assignment: Assignment, run_pk: int) -> str:
+    """An opaque, per-scorer name for a sheet, for the reveal."""
+    message = f"sheet:{assignment.pk}:{run_pk}".encode()
+    return hmac.new(settings.SECRET_KEY.encode(), message, hashlib.sha256).hexdigest()[:6].upper()
+
+
+@dataclass
+class Member:
+    token: str
+    response: Response
+    judgement: Judgement | None
+
+    @property
+    def confidence(self) -> str:
+        return self.response.confidence
+
+
+@dataclass
+class AnswerGroup:
+    answer: str | None
+    members: list[Member] = field(default_factory=list)
+
+    @property
+    def tokens(self) -> str:
+        return ",".join(m.token for m in self.members)
+
+    @property
+    def first_token(self) -> str:
+        return self.members[0].token
+
+    @property
+    def size(self) -> int:
+        return len(self.members)
+
+    @property
+    def decided(self) -> bool:
+        return all(m.judgement is not None and not m.judgement.needs_recheck for m in self.members)
+
+    @property
+    def buckets(self) -> list[str]:
+        """The distinct buckets of the group's judgements, in member order."""
+        seen: list[str] = []
+        for m in self.members:
+            if m.judgement is not None and m.judgement.bucket not in seen:
+                seen.append(m.judgement.bucket)
+        return seen
+
+    @property
+    def state(self) -> str:
+        """What the scorer's page believes of the group, sent back with a decision so that the
+        server can tell a decision made elsewhere since (another tab): "" undecided, the
+        buckets in order of value, or "mixed" when some members are judged and some not."""
+        return group_state([m.judgement for m in self.members])
+
+    @property
+    def confidences(self) -> list[str]:
+        return [m.response.confidence or "–" for m in self.members]
+
+    @property
+    def confidence_counts(self) -> list[tuple[str, int]]:
+        """Each confidence the group's answers were given with, and how many: one chip each."""
+        counts: dict[str, int] = {}
+        for m in self.members:
+            label = m.response.confidence or "–"
+            counts[label] = counts.get(label, 0) + 1
+        return list(counts.items())
+
+    @property
+    def any_high(self) -> bool:
+        return any(m.response.confidence == "HIGH" for m in self.members)
+
+    @property
+    def abstained(self) -> bool:
+        return all(m.response.abstained or m.response.answer is None for m in self.members)
+
+    @property
+    def missing(self) -> bool:
+        return all(m.response.answer is None for m in self.members)
+
+    @property
+    def open_bucket(self) -> bool:
+        """The parse leaves the bucket open for a wrong answer (no confidence, or a hedge)."""
+        return any(
+            not (m.response.abstained or m.response.answer is None)
+            and (m.response.hedged or not m.response.confidence)
+            for m in self.members
+        )
+
+    @property
+    def issues(self) -> list[str]:
+        seen: list[str] = []
+        for m in self.members:
+            for issue in m.response.issues:
+                if issue not in seen:
+                    seen.append(issue)
+        return seen
+
+    @property
+    def needs_recheck(self) -> bool:
+        return any(m.judgement is not None and m.judgement.needs_recheck for m in self.members)
+
+    @property
+    def note(self) -> str:
+        """The scorer's own note on the group (the same on every member once saved)."""
+        return next(
+            (m.judgement.note for m in self.members if m.judgement and m.judgement.note), ""
+        )
+
+
+@dataclass
+class QueueItem:
+    item: ExperimentItem
+    key: KeyInForce
+    groups: list[AnswerGroup]
+    n_items: int
+    judged: int
+    total: int
+    disputes: list[KeyDispute]
+    rechecks: int = 0
+    carried: int = 0  # answers of this item that carry a bucket: not shown, already decided
+    high_wrong_confirmed: bool = False  # a HIGH answer of this item already marked wrong
+
+    @property
+    def item_done(self) -> bool:
+        return all(g.decided for g in self.groups)
+
+    @property
+    def previous(self) -> int | None:
+        return self.item.position - 1 if self.item.position > 1 else None
+
+    @property
+    def next(self) -> int | None:
+        return self.item.position + 1 if self.item.position < self.n_items else None
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.judged / self.total) if self.total else 100
+
+    @property
+    def all_done(self) -> bool:
+        return self.judged >= self.total
+
+
+def group_state(judgements: list) -> str:
+    """A group's decision state from its members' judgements (None: not judged)."""
+    judged = [j for j in judgements if j is not None]
+    if not judged:
+        return ""
+    if len(judged) < len(judgements):
+        return "mixed"
+    return ",".join(sorted({j.bucket for j in judged}))
+
+
+def key_version(assignment: Assignment, item_pk: int, decision_pk: int | None) -> str:
+    """An opaque name for the key in force on an item as one scorer's page showed it: a decision
+    sent with an older one was made against a key amended since."""
+    value = f"{assignment.pk}:{item_pk}:{decision_pk or 0}"
+    return salted_hmac("scoring.key", value, algorithm="sha256").hexdigest()[:16]
+
+
+def is_confident_wrong(verdict: str, bucket: str) -> bool:
+    return verdict == Judgement.Verdict.WRONG or bucket in CONFIDENT_WRONG_BUCKETS
+
+
+def asks_first(
+    assignment: Assignment, responses: list, verdict: str, bucket: str, *, off: bool = False
+) -> bool:
+    """Whether marking these responses wrong asks for a confirmation first.
+
+    A confident, specific disagreement is more often a correct model than a wrong key. The same
+    rule holds for W and for a wrong bucket chosen directly; the experiment says how often: every
+    time, once per item (the first HIGH answer marked wrong on an item asks, the rest do not), or
+    never. The scorer may turn it off for the rest of their session (``off``), and a re-check of
+    decisions already made (the key was amended) does not ask again.
+    """
+    if off or not is_confident_wrong(verdict, bucket):
+        return False
+    if not any(r.confidence == "HIGH" and not r.abstained for r in responses):
+        return False
+    mode = assignment.experiment.confirm_wrong
+    if mode == Experiment.ConfirmWrong.NEVER:
+        return False
+    judgements = Judgement.objects.filter(
+        assignment=assignment, response__in=[r.pk for r in responses]
+    )
+    if len(judgements) == len(responses) and all(j.needs_recheck for j in judgements):
+        return False
+    if mode == Experiment.ConfirmWrong.ONCE:
+        return not high_wrong_confirmed(assignment, item_id=responses[0].item_id)
+    return True
+
+
+def high_wrong_confirmed(assignment: Assignment, *, item_id: int) -> bool:
+    """Whether this scorer already put a HIGH-confidence answer of the item in a wrong bucket."""
+    return Judgement.objects.filter(
+        assignment=assignment,
+        response__item_id=item_id,
+        response__confidence="HIGH",
+        bucket__in=CONFIDENT_WRONG_BUCKETS,
+    ).exists()
+
+
+def shuffle_rank(assignment_pk: int, item_pk: int, response_pk: int) -> str:
+    """A response's place on one scorer's item: an HMAC under the server's secret.
+
+    Over identifiers the scorer never sees (the assignment's, the item's and the response's
+    primary keys, not the URL token), so nothing the scorer can fetch replays it; sorting by it
+    does not depend on the order responses were stored in, is stable on reload, and differs
+    between scorers and between items.
+    """
+    value = f"{assignment_pk}:{item_pk}:{response_pk}"
+    return salted_hmac("scoring.shuffle", value, algorithm="sha256").hexdigest()
+
+
+def shuffled(assignment: Assignment, responses: list[Response]) -> list[Response]:
+    """The responses of one item in this scorer's order (see ``shuffle_rank``)."""
+    return sorted(responses, key=lambda r: shuffle_rank(assignment.pk, r.item_id, r.pk))
+
+
+def group_key(response: Response) -> str:
+    """What the scoring page groups by: the normalised answer; every abstention is one group."""
+    if response.answer is None:
+        return "\x00missing"
+    if response.abstained:
+        return "\x00abstained"
+    return normalise_answer(response.answer) or "\x00empty"
+
+
+def group_responses(
+    assignment: Assignment, responses: list[Response], judgements: dict
+) -> list[AnswerGroup]:
+    groups: dict[str, AnswerGroup] = {}
+    for response in responses:
+        group = groups.setdefault(group_key(response), AnswerGroup(answer=response.answer))
+        group.members.append(
+            Member(answer_token(assignment, response.pk), response, judgements.get(response.pk))
+        )
+    return list(groups.values())
+
+
+def assignment_counts(assignment: Assignment) -> dict[str, int]:
+    """The scorer's judgements that stand and those sent back for a re-check.
+
+    Read from the counters kept on the assignment (one lookup by primary key, whatever the
+    number of judgements); counted once, and stored, when they are unknown."""
+    judged, rechecks = (
+        Assignment.objects.filter(pk=assignment.pk)
+        .values_list("progress_judged", "progress_rechecks")
+        .get()
+    )
+    if judged is None or rechecks is None:
+        counted = Judgement.objects.filter(assignment=assignment).aggregate(
+            judged=Count("pk", filter=Q(needs_recheck=False)),
+            rechecks=Count("pk", filter=Q(needs_recheck=True)),
+        )
+        judged, rechecks = counted["judged"], counted["rechecks"]
+        Assignment.objects.filter(pk=assignment.pk).update(
+            progress_judged=judged, progress_rechecks=rechecks
+        )
+    return {"judged": judged, "rechecks": rechecks}
+
+
+def progress_forget(**assignments) -> None:
+    """Judgements changed outside a decision (a key amendment, an undo): count them again next
+    time. ``assignments``: a filter of Assignment, such as ``experiment=...`` or ``pk=...``."""
+    Assignment.objects.filter(**assignments).update(progress_judged=None, progress_rechecks=None)
+
+
+def queue_item(assignment: Assignment, position: int) -> QueueItem | None:
+    """Everything one scoring page needs, in a fixed number of queries whatever the sheets."""
+    experiment = assignment.experiment
+    item = ExperimentItem.objects.filter(experiment=experiment, position=position).first()
+    if item is None:
+        return None
+    # Only the fields the page shows: nothing that reaches a run's identity.
+    responses = list(
+        Response.objects.filter(item=item).only(
+            "pk", "answer", "confidence", "abstained", "hedged", "issues", "item_id"
+        )
+    )
+    judgements = {
+        j.response_id: j
+        for j in Judgement.objects.filter(
+            assignment=assignment, response_id__in=[r.pk for r in responses]
+        ).only("pk", "response_id", "bucket", "verdict", "needs_recheck", "note")
+    }
+    counts = assignment_counts(assignment)
+    # Carried buckets are decided already: their answers stay out of the queue.
+    carried = {pk for pk, j in judgements.items() if j.verdict == Judgement.Verdict.CARRIED}
+    responses = [r for r in responses if r.pk not in carried]
+    n_items, total = experiment_size(experiment)
+    disputes = list(KeyDispute.objects.filter(assignment=assignment, item=item))
+    return QueueItem(
+        item=item,
+        key=key_in_force(item),
+        groups=group_responses(assignment, shuffled(assignment, responses), judgements),
+        n_items=n_items,
+        judged=counts["judged"],
+        total=total,
+        disputes=disputes,
+        rechecks=counts["rechecks"],
+        carried=len(carried),
+        high_wrong_confirmed=experiment.confirm_wrong == Experiment.ConfirmWrong.ONCE
+        and high_wrong_confirmed(assignment, item_id=item.pk),
+    )
+
+
+@dataclass
+class OverviewItem:
+    position: int
+    block_code: str
+    open: int  # responses not judged yet
+    rechecks: int
+    flagged: bool  # a (!) still in force, or disputed by this scorer
+    disputed: bool
+
+    @property
+    def state(self) -> str:
+        if self.rechecks:
+            return "recheck"
+        if self.open:
+            return "open"
+        return "done"
+
+
+def item_overview(assignment: Assignment) -> list[OverviewItem]:
+    """Every item with this scorer's state on it: open, done, re-check, flagged (5 queries)."""
+    experiment = assignment.experiment
+    items = list(
+        ExperimentItem.objects.filter(experiment=experiment)
+        .order_by("position")
+        .values("pk", "position", "block_code")
+        .annotate(n=Count("responses"))
+    )
+    judged = {
+        item_id: (done, recheck)
+        for item_id, done, recheck in Judgement.objects.filter(assignment=assignment)
+        .values("response__item_id")
+        .annotate(
+            done=Count("pk", filter=Q(needs_recheck=False)),
+            recheck=Count("pk", filter=Q(needs_recheck=True)),
+        )
+        .values_list("response__item_id", "done", "recheck")
+    }
+    keys = keys_in_force(experiment)
+    disputed = set(
+        KeyDispute.objects.filter(assignment=assignment).values_list("item_id", flat=True)
+    )
+    return [
+        OverviewItem(
+            position=row["position"],
+            block_code=row["block_code"],
+            open=row["n"] - sum(judged.get(row["pk"], (0, 0))),
+            rechecks=judged.get(row["pk"], (0, 0))[1],
+            flagged=keys[row["pk"]].flagged or row["pk"] in disputed,
+            disputed=row["pk"] in disputed,
+        )
+        for row in items
+    ]
+
+
+def next_open_position(assignment: Assignment, after: int) -> int | None:
+    """The next item after ``after`` (wrapping round) with a response to judge or re-check."""
+    positions = [o.position for o in item_overview(assignment) if o.state in ("open", "recheck")]
+    later = [p for p in positions if p > after]
+    if later:
+        return later[0]
+    earlier = [p for p in positions if p != after]
+    return earlier[0] if earlier else None
+
+
+def experiment_size(experiment: Experiment) -> tuple[int, int]:
+    """(items, responses): fixed once collection is complete, so kept in the cache."""
+    finished = experiment.collection_finished.timestamp() if experiment.collection_finished else 0
+    key = f"experiment-size:{experiment.pk}:{experiment.status}:{finished:.6f}"
+    size = cache.get(key)
+    if size is None:
+        size = (
+            ExperimentItem.objects.filter(experiment=experiment).count(),
+            Response.objects.filter(run__experiment_id=experiment.pk).count(),
+        )
+        if experiment.status == Experiment.Status.COLLECTED:
+            cache.set(key, size, 3600)
+    return size
+
+
+def resolve_tokens(assignment: Assignment, position: int, tokens: list[str]) -> list[Response]:
+    """The responses of an item named by this scorer's opaque tokens (unknown tokens ignored)."""
+    wanted = set(tokens)
+    responses = item_responses(assignment.experiment, position)
+    return [r for r in responses if answer_token(assignment, r.pk) in wanted]
+
+
+def item_responses(experiment: Experiment, position: int):
+    """The responses of the experiment's item at ``position``, with what a decision reads."""
+    return Response.objects.filter(item__experiment=experiment, item__position=position).only(
+        "pk", "item_id", "answer", "confidence", "abstained", "hedged"
+    )
+
+
+def first_open_position(assignment: Assignment) -> int:
+    """Where to resume: a re-check first, else the first item with an unjudged response."""
+    recheck = (
+        Judgement.objects.filter(assignment=assignment, needs_recheck=True)
+        .order_by("response__item__position")
+        .values_list("response__item__position", flat=True)
+        .first()
+    )
+    if recheck:
+        return recheck
+    undecided = (
+        Response.objects.filter(run__experiment=assignment.experiment)
+        .exclude(judgements__assignment=assignment)
+        .order_by("item__position")
+        .values_list("item__position", flat=True)
+        .first()
+    )
+    return undecided or assignment.last_position or 1
+
+
+def blinded(experiment: Experiment, user, role: str) -> bool:
+    """Whether this user must not see which model wrote which sheet of this experiment."""
+    assignment = (
+        Assignment.objects.filter(experiment=experiment, user=user).only("revealed_at").first()
+    )
+    if assignment is not None:
+        return assignment.revealed_at is None
+    return role == "scorer"
+
+
+def run_bucket_counts(assignment: Assignment) -> dict[int, dict[str, int]]:
+    """This scorer's judgements per run and bucket: for the reveal only, once the sheets have names."""
+    counts: dict[int, dict[str, int]] = {}
+    for run_id, bucket, n in (
+        Judgement.objects.filter(assignment=assignment)
+        .values("response__run_id", "bucket")
+        .annotate(n=Count("pk"))
+        .values_list("response__run_id", "bucket", "n")
+    ):
+        counts.setdefault(run_id, {})[bucket] = n
+    return counts

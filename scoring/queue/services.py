@@ -1,0 +1,326 @@
+"""Scoring writes: joining an experiment as a scorer, decisions, undo, reveal, disputes."""
+
+import uuid
+from dataclasses import dataclass
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from probe.models import Experiment, ExperimentItem, Response
+from scoring.models import (
+    Assignment,
+    Judgement,
+    JudgementChange,
+    KeyDecision,
+    KeyDispute,
+    Reconciliation,
+)
+from scoring.queue import selectors
+from scoring.queue.carry import carried_of, carry_sync
+from scoring.reconciliation.finals import final_buckets_sync
+from scoring.schemes import scheme_for
+
+
+class BucketNeeded(ValidationError):
+    """The parse leaves the bucket open (no confidence, or a hedge in the answer): pick one."""
+
+
+def scoring_open(experiment: Experiment) -> bool:
+    return experiment.status == Experiment.Status.COLLECTED
+
+
+def abstain_bucket(scheme: str) -> str:
+    """The bucket an UNKNOWN answer is preset to under the scheme stored as ``scheme``."""
+    return scheme_for(scheme).preset_bucket
+
+
+def derive_bucket(*, scheme: str, verdict: str, response: Response) -> str | None:
+    """The bucket that follows from "correct" or "wrong" and the parsed confidence, or None."""
+    return scheme_for(scheme).derive(verdict, response)
+
+
+@transaction.atomic
+def assignment_start(*, experiment: Experiment, user, invited_by=None) -> Assignment:
+    """The user's scorer assignment on the experiment (created once, with UNKNOWNs preset)."""
+    if not scoring_open(experiment):
+        raise ValidationError(_("Scoring opens when every run is collected or closed as failed."))
+    assignment, created = Assignment.objects.get_or_create(
+        experiment=experiment, user=user, defaults={"invited_by": invited_by}
+    )
+    if created:
+        preset = experiment.scheme_obj.preset_bucket
+        responses = Response.objects.filter(run__experiment=experiment).filter(
+            Q(abstained=True) | Q(answer__isnull=True)
+        )
+        Judgement.objects.bulk_create(
+            [
+                Judgement(
+                    assignment=assignment,
+                    response=r,
+                    bucket=preset,
+                    verdict=Judgement.Verdict.PRESET,
+                )
+                for r in responses
+            ]
+        )
+        carry_sync(experiment=experiment)
+        if not experiment.team.recheck_carried:
+            # Carried buckets are decided: out of this scorer's queue, in their figures.
+            Judgement.objects.bulk_create(
+                [
+                    Judgement(
+                        assignment=assignment,
+                        response_id=c.response_id,
+                        bucket=c.bucket,
+                        verdict=Judgement.Verdict.CARRIED,
+                    )
+                    for c in carried_of(experiment).only("response_id", "bucket")
+                ],
+                ignore_conflicts=True,
+            )
+    return assignment
+
+
+@dataclass
+class Decision:
+    """What one decision did: the batch id (for undo), and how many judgements it touched."""
+
+    batch: str
+    created: int = 0
+    changed: int = 0
+    kept: int = 0  # sent back for a re-check and given the same bucket again
+    unchanged: int = 0  # already so: a second tab, a double keypress, a retry
+    newly_judged: int = 0  # the progress counters' moves
+    rechecked: int = 0
+
+    @property
+    def no_op(self) -> bool:
+        return self.created == 0 and self.changed == 0 and self.kept == 0
+
+
+def judgement_targets(
+    assignment: Assignment, responses: list[Response], verdict: str, bucket: str
+) -> dict[int, tuple[str, str]]:
+    """Each response's (bucket, verdict) after the decision; raises what the scorer must fix."""
+    scheme = assignment.experiment.scheme_obj
+    if bucket:
+        if not scheme.allows(bucket):
+            raise ValidationError(_("That bucket does not belong to this experiment's scheme."))
+        return {r.pk: (bucket, Judgement.Verdict.DIRECT) for r in responses}
+    if verdict not in (Judgement.Verdict.CORRECT, Judgement.Verdict.WRONG):
+        raise ValidationError(_("Say correct or wrong, or choose a bucket."))
+    targets = {}
+    for r in responses:
+        derived = scheme.derive(verdict, r)
+        if derived is None:
+            raise BucketNeeded(
+                _("The answer's confidence does not settle the bucket: choose it (keys 1 to 4).")
+            )
+        targets[r.pk] = (derived, verdict)
+    return targets
+
+
+def judgement_decide(
+    *,
+    assignment: Assignment,
+    responses: list[Response],
+    verdict: str = "",
+    bucket: str = "",
+    decided_at=None,
+    shown_at=None,
+    locked: dict | None = None,
+) -> Decision:
+    """Set the bucket of every response in a group.
+
+    Idempotent: deciding a group again (two tabs, a double keypress, a retry) changes what
+    differs and leaves the rest; the result says which. Decisions of one scorer are serialised on
+    their assignment row, so two concurrent requests never both insert the same judgement. Each
+    judgement records the key decision in force when it was made. ``locked``: the caller holds
+    the assignment's row already and read the group's judgements under it (response id ->
+    judgement), in its own transaction.
+    """
+    # What the decision asks is checked before anything is written or locked.
+    targets = judgement_targets(assignment, responses, verdict, bucket)
+    with transaction.atomic(savepoint=locked is None):
+        if locked is None:
+            Assignment.objects.select_for_update().filter(pk=assignment.pk).values_list(
+                "pk"
+            ).first()
+            locked = {
+                j.response_id: j
+                for j in Judgement.objects.select_for_update().filter(
+                    assignment=assignment, response__in=[r.pk for r in responses]
+                )
+            }
+        return _decide_locked(assignment, responses, targets, locked, decided_at, shown_at)
+
+
+def _decide_locked(assignment, responses, targets, existing, decided_at, shown_at) -> Decision:
+    key_decisions: dict[int, int] = {}  # item id -> the newest key decision's id
+    for item_id, decision_id in KeyDecision.objects.filter(
+        item_id__in={r.item_id for r in responses}
+    ).values_list("item_id", "pk"):
+        key_decisions[item_id] = max(decision_id, key_decisions.get(item_id, 0))
+    result = Decision(batch=uuid.uuid4().hex)
+    newly_judged = rechecked = 0  # for the progress counters
+    after_reveal = assignment.revealed
+    changes = []
+    created: list[Judgement] = []
+    for r in responses:
+        new_bucket, new_verdict = targets[r.pk]
+        key_decision = key_decisions.get(r.item_id)
+        judgement = existing.get(r.pk)
+        old_bucket, old_verdict = (
+            ("", "") if judgement is None else (judgement.bucket, judgement.verdict)
+        )
+        if judgement is None:
+            judgement = Judgement(
+                assignment=assignment,
+                response=r,
+                bucket=new_bucket,
+                verdict=new_verdict,
+                unblinded=after_reveal,
+                key_decision_id=key_decision,
+            )
+            created.append(judgement)
+            result.created += 1
+            newly_judged += 1
+        elif (old_bucket, old_verdict) != (new_bucket, new_verdict):
+            rechecked += judgement.needs_recheck
+            judgement.bucket, judgement.verdict = new_bucket, new_verdict
+            judgement.unblinded = judgement.unblinded or after_reveal
+            judgement.needs_recheck = False
+            judgement.key_decision_id = key_decision
+            judgement.save(
+                update_fields=[
+                    "bucket",
+                    "verdict",
+                    "unblinded",
+                    "needs_recheck",
+                    "key_decision",
+                    "updated",
+                ]
+            )
+            result.changed += 1
+        elif judgement.needs_recheck:
+            # Re-checked and kept: the decision stands against the amended key.
+            rechecked += 1
+            judgement.needs_recheck = False
+            judgement.key_decision_id = key_decision
+            judgement.save(update_fields=["needs_recheck", "key_decision", "updated"])
+            result.kept += 1
+            continue
+        else:
+            result.unchanged += 1
+            continue
+        changes.append(
+            JudgementChange(
+                assignment=assignment,
+                judgement=judgement,
+                batch=result.batch,
+                old_bucket=old_bucket,
+                old_verdict=old_verdict,
+                new_bucket=new_bucket,
+                new_verdict=new_verdict,
+                after_reveal=after_reveal,
+                decided_at=decided_at,
+                shown_at=shown_at,
+            )
+        )
+    Judgement.objects.bulk_create(created)  # sets their primary keys (PostgreSQL and SQLite)
+    JudgementChange.objects.bulk_create(changes)
+    result.newly_judged, result.rechecked = newly_judged, rechecked
+    if newly_judged or rechecked:
+        # The assignment's row is locked above: the counters move with the judgements.
+        Assignment.objects.filter(pk=assignment.pk, progress_judged__isnull=False).update(
+            progress_judged=F("progress_judged") + newly_judged + rechecked,
+            progress_rechecks=F("progress_rechecks") - rechecked,
+        )
+    if not result.no_op:
+        _sync_final_buckets(assignment.experiment)
+    return result
+
+
+@transaction.atomic
+def judgement_note_set(*, assignment: Assignment, responses: list[Response], note: str) -> int:
+    """The scorer's note on the judgements of a group (empty clears it); returns how many."""
+    note = note.strip()
+    if len(note) > 2000:
+        raise ValidationError({"note": _("A note is at most 2,000 characters.")})
+    updated = Judgement.objects.filter(
+        assignment=assignment, response__in=[r.pk for r in responses]
+    ).update(note=note)
+    if not updated:
+        raise ValidationError({"note": _("Decide the answer first, then add a note to it.")})
+    return updated
+
+
+@transaction.atomic
+def judgement_undo(*, assignment: Assignment) -> int | None:
+    """Undo the scorer's last decision (a whole group); returns the item position it touched."""
+    last = (
+        JudgementChange.objects.filter(assignment=assignment, undone=False).order_by("-pk").first()
+    )
+    if last is None:
+        return None
+    changes = list(
+        JudgementChange.objects.select_related("judgement__response__item")
+        .select_for_update()
+        .filter(assignment=assignment, batch=last.batch, undone=False)
+    )
+    for change in changes:
+        judgement = change.judgement
+        if change.old_bucket:
+            judgement.bucket, judgement.verdict = change.old_bucket, change.old_verdict
+            judgement.save(update_fields=["bucket", "verdict", "updated"])
+        else:
+            judgement.delete()
+        change.undone = True
+    JudgementChange.objects.bulk_update(changes, ["undone"])
+    selectors.progress_forget(pk=assignment.pk)
+    _sync_final_buckets(assignment.experiment)
+    return changes[0].judgement.response.item.position if changes else None
+
+
+def _sync_final_buckets(experiment: Experiment) -> None:
+    """Once reconciliation has begun, unanimous final buckets follow the scorers' changes."""
+    if Reconciliation.objects.filter(experiment=experiment).exists():
+        final_buckets_sync(experiment=experiment)
+
+
+def assignment_progress(assignment: Assignment) -> tuple[int, int]:
+    """(judged, total): a judgement sent back for a re-check counts as open."""
+    total = Response.objects.filter(run__experiment_id=assignment.experiment_id).count()
+    judged = assignment.judgements.filter(needs_recheck=False).count()
+    return judged, total
+
+
+@transaction.atomic
+def assignment_reveal(*, assignment: Assignment) -> Assignment:
+    judged, total = assignment_progress(assignment)
+    if judged < total:
+        raise ValidationError(
+            _("Judge every response before the reveal: %(left)s left.") % {"left": total - judged}
+        )
+    if assignment.revealed_at is None:
+        assignment.revealed_at = timezone.now()
+        assignment.save(update_fields=["revealed_at"])
+    return assignment
+
+
+def dispute_raise(
+    *, assignment: Assignment, item: ExperimentItem, note: str, response: Response | None = None
+) -> KeyDispute:
+    note = note.strip()
+    if not note:
+        raise ValidationError({"note": _("Say what you doubt about the key, and why.")})
+    return KeyDispute.objects.create(
+        experiment=assignment.experiment,
+        item=item,
+        assignment=assignment,
+        response=response,
+        note=note,
+    )

@@ -1,0 +1,211 @@
+"""Scorers, agreement and reconciliation pages: keyboard-first, like scoring.
+
+Every page is for owners and editors (the scorers page counts; agreement and reconciliation show
+scorers' buckets side by side), except that only an owner invites scorers. Buckets side by side
+appear only once reconciliation has begun, and never to someone still scoring the experiment.
+"""
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+
+from probe.access import can, team_view
+from probe.models import Experiment, Role
+from scoring.agreement import report as agreement_report
+from scoring.models import Bucket
+from scoring.queue.services import scoring_open
+from scoring.reconciliation import finals
+from scoring.reconciliation import page as reconcile_page
+from scoring.reconciliation import selectors as reconcile
+from scoring.reconciliation import services as reconcile_services
+
+# --------------------------------------------------------------------------------------------
+# Scorers: invitations and progress (counts only)
+# --------------------------------------------------------------------------------------------
+
+
+@team_view(scope="experiment_pk", get=Role.EDITOR, post=Role.OWNER)
+def scorers(request, experiment: Experiment):
+    if request.method == "POST":
+        wanted = [v for v in request.POST.getlist("user") if v.isdigit()]
+        candidates = {m.user_id: m.user for m in reconcile.scorer_candidates(experiment)}
+        users = [candidates[int(v)] for v in wanted if int(v) in candidates]
+        try:
+            if len(users) != len(wanted):
+                raise ValidationError(_("Some of those members may not score this experiment."))
+            invited = reconcile_services.scorers_invite(
+                experiment=experiment, users=users, invited_by=request.user
+            )
+        except ValidationError as error:
+            messages.error(request, " ".join(error.messages))
+        else:
+            messages.success(
+                request,
+                _("Invited: %(names)s. Each scores blind and alone.")
+                % {"names": ", ".join(a.user.get_username() for a in invited)},
+            )
+        return redirect("scoring:scorers", experiment_pk=experiment.pk)
+    progress = reconcile.scorer_progress(experiment)
+    return render(
+        request,
+        "scoring/reconcile_scorers.html",
+        {
+            "experiment": experiment,
+            "team": experiment.team,
+            "section": "scorers",
+            "progress": progress,
+            "open": scoring_open(experiment),
+            "candidates": reconcile.scorer_candidates(experiment),
+            "can_invite": can(request.membership, Role.OWNER),
+            "n_finished": sum(1 for p in progress if p.finished),
+            "reconciliation": reconcile.reconciliation_of(experiment),
+        },
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Reconciliation and agreement
+# --------------------------------------------------------------------------------------------
+
+
+def _closed_context(request, experiment: Experiment) -> dict:
+    """What a lead sees before reconciliation (or while still scoring): counts only."""
+    progress = reconcile.scorer_progress(experiment)
+    own = next((p for p in progress if p.assignment.user_id == request.user.pk), None)
+    return {
+        "experiment": experiment,
+        "team": experiment.team,
+        "progress": progress,
+        "n_finished": sum(1 for p in progress if p.finished),
+        "own": own,
+        "reconciliation": reconcile.reconciliation_of(experiment),
+        "open": scoring_open(experiment),
+    }
+
+
+@team_view(scope="experiment_pk", get=Role.EDITOR, post=Role.EDITOR)
+def reconcile_overview(request, experiment: Experiment):
+    if request.method == "POST":
+        try:
+            reconcile_services.reconciliation_start(experiment=experiment, user=request.user)
+        except ValidationError as error:
+            messages.error(request, " ".join(error.messages))
+        else:
+            messages.success(request, _("Reconciliation has begun: unanimous responses are final."))
+        return redirect("scoring:reconcile", experiment_pk=experiment.pk)
+    if not reconcile.decisions_visible(experiment, request.user):
+        return render(
+            request,
+            "scoring/reconcile_closed.html",
+            {**_closed_context(request, experiment), "section": "reconcile"},
+        )
+    # A scorer may have changed a judgement since (a re-check after a key amendment): the
+    # unanimous rows follow before they are counted. Idempotent.
+    finals.final_buckets_sync(experiment=experiment)
+    summary = reconcile.reconcile_summary(experiment)
+    return render(
+        request,
+        "scoring/reconcile.html",
+        {"experiment": experiment, "team": experiment.team, "section": "reconcile", "s": summary},
+    )
+
+
+def _reconcile_item_response(request, experiment: Experiment, position: int, status=200, **extra):
+    data = reconcile_page.reconcile_item(experiment, position, user=request.user)
+    if data is None:
+        raise Http404
+    context = {
+        "experiment": experiment,
+        "team": experiment.team,
+        "section": "reconcile",
+        "r": data,
+        "bucket_keys": experiment.scheme_obj.bucket_keys,
+        "bucket_labels": dict(Bucket.choices),
+        **extra,
+    }
+    template = (
+        "scoring/partials/_reconcile_item.html" if request.htmx else "scoring/reconcile_item.html"
+    )
+    response = render(request, template, context, status=status)
+    if request.htmx:
+        response["HX-Push-Url"] = reverse(
+            "scoring:reconcile_item", kwargs={"experiment_pk": experiment.pk, "position": position}
+        )
+    return response
+
+
+@team_view(scope="experiment_pk", get=Role.EDITOR, post=Role.EDITOR)
+def reconcile_item(request, experiment: Experiment, position: int):
+    if not reconcile.decisions_visible(experiment, request.user):
+        if request.method == "POST":
+            messages.error(request, _("Reconciliation has not begun, or you are still scoring."))
+        return redirect("scoring:reconcile", experiment_pk=experiment.pk)
+    if request.method == "GET":
+        # Classified from the judgements as they are now; the overview re-syncs the stored
+        # unanimous rows (a whole-experiment pass, too slow for every step from item to item).
+        return _reconcile_item_response(request, experiment, position)
+    token = request.POST.get("token", "")
+    responses = reconcile_page.resolve_responses(
+        experiment, position, token.split(","), user=request.user
+    )
+    if not responses:
+        return _reconcile_item_response(
+            request,
+            experiment,
+            position,
+            status=400,
+            error=_("That answer is not on this item: nothing was saved."),
+        )
+    bucket = request.POST.get("set") or request.POST.get("bucket", "")
+    try:
+        with transaction.atomic():
+            for response in responses:
+                finals.final_bucket_set(
+                    experiment=experiment,
+                    response=response,
+                    user=request.user,
+                    bucket=bucket,
+                    note=request.POST.get("note", ""),
+                )
+    except ValidationError as error:
+        return _reconcile_item_response(
+            request,
+            experiment,
+            position,
+            error=" ".join(error.messages),
+            error_token=token,
+            note=request.POST.get("note", ""),
+        )
+    if not request.htmx:
+        return redirect("scoring:reconcile_item", experiment_pk=experiment.pk, position=position)
+    notice = (
+        _("Final bucket saved.")
+        if len(responses) == 1
+        else _("Final bucket saved for %(n)s identical answers.") % {"n": len(responses)}
+    )
+    return _reconcile_item_response(request, experiment, position, focus_after=token, notice=notice)
+
+
+@team_view(scope="experiment_pk", get=Role.EDITOR)
+def agreement(request, experiment: Experiment):
+    if not reconcile.decisions_visible(experiment, request.user):
+        return render(
+            request,
+            "scoring/reconcile_closed.html",
+            {**_closed_context(request, experiment), "section": "agreement"},
+        )
+    return render(
+        request,
+        "scoring/reconcile_agreement.html",
+        {
+            "experiment": experiment,
+            "team": experiment.team,
+            "section": "agreement",
+            "a": agreement_report.agreement_report(experiment),
+            "reconciliation": reconcile.reconciliation_of(experiment),
+        },
+    )

@@ -1,0 +1,50 @@
+"""What the two report pages share (one scorer's report, and the team's final report): w from
+the query string, the gaps the page lists, and the figures' part of the page's context."""
+
+from django.utils.translation import gettext as _
+
+from scoring.report import chart_sweep, charts
+from scoring.report.build import Report, parse_weight
+
+# Every pair is listed up to 12 configurations (66 pairs); beyond, neighbours in the ranking.
+PAGE_GAPS = 66
+
+
+def request_weight(request) -> tuple[float, str]:
+    """w from the query string, and an error message when it was not usable (w is then 1)."""
+    raw = request.GET.get("w")
+    try:
+        return parse_weight(raw), ""
+    except ValueError:
+        return 1.0, _("w must be a number from 0 to 100; 1 is used instead.")
+
+
+def page_gaps(result: Report) -> tuple[list, bool]:
+    """The gaps the page lists, best pair first, and whether some were left to the exports."""
+    rank = {c.key: -(c.net.mean or 0) for c in result.configs}
+    gaps = sorted(result.gaps, key=lambda g: (rank[g.a.key], rank[g.b.key]))
+    if len(gaps) <= PAGE_GAPS:
+        return gaps, False
+    ranked = sorted(
+        (c for c in result.configs if c.net.mean is not None), key=lambda c: rank[c.key]
+    )
+    neighbours = {frozenset((a.key, b.key)) for a, b in zip(ranked, ranked[1:], strict=False)}
+    return [g for g in gaps if frozenset((g.a.key, g.b.key)) in neighbours], True
+
+
+def figures_context(request, result: Report, w_error: str) -> dict:
+    """The report, the w field, the gaps and the charts, as both report pages show them."""
+    gaps, gaps_cut = page_gaps(result)
+    return {
+        "report": result,
+        "w_input": request.GET.get("w", "1") if not w_error else "1",
+        "w_error": w_error,
+        "gaps": gaps,
+        "gaps_cut": gaps_cut,
+        "repeat_measured": sum(g.within_repeat_noise is not None for g in result.gaps),
+        "repeat_within": sum(bool(g.within_repeat_noise) for g in result.gaps),
+        "bucket_chart": charts.bucket_chart(result),
+        "calibration_chart": charts.calibration_chart(result),
+        "net_chart": charts.net_chart(result),
+        "sweep_chart": chart_sweep.sweep_chart(result),
+    }

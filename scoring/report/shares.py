@@ -1,0 +1,156 @@
+"""Shares over items with their repeats, and the intervals of the report's slices.
+
+``ItemShares`` holds one configuration's buckets per item and repeat and gives the Wilson
+interval of any share of them (stats.wilson_items: a ratio of means over the repeats, each item
+with its repeats). ``slice_intervals`` gives each block's and each facet value's (topic, answer
+format) cells their intervals: the share correct, and an item bootstrap of the compared figure
+within the slice's items. scoring.report.intervals calls both; docs/figures.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scoring.report import stats
+from scoring.report.rows import NO_CONFIDENCE
+from scoring.report.stats import Interval
+
+__all__ = ["ItemShares", "slice_intervals"]
+
+
+class ItemShares:
+    """Per item, a configuration's columns as means over its repeats, and the Wilson intervals
+    of ratios of them (stats.wilson_items), each distinct ratio computed once so that a figure
+    shown under two names (Knowledge and AA's accuracy) has one interval."""
+
+    def __init__(self, report, buckets, confidence, strata, rows) -> None:
+        scheme = report.scheme_obj
+        names = list(report.bucket_names)
+        self.rows, self.strata = rows, strata
+        self.repeats = max(len(rows), 1)
+        self.index = {name: k for k, name in enumerate(names)}
+        self.attempted_buckets = tuple(b for b in names if b != scheme.abstain)
+        # Per item, the mean over repeats of its answers in each (confidence level, bucket):
+        # every column asked for below is a sum of these.
+        picked, level = buckets[rows], confidence[rows]
+        n_items, width = buckets.shape[1], len(names)
+        cells = np.zeros((n_items, (NO_CONFIDENCE + 1) * width))
+        for r in range(picked.shape[0]):
+            known = np.flatnonzero(picked[r] >= 0)
+            cells[known, level[r, known].astype(np.int64) * width + picked[r, known]] += 1
+        self.cells = (cells / self.repeats).reshape(n_items, NO_CONFIDENCE + 1, width)
+        self.cache: dict = {}
+
+    def selector(self, fields: tuple[str, ...], levels=None) -> np.ndarray:
+        """Which (level, bucket) cells make the column of ``fields`` ("n": an item,
+        "attempted": an attempt), at these confidence level codes only when given."""
+        chosen = np.zeros(self.cells.shape[1:])
+        if fields == ("n",):
+            return chosen.ravel()
+        buckets = [self.index[b] for b in self.canonical(fields) if b in self.index]
+        if levels is None:
+            chosen[:, buckets] = 1
+        else:
+            chosen[np.ix_(list(levels), buckets)] = 1
+        return chosen.ravel()
+
+    def columns(self, specs) -> np.ndarray:
+        """The (items, len(specs)) columns of [(fields, levels)]: one matrix product."""
+        n_items, levels, width = self.cells.shape
+        flat = self.cells.reshape(n_items, levels * width)
+        out = flat @ np.column_stack([self.selector(f, lv) for f, lv in specs])
+        ones = [k for k, (fields, _lv) in enumerate(specs) if fields == ("n",)]
+        out[:, ones] = 1.0
+        return out
+
+    def canonical(self, fields: tuple[str, ...]) -> tuple[str, ...]:
+        out = set()
+        for name in fields:
+            out.update(self.attempted_buckets if name == "attempted" else (name,))
+        return tuple(sorted(out))
+
+    def prefetch(self, specs) -> None:
+        """The intervals of these shares, in one stats.wilson_items call (a call a share cost
+        a fixed 0.1 ms, thousands of times in a large report): [(numerator, denominator,
+        levels key, confidence level codes or None)], as ``wilson`` takes them."""
+        todo: dict = {}
+        for numerator, denominator, mask_key, levels in specs:
+            key = (self.canonical(numerator), self.canonical(denominator), mask_key)
+            if key not in self.cache:
+                todo.setdefault(key, levels)
+        if not todo:
+            return
+        num = self.columns([(key[0], levels) for key, levels in todo.items()])
+        den = self.columns([(key[1], levels) for key, levels in todo.items()])
+        intervals = stats.wilson_items(num, den, self.strata, self.repeats)
+        self.cache.update(zip(todo, intervals, strict=True))
+
+    def wilson(self, numerator, denominator, mask_key=None, levels=None) -> Interval | None:
+        key = (self.canonical(numerator), self.canonical(denominator), mask_key)
+        if key not in self.cache:
+            num, den = self.columns([(key[0], levels), (key[1], levels)]).T
+            self.cache[key] = stats.wilson_items(num, den, self.strata, self.repeats)[0]
+        return self.cache[key]
+
+
+def slice_intervals(report, blocks, item_index, rows, buckets, run_index, pending):
+    """Per block and per facet value (topic, answer format): the share correct (Wilson, over
+    the slice's items, their repeats kept with each), an item bootstrap of net usable (AA: the
+    index) within the slice's items, read at the slice's own percentile level."""
+    codes = np.array(blocks, dtype=object)
+    known = np.array(item_index, dtype=np.int64)
+    slices = [(block, np.flatnonzero(codes == block.code)) for block in report.blocks]
+    for facet in report.facets:
+        values = np.array(
+            [rows.items[i][facet.name] or "" if i >= 0 else None for i in known.tolist()],
+            dtype=object,
+        )
+        for row in facet.rows:
+            slices.append((row, np.flatnonzero(values == row.value)))
+    for part, members in slices:
+        _slice_cells(report, part, members, buckets, run_index, pending)
+
+
+def _slice_cells(report, part, members, buckets, run_index, pending) -> None:
+    """One slice's cells. An item of the slice with no bucket row at all has no known facet
+    value; it is counted as an item with no bucket, as the figures count it."""
+    scheme = report.scheme_obj
+    m = part.n_items
+    padding = max(m - len(members), 0)
+    sub_buckets = np.concatenate(
+        [buckets[:, members], np.full((buckets.shape[0], padding), -1, dtype=buckets.dtype)],
+        axis=1,
+    )
+    size = sub_buckets.shape[1]
+    names = list(report.bucket_names)
+    correct_b, pen_b = names.index(scheme.correct), names.index(scheme.penalised)
+    # Every cell's columns at once: one Wilson call per number of repeats, one matrix product.
+    cells, correct, penalised = [], [], []
+    for cell in part.cells:
+        config_rows = [run_index[run.pk] for run in cell.config.runs]
+        if not config_rows or not size:
+            cell.ci["knowledge"] = cell.ci["accuracy"] = cell.ci[scheme.compared_figure] = None
+            continue
+        picked = sub_buckets[config_rows]
+        cells.append((cell, len(config_rows)))
+        correct.append((picked == correct_b).mean(axis=0))
+        penalised.append((picked == pen_b).mean(axis=0))
+    if not cells:
+        return
+    correct_m = np.column_stack(correct)
+    strata = np.zeros(size, dtype=np.int64)
+    for repeats in sorted({r for _cell, r in cells}):
+        index = [k for k, (_cell, r) in enumerate(cells) if r == repeats]
+        shares = stats.wilson_items(
+            correct_m[:, index], np.ones((size, len(index))), strata, repeats
+        )
+        for k, interval in zip(index, shares, strict=True):
+            cells[k][0].ci["knowledge"] = cells[k][0].ci["accuracy"] = interval
+    sums = stats.bootstrap_sums(
+        stats.bootstrap_weights(size), np.column_stack([correct_m, *penalised])
+    )
+    level = stats.percentile_level(size)
+    for k, (cell, _repeats) in enumerate(cells):
+        net = scheme.net_from_sums(sums[:, k], sums[:, len(cells) + k], m, report.w)
+        point = cell.summary[scheme.compared_figure].mean
+        pending.add(net, cell.ci, scheme.compared_figure, level=level, point=point)

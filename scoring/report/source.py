@@ -1,0 +1,71 @@
+"""Where a report's buckets come from: one scorer's judgements or the team's final buckets.
+
+A *bucket source* is any queryset whose rows carry a ``response`` foreign key and a ``bucket``
+field, one row per response. scoring.report.build builds the report from one; ``without_dropped``
+leaves the items the key review judged ambiguous out of every figure, N included.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from django.db.models import QuerySet
+
+from probe.models import Experiment
+from scoring.models import Assignment, FinalBucket, Judgement
+from scoring.review.selectors import dropped_items
+
+__all__ = ["BucketSource", "final_source", "judgement_source", "without_dropped"]
+
+
+@dataclass(frozen=True)
+class BucketSource:
+    """Where the buckets come from.
+
+    ``rows``: a queryset with one row per response, each with a ``response`` foreign key and a
+    ``bucket`` field (a scorer's Judgement, later a reconciled final bucket).
+    ``unblinded_field``: the boolean field that marks a bucket changed after the reveal, or None
+    when the source has no such notion.
+    ``scorer``: who the buckets are by (a username), for headings and exports.
+    ``excluded_items``: ExperimentItems left out of every figure (their responses count nowhere
+    and N shrinks), or None.
+    """
+
+    experiment: Experiment
+    rows: QuerySet
+    scorer: str = ""
+    unblinded_field: str | None = None
+    revealed_at: datetime | None = None
+    excluded_items: QuerySet | None = None
+
+    def has_field(self, name: str) -> bool:
+        return any(f.name == name for f in self.rows.model._meta.get_fields())
+
+    def scoped(self) -> QuerySet:
+        # Never count a row of another experiment, whatever queryset the caller passed.
+        rows = self.rows.filter(response__run__experiment_id=self.experiment.pk).order_by()
+        if self.excluded_items is not None:
+            rows = rows.exclude(response__item__in=self.excluded_items)
+        return rows
+
+
+def judgement_source(assignment: Assignment) -> BucketSource:
+    """One scorer's judgements as a bucket source."""
+    return BucketSource(
+        experiment=assignment.experiment,
+        rows=Judgement.objects.filter(assignment=assignment),
+        scorer=assignment.user.get_username(),
+        unblinded_field="unblinded",
+        revealed_at=assignment.revealed_at,
+    )
+
+
+def final_source(experiment: Experiment) -> BucketSource:
+    """The team's reconciled final buckets as a bucket source (no scorer, no unblinded marks)."""
+    return BucketSource(experiment=experiment, rows=FinalBucket.objects.all())
+
+
+def without_dropped(source: BucketSource) -> BucketSource:
+    """The same source with the items whose key was judged ambiguous left out: N shrinks."""
+    return replace(source, excluded_items=dropped_items(source.experiment))
