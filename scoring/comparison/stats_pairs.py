@@ -33,6 +33,7 @@ __all__ = [
     "PairTest",
     "flip_sums",
     "flip_tests",
+    "gap_bounds",
     "holm_steps",
     "pair_tests",
     "repeat_floor",
@@ -217,6 +218,30 @@ def _bounds(
     return low, high
 
 
+def gap_bounds(
+    null: np.ndarray,
+    sign_sums: np.ndarray,
+    items: int,
+    multiplier: np.ndarray,
+    alpha: float,
+    squares: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The two-sided interval of each column's gap (a sum of item differences; ``null`` its
+    swapped sums, row 0 the observed one), before _agree puts its ends on the verdict's side.
+
+    The interval is the test of "the gap is d" turned round, and under that hypothesis it is the
+    differences less their mean that change sign: their swapped sums (the swapped gap less the
+    assignment's count of kept minus swapped items, ``sign_sums``, times the mean difference)
+    are the spread. The uncentred ones overstate it by the gap itself: a large gap's interval
+    covered 97-98 % on simulated experiments, centred 0.95 (docs/figures.md)."""
+    observed = np.array(null[0], dtype=np.float64)
+    mean = observed / max(items, 1)
+    centred = null - sign_sums[:, None] * mean[None, :]
+    if squares is not None:
+        squares = np.maximum(squares - observed * mean, 0.0)
+    return _bounds(centred, observed, TWO_SIDED, multiplier, alpha, squares)
+
+
 def _agree(low, high, observed, rejected, alternative=TWO_SIDED):
     """The interval's ends moved to the verdict's side of 0 where the last bits of a sum put one
     on the other side: the verdict is the test's, and the interval must not say otherwise."""
@@ -311,8 +336,14 @@ def pair_tests(
     n = len(keys)
     if n < 2:
         return []
-    by_config = flip_sums(values, swaps=swaps, seed=seed)
+    # One more column, every item 1: each assignment's count of kept minus swapped items, which
+    # turns a pair's swapped sums into those of its differences centred on their mean.
+    with_signs = flip_sums(
+        np.column_stack([values, np.ones(values.shape[0])]), swaps=swaps, seed=seed
+    )
+    by_config, sign_sums = with_signs[:, :n], with_signs[:, n]
     estimates = by_config[0]
+    items = max(values.shape[0], 1)
     left, right = np.triu_indices(n, 1)
     swap = estimates[left] < estimates[right]
     first, second = np.where(swap, right, left), np.where(swap, left, right)
@@ -337,8 +368,8 @@ def pair_tests(
         part = slice(start, start + PAIRS_PER_SLICE)
         null = by_config[:, first[part]] - by_config[:, second[part]]
         part_squares = None if squares is None else squares[part]
-        low[part], high[part] = _bounds(
-            null, null[0], TWO_SIDED, multiplier[part], alpha, part_squares
+        low[part], high[part] = gap_bounds(
+            null, sign_sums, items, multiplier[part], alpha, part_squares
         )
     low, high = _agree(low, high, estimates[first] - estimates[second], rejected)
     gaps = estimates[first] - estimates[second]

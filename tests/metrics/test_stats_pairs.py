@@ -98,7 +98,9 @@ def reference_pairs(keys, values, alpha=0.05):
             null = signs @ d
             gap = d.sum()
             p = float((np.abs(null) >= abs(gap) - 1e-9 * (1 + abs(gap))).mean())
-            rows.append((keys[a], keys[b], p, np.sort(np.abs(null))[::-1]))
+            # The interval's spread: the swapped sums of the differences less their mean.
+            centred = signs @ (d - d.mean())
+            rows.append((keys[a], keys[b], p, np.sort(np.abs(centred))[::-1]))
     adjusted = reference_holm([r[2] for r in rows])
     return rows, adjusted
 
@@ -116,12 +118,16 @@ def test_pair_tests_equal_every_swap_one_pair_at_a_time():
             assert test.p == pytest.approx(p, abs=1e-12)
             assert test.p_holm == pytest.approx(p_holm, abs=1e-12)
             assert test.separable == (p_holm <= 0.05)
-            # The interval: the gap plus or minus the swapped gap at Holm's level for the pair.
+            # The interval: the gap plus or minus the swapped centred gap at Holm's level.
             k = round(1 / (1 - test.level) * 0.05)
             half = spread[int(math.floor(0.05 * len(spread) / k))]
-            if not test.separable and test.gap - half > 0:
-                half = test.gap  # an end put back on the verdict's side of 0
             assert test.interval.high == pytest.approx(test.gap + half, abs=1e-9)
+            low = test.gap - half
+            if not test.separable and low > 0:
+                low = 0.0  # an end put back on the verdict's side of 0
+            if test.separable and low <= 0:
+                low = math.ulp(0.0)
+            assert test.interval.low == pytest.approx(low, abs=1e-9)
 
 
 def test_the_interval_never_contradicts_the_verdict():
