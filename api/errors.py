@@ -2,6 +2,7 @@
 
 from django.core.exceptions import RequestDataTooBig
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 
 
@@ -19,6 +20,39 @@ def _field(loc) -> str | None:
     # ("body", "payload", "configs", 0) -> "configs.0"; ("query", "w") -> "w"
     parts = [str(p) for p in loc if p not in ("body", "payload", "query", "path")]
     return ".".join(parts) or None
+
+
+# The request's language for the validation errors pydantic writes in English, by their type
+# (the type itself is pydantic's and stays out of the body; the field names the place).
+VALIDATION_MESSAGES = {
+    "missing": gettext_lazy("This field is required."),
+    "int_parsing": gettext_lazy("Enter a whole number."),
+    "int_type": gettext_lazy("Enter a whole number."),
+    "int_from_float": gettext_lazy("Enter a whole number."),
+    "float_parsing": gettext_lazy("Enter a number."),
+    "float_type": gettext_lazy("Enter a number."),
+    "bool_parsing": gettext_lazy("Enter true or false."),
+    "bool_type": gettext_lazy("Enter true or false."),
+    "string_type": gettext_lazy("Enter text."),
+    "list_type": gettext_lazy("Enter a list."),
+    "dict_type": gettext_lazy("Enter an object."),
+    "model_type": gettext_lazy("Enter an object."),
+    "enum": gettext_lazy("Choose one of the values the schema lists."),
+    "literal_error": gettext_lazy("Choose one of the values the schema lists."),
+    "string_too_long": gettext_lazy("This text is too long."),
+    "too_long": gettext_lazy("This list is too long."),
+    "string_too_short": gettext_lazy("This text is too short."),
+    "too_short": gettext_lazy("This list is too short."),
+    "greater_than": gettext_lazy("This number is too small."),
+    "greater_than_equal": gettext_lazy("This number is too small."),
+    "less_than": gettext_lazy("This number is too large."),
+    "less_than_equal": gettext_lazy("This number is too large."),
+}
+
+
+def _message(error: dict) -> str:
+    known = VALIDATION_MESSAGES.get(error.get("type", ""))
+    return str(known) if known is not None else error.get("msg", "")
 
 
 def install(api) -> None:
@@ -52,7 +86,7 @@ def install(api) -> None:
     @api.exception_handler(ValidationError)
     def invalid(request, error: ValidationError):
         problems = [
-            {"field": _field(e.get("loc", ())), "message": e.get("msg", "")} for e in error.errors
+            {"field": _field(e.get("loc", ())), "message": _message(e)} for e in error.errors
         ]
         return api.create_response(
             request,

@@ -115,7 +115,7 @@ class IssuedInvitation:
     mailed: bool
 
 
-NOT_INVITABLE = _(
+NOT_INVITABLE = gettext_lazy(
     "By username you can invite only someone who already shares one of your teams. "
     "Invite anyone else by their e-mail address."
 )

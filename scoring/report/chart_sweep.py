@@ -10,8 +10,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from django.utils.translation import gettext
+
 from scoring.report.build import Report
-from scoring.report.charts import WIDTH, coord, nice_step, short_label
+from scoring.report.charts import WIDTH, coord, nice_step, short_label, text_width
 
 SWEEP_HEIGHT = 300
 SWEEP_LEFT = 70  # room for the value axis
@@ -77,6 +79,13 @@ class SweepChart:
         return coord(self.right + 8)
 
 
+def _label_room(line) -> int:
+    """Room right of the plot for a line's label and its "simulated" tag, in the interface's
+    language (about 7 px a half-width character; a kanji takes two)."""
+    tag = 14 + 7 * text_width(gettext("simulated")) if line.simulated else 0
+    return 7 * text_width(line.short) + tag
+
+
 def sweep_chart(report: Report) -> SweepChart | None:
     """Net usable as w goes from 0 to 4, a line per configuration (the best few at the report's
     w), the crossings marked. Under the w axis, t = w / (1 + w): the confidence at which answering
@@ -137,7 +146,7 @@ def sweep_chart(report: Report) -> SweepChart | None:
         y_ticks.append((py(value), round(value, 6)))
         value += step
     return SweepChart(
-        WIDTH,
+        max(WIDTH, round(right + 16 + max(map(_label_room, lines), default=0))),
         SWEEP_HEIGHT,
         SWEEP_LEFT,
         right,

@@ -11,6 +11,8 @@ import math
 import unicodedata
 from dataclasses import dataclass, field
 
+from django.utils.translation import gettext
+
 from scoring import metrics
 from scoring.models import Bucket
 from scoring.report.build import Report
@@ -56,11 +58,13 @@ def sim_tag(label: str, simulated: bool) -> bool:
 
 
 def gutter_for(report: Report) -> int:
-    """Room left of the plot for the longest whole label (about 7 px a half-width character at
-    12 px; a kanji takes two)."""
+    """Room left of the plot for the longest whole label and its "simulated" tag, in the
+    interface's language (about 7 px a half-width character at 12 px; a kanji takes two)."""
     widest = max(
         (
-            16 + 7 * text_width(c.label) + (70 if sim_tag(c.label, c.simulated) else 0)
+            16
+            + 7 * text_width(c.label)
+            + (14 + 7 * text_width(gettext("simulated")) if sim_tag(c.label, c.simulated) else 0)
             for c in report.configs
         ),
         default=GUTTER,
@@ -137,7 +141,7 @@ class BucketChart:
 
     @property
     def axis_y(self) -> int:
-        return self.height - 2
+        return self.height - 6
 
 
 def bucket_chart(report: Report) -> BucketChart:
@@ -181,7 +185,7 @@ def bucket_chart(report: Report) -> BucketChart:
         # for the translated label
         x += 16 + 7 * text_width(str(Bucket(bucket).label)) + 18
     return BucketChart(
-        gutter + PLOT + RIGHT, int(y) + 14, gutter, PLOT, report.n_items, rows, legend
+        gutter + PLOT + RIGHT, int(y) + 18, gutter, PLOT, report.n_items, rows, legend
     )
 
 

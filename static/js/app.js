@@ -73,3 +73,20 @@
     if (select.matches && select.matches("select[name=provider]")) follow(select);
   });
 })();
+
+// The top bar's menu: open (and its button hidden) on a wide screen, folded on a phone. Escape
+// closes it and gives the focus back to its button.
+document.addEventListener("DOMContentLoaded", function () {
+  var menu = document.querySelector("[data-topbar-menu]");
+  if (!menu) return;
+  var narrow = window.matchMedia("(max-width: 900px)");
+  function apply() { menu.open = !narrow.matches; }
+  apply();
+  narrow.addEventListener("change", apply);
+  menu.addEventListener("keydown", function (event) {
+    if (event.key === "Escape" && narrow.matches && menu.open) {
+      menu.open = false;
+      menu.querySelector("summary").focus();
+    }
+  });
+});

@@ -1,0 +1,330 @@
+"""The main pages hold their layout in Japanese and English on a phone (390 px), a tablet (768 px)
+and a laptop (1280 px).
+
+One browser page visits the bank, the experiment, a scoring item, the report, the final report,
+the agreement figures, the key review and the members page of an experiment two scorers have
+scored and a lead has begun to reconcile, in each language, at each width. Each time it fails
+on what a reader would see broken:
+
+- the page wider than the window, or an element whose right edge is past the window outside a
+  container that scrolls sideways;
+- a number, a code or a word of Latin text in a table, or a bucket name, laid out over two lines
+  (「MEDI/UM」, 「100/%」); a table heading without a space broken inside itself;
+- a table wider than its card outside a scroll container that the keyboard can reach (tabindex 0)
+  and that has a name;
+- a question or an answer squeezed narrower than a few characters;
+- a chart's legend or label cut off by the edge of its drawing, or running into the next entry;
+- text upper-cased by CSS that upper-casing changes beyond ASCII (κ shown as "K");
+- on a phone, the top bar taller than a collapsed bar, or its menu not opened by the keyboard,
+  or the language switcher out of reach once it is open.
+
+Screenshots of every page go to test-artifacts/layout/ when LAYOUT_SHOTS=1, and of a failing one
+always.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.test import Client
+from django.urls import reverse
+from playwright.sync_api import expect
+
+from probe.models import Response
+from scoring import reconcile_services, review_services, services
+from scoring.models import Bucket
+from tests import builders
+from tests.probe import factories
+from tests.scoring.factories import score_all
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "layout"
+WIDTHS = (390, 768, 1280)
+# The top bar of a phone, collapsed: the product's name and the menu button on one line.
+COLLAPSED_TOPBAR_PX = 64
+
+PROBLEMS_JS = """() => {
+  const out = [];
+  const vw = window.innerWidth;
+  const doc = document.documentElement;
+  const visible = (el) => {
+    const s = getComputedStyle(el);
+    return s.display !== 'none' && s.visibility !== 'hidden' && el.getClientRects().length > 0;
+  };
+  const scroller = (el) => {
+    for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+      const o = getComputedStyle(p).overflowX;
+      if (o === 'auto' || o === 'scroll') return p;
+    }
+    return null;
+  };
+  const closedDetails = (el) => {
+    for (let d = el.closest('details'); d; d = d.parentElement && d.parentElement.closest('details')) {
+      if (!d.open && !el.closest('summary')) return true;
+    }
+    return false;
+  };
+  const name = (el) => el.tagName.toLowerCase() + (el.className && typeof el.className === 'string'
+    ? '.' + el.className.trim().split(/\\s+/).join('.') : '') + ' "' +
+    (el.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 40) + '"';
+  if (doc.scrollWidth > vw + 1) out.push('page is ' + doc.scrollWidth + 'px wide in a ' + vw + 'px window');
+  for (const el of document.querySelectorAll('body *')) {
+    if (el.closest('svg') && el.tagName.toLowerCase() !== 'svg') continue;
+    if (closedDetails(el) || !visible(el)) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    if (el.closest('.skip-link, .visually-hidden')) continue;
+    const parent = el.parentElement;
+    const parentOut = parent && parent !== document.body && parent.getBoundingClientRect().right > vw + 1;
+    if (r.right > vw + 1 && !scroller(el) && !parentOut) out.push('past the window (right edge ' + Math.round(r.right) + 'px): ' + name(el));
+    const s = getComputedStyle(el);
+    if (s.textTransform === 'uppercase') {
+      const t = el.textContent || '';
+      if (/[^\\x00-\\x7f]/.test(t) && t.replace(/[\\x00-\\x7f]/g, '') !== t.replace(/[\\x00-\\x7f]/g, '').toUpperCase()) {
+        out.push('upper-cased by CSS beyond ASCII: ' + name(el));
+      }
+    }
+  }
+  // The rectangles of an element's own text (not of a swatch or an icon beside it), and how
+  // many lines they fill: a rectangle starts a new line when it begins below the last one's middle.
+  const textRects = (el) => {
+    const rects = [];
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!node.textContent.trim() || node.parentElement.closest('.visually-hidden')) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      rects.push(...[...range.getClientRects()].filter((q) => q.width > 0));
+    }
+    return rects;
+  };
+  const lineCount = (rects) => {
+    let lines = 0, last = null;
+    for (const q of [...rects].sort((a, b) => a.top - b.top)) {
+      if (!last || q.top > last.top + last.height / 2) { lines += 1; last = q; }
+    }
+    return lines;
+  };
+  // Words of Latin text, numbers and codes in tables never break inside themselves; a heading
+  // without a space stays on one line.
+  const broken = (node, re) => {
+    const found = [];
+    for (const m of node.textContent.matchAll(re)) {
+      const range = document.createRange();
+      range.setStart(node, m.index);
+      range.setEnd(node, m.index + m[0].length);
+      if (lineCount([...range.getClientRects()].filter((q) => q.width > 0)) > 1) found.push(m[0]);
+    }
+    return found;
+  };
+  for (const cell of document.querySelectorAll('table th, table td')) {
+    if (!visible(cell) || closedDetails(cell)) continue;
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.parentElement.closest('bdi.text, .answer-value, .question, textarea, pre')) continue;
+      for (const w of broken(node, /[A-Za-z0-9\\u00b1\\u2212+.,:%\\u03b1\\u03ba]+/g)) {
+        out.push('broken inside a word in a table: "' + w + '" in ' + name(cell));
+      }
+    }
+    if (cell.tagName === 'TH' && !/\\s/.test(cell.textContent.trim()) && cell.textContent.trim()) {
+      if (lineCount(textRects(cell)) > 1) out.push('table heading broken: ' + name(cell));
+    }
+  }
+  for (const badge of document.querySelectorAll('.bucket, .status-badge, .conf, .tag, .item-count, kbd')) {
+    if (!visible(badge) || closedDetails(badge) || badge.closest('.reasons')) continue;
+    if (lineCount(textRects(badge)) > 1) out.push('name over two lines: ' + name(badge));
+  }
+  // Text a person reads keeps a readable width (a question squeezed to one character a line).
+  for (const text of document.querySelectorAll('.question, .question-text, .review-question, .answer-value')) {
+    if (!visible(text) || closedDetails(text)) continue;
+    if (text.getBoundingClientRect().width < 96) out.push('squeezed to ' + Math.round(text.getBoundingClientRect().width) + 'px: ' + name(text));
+  }
+  // A table wider than its card scrolls inside a container the keyboard can reach, with a name.
+  for (const table of document.querySelectorAll('table')) {
+    if (!visible(table) || closedDetails(table)) continue;
+    const box = table.closest('.table-scroll');
+    if (!box) { out.push('table outside a scroll container: ' + name(table)); continue; }
+    if (box.getAttribute('tabindex') !== '0' || !(box.getAttribute('aria-label') || box.getAttribute('aria-labelledby'))) {
+      out.push('scroll container without tabindex=0 and a name: ' + name(table));
+    }
+  }
+  // Chart text stays inside its drawing, and a legend entry ends before the next one begins.
+  for (const svg of document.querySelectorAll('svg.chart-svg')) {
+    if (!visible(svg)) continue;
+    const box = svg.getBoundingClientRect();
+    for (const text of svg.querySelectorAll('text')) {
+      const r = text.getBoundingClientRect();
+      if (r.width === 0) continue;
+      if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1) {
+        out.push('chart text cut off: "' + text.textContent.trim().slice(0, 30) + '"');
+      }
+    }
+    for (const legend of svg.querySelectorAll('.legend')) {
+      const texts = [...legend.querySelectorAll('text')];
+      const rects = [...legend.querySelectorAll('rect')];
+      texts.forEach((text, i) => {
+        const next = rects[i + 1];
+        if (next && text.getBoundingClientRect().right > next.getBoundingClientRect().left - 1) {
+          out.push('legend entry runs into the next: "' + text.textContent.trim() + '"');
+        }
+      });
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.fixture
+def reviewed(world):
+    """An experiment of three configurations x two repeats over 12 items in three blocks, scored
+    by the scorer and the owner (who disagree on a few answers), revealed, a key decision and a
+    dispute, and reconciliation begun by the editor."""
+    configs = [
+        factories.ModelConfigFactory(team=world.team, label=label, model_name=model)
+        for label, model in [
+            ("gpt-4.1-mini (temperature 0)", "gpt-4.1-mini"),
+            ("claude-sonnet-4-5 思考あり", "claude-sonnet-4-5"),
+            ("sim-overconfident", "sim-overconfident"),
+        ]
+    ]
+    letters = {
+        ("gpt", 1): "CCmcWMHAHCCm",
+        ("gpt", 2): "CCmcWHHAHCCC",
+        ("claude", 1): "CmmcAAHAHCmm",
+        ("claude", 2): "CmccAAHAACmm",
+        ("sim", 1): "CWWWMMCWWCWW",
+        ("sim", 2): "CWWMMMCWWCWW",
+    }
+    sheets = [
+        builders.Sheet(configs[index], letters[(short, repeat)], repeat)
+        for index, short in enumerate(("gpt", "claude", "sim"))
+        for repeat in (1, 2)
+    ]
+    collected = world.collected_experiment(
+        sheets,
+        items=builders.snapshot_items(
+            12,
+            question="Which status code or header does case {n} call for?",
+            blocks=[
+                ("A", "HTTP semantics", 5),
+                ("B", "Python packaging", 4),
+                ("C", "PostgreSQL", 3),
+            ],
+            flagged=lambda index: index == 1,
+        ),
+        name="Layout at three widths",
+    )
+    experiment = collected.experiment
+    scorer = score_all(experiment, world.users["scorer"])
+    owner = services.assignment_start(experiment=experiment, user=world.users["owner"])
+    # The owner reads a few answers differently from the scorer.
+    for response in Response.objects.filter(run__experiment=experiment).exclude(answer="UNKNOWN"):
+        kind = response.answer.split(" ")[0]
+        if response.item.position in (3, 7) and kind == "wrong":
+            services.judgement_decide(assignment=owner, responses=[response], verdict="correct")
+        elif kind == "key":
+            services.judgement_decide(assignment=owner, responses=[response], verdict="correct")
+        elif kind == "wrong":
+            services.judgement_decide(assignment=owner, responses=[response], verdict="wrong")
+        else:
+            services.judgement_decide(
+                assignment=owner, responses=[response], bucket=Bucket.HEDGED_WRONG
+            )
+    services.assignment_reveal(assignment=owner)
+    services.dispute_raise(
+        assignment=scorer,
+        item=experiment.items.get(position=4),
+        note="The key names the header, the question asks for the status code.",
+    )
+    review_services.key_decision_create(
+        item=experiment.items.get(position=2),
+        user=world.users["editor"],
+        outcome="confirmed",
+        source="RFC 9110 §10.2.3",
+    )
+    reconcile_services.reconciliation_start(experiment=experiment, user=world.users["editor"])
+    owner.refresh_from_db()
+    return experiment, owner
+
+
+def _sign_in(context, live_server, user, language):
+    client = Client()
+    client.force_login(user)
+    host = live_server.url.split("//", 1)[1].split(":")[0]
+    context.clear_cookies()
+    context.add_cookies(
+        [
+            {
+                "name": settings.SESSION_COOKIE_NAME,
+                "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
+                "domain": host,
+                "path": "/",
+            },
+            {"name": settings.LANGUAGE_COOKIE_NAME, "value": language, "domain": host, "path": "/"},
+        ]
+    )
+
+
+def _check_topbar(page, language) -> list[str]:
+    """On a phone the top bar is one line; its menu opens by keyboard and shows the switcher."""
+    problems = []
+    height = page.locator(".topbar").bounding_box()["height"]
+    if height > COLLAPSED_TOPBAR_PX:
+        problems.append(
+            f"top bar {height:.0f}px high on a phone (collapsed: {COLLAPSED_TOPBAR_PX})"
+        )
+    menu = page.locator(".topbar-menu > summary")
+    if not menu.is_visible():
+        return [*problems, "no menu button in the top bar on a phone"]
+    menu.focus()
+    page.keyboard.press("Enter")
+    other = "English" if language == "ja" else "日本語"
+    switch = page.locator(".topbar .language-switch").get_by_role("button", name=other)
+    if not switch.is_visible():
+        problems.append("the language switcher is not shown once the menu is open")
+    else:
+        box = switch.bounding_box()
+        if box["x"] < 0 or box["x"] + box["width"] > 391:
+            problems.append(f"the language switcher is outside the window: {box}")
+    problems += [f"menu open: {p}" for p in page.evaluate(PROBLEMS_JS)]
+    page.keyboard.press("Escape")  # closes it, the focus back on its button
+    if page.locator(".topbar-menu").evaluate("d => d.open"):
+        problems.append("Escape does not close the top bar's menu")
+    return problems
+
+
+def test_main_pages_hold_at_three_widths_in_both_languages(live_server, page, world, reviewed):
+    experiment, owner = reviewed
+    team = world.team.slug
+    pages = {
+        "bank": reverse("probe:bank_detail", args=[world.bank.pk]),
+        "experiment": reverse("probe:experiment_detail", args=[experiment.pk]),
+        "scoring": reverse("scoring:item", args=[owner.token, 3]),
+        "report": reverse("scoring:report", args=[owner.token]),
+        "final_report": reverse("scoring:final_report", args=[experiment.pk]),
+        "agreement": reverse("scoring:agreement", args=[experiment.pk]),
+        "key_review": reverse("scoring:key_review", args=[experiment.pk]),
+        "members": reverse("probe:member_list", args=[team]),
+    }
+    every_shot = os.environ.get("LAYOUT_SHOTS") == "1"
+    problems = []
+    for language in ("ja", "en"):
+        _sign_in(page.context, live_server, world.users["owner"], language)
+        for name, path in pages.items():
+            page.set_viewport_size({"width": WIDTHS[-1], "height": 900})
+            response = page.goto(live_server.url + path)
+            assert response.status == 200, (name, response.status)
+            expect(page.locator("html")).to_have_attribute("lang", language)
+            for width in WIDTHS:
+                page.set_viewport_size({"width": width, "height": 900})
+                found = page.evaluate(PROBLEMS_JS)
+                if width == WIDTHS[0] and name in ("bank", "report"):
+                    found += _check_topbar(page, language)
+                shot = SHOTS / f"{language}_{width}_{name}.png"
+                if found or every_shot:
+                    SHOTS.mkdir(parents=True, exist_ok=True)
+                    page.screenshot(path=str(shot), full_page=True)
+                problems += [f"{language} {width}px {name}: {p}" for p in found]
+    assert not problems, f"{len(problems)} layout problems:\n" + "\n".join(problems[:80])
