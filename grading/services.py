@@ -179,11 +179,13 @@ def grader_create(
 
 
 @transaction.atomic
-def grading_start(*, experiment: Experiment, grader: Grader, user) -> GradingJob:
+def grading_start(
+    *, experiment: Experiment, grader: Grader, user, queue: bool = True
+) -> GradingJob:
     """A new job of the grader's current version over the experiment's frozen responses.
 
     Only once every run is collected (or closed): a grader reads responses, never asks the
-    models again. The task is sent after the commit."""
+    models again. The task is sent after the commit (`queue=False`: by the next sweep)."""
     if grader.team_id != experiment.team_id:
         raise ValidationError(_("The grader must be the experiment's team's own."))
     if experiment.runs.exclude(status__in=Run.FINISHED).exists():
@@ -203,9 +205,10 @@ def grading_start(*, experiment: Experiment, grader: Grader, user) -> GradingJob
         parser_version=PARSER_VERSION if grader.uses_model else "",
         rules_version=RULES_VERSION,
         created_by=_user(user),
-        enqueued_at=timezone.now(),
+        enqueued_at=timezone.now() if queue else None,
     )
-    transaction.on_commit(partial(dispatch.send_job, job.pk))
+    if queue:
+        transaction.on_commit(partial(dispatch.send_job, job.pk))
     return job
 
 
