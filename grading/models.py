@@ -230,3 +230,37 @@ class Grade(models.Model):
     @property
     def version(self) -> tuple[str, str, str, str]:
         return (self.version_model, self.version_config, self.version_prompt, self.version_parser)
+
+
+class SecondOpinion(models.Model):
+    """A grader's verdict shown to one scorer on one answer, once they had committed their own
+    bucket for every answer of its item. ``first_bucket`` is their bucket when it was shown: the
+    bucket every agreement figure uses. Keeping it or changing it is recorded with its cause."""
+
+    class Action(models.TextChoices):
+        PENDING = "", _("not answered yet")
+        KEEP = "keep", _("kept my bucket")
+        CHANGE = "change", _("changed my bucket")
+
+    assignment = models.ForeignKey(
+        "scoring.Assignment", on_delete=models.CASCADE, related_name="second_opinions"
+    )
+    grade = models.ForeignKey(Grade, on_delete=models.CASCADE, related_name="opinions")
+    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="+")
+    first_bucket = models.CharField(max_length=20)
+    shown_at = models.DateTimeField(auto_now_add=True)
+    action = models.CharField(max_length=6, choices=Action.choices, blank=True)
+    new_bucket = models.CharField(max_length=20, blank=True)
+    cause = models.TextField(blank=True)
+    responded_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["assignment", "response"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["assignment", "grade"], name="secondopinion_unique_assignment_grade"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"second opinion on response {self.response_id} for assignment {self.assignment_id}"

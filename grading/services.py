@@ -15,11 +15,13 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from probe.models import Experiment, ModelConfig, Run, Team
+from probe.models import Experiment, ModelConfig, Response, Run, Team
 from probe.services.prompts import normalise_text
+from scoring.models import Judgement
+from scoring.services import judgement_decide
 
-from . import dispatch, texts
-from .models import Grader, GradingJob, GradingPrompt
+from . import dispatch, selectors, texts
+from .models import Grader, GradingJob, GradingPrompt, SecondOpinion
 from .parser import PARSER_VERSION
 from .rules import RULES_VERSION
 
@@ -219,3 +221,46 @@ def grading_cancel(*, job: GradingJob, user) -> bool:
         )
         > 0
     )
+
+
+def opinions_show(*, assignment, position: int) -> list[SecondOpinion]:
+    """Record that the item's second opinions are shown to the scorer now, each with the
+    scorer's bucket at that moment (the first showing stays as it was). [] while the item is not
+    committed by them."""
+    grades = selectors.item_grades(assignment, position)
+    if not grades:
+        return []
+    buckets = dict(
+        Judgement.objects.filter(
+            assignment=assignment, response__in=[g.response_id for g in grades]
+        ).values_list("response_id", "bucket")
+    )
+    shown = []
+    for grade in grades:
+        opinion, _created = SecondOpinion.objects.get_or_create(
+            assignment=assignment,
+            grade=grade,
+            defaults={"response_id": grade.response_id, "first_bucket": buckets[grade.response_id]},
+        )
+        shown.append(opinion)
+    return shown
+
+
+@transaction.atomic
+def opinion_respond(*, opinion: SecondOpinion, action: str, cause: str = "", bucket: str = ""):
+    """Keep the bucket, or change it with its cause (the judgement changes through scoring's
+    own decision, so its history and the final buckets follow). The first bucket never changes."""
+    if action == SecondOpinion.Action.KEEP:
+        opinion.action, opinion.new_bucket = action, ""
+    elif action == SecondOpinion.Action.CHANGE:
+        if not cause.strip():
+            raise ValidationError({"cause": _("Say why you change your bucket.")})
+        response = Response.objects.get(pk=opinion.response_id)
+        judgement_decide(assignment=opinion.assignment, responses=[response], bucket=bucket)
+        opinion.action, opinion.new_bucket = action, bucket
+    else:
+        raise ValidationError(_("Keep your bucket or change it."))
+    opinion.cause = cause.strip()[:2000]
+    opinion.responded_at = timezone.now()
+    opinion.save(update_fields=["action", "new_bucket", "cause", "responded_at"])
+    return opinion
