@@ -80,6 +80,7 @@ INSTALLED_APPS = [
     "ninja",
     "probe",
     "scoring",
+    "grading",
     "api",
 ]
 
@@ -358,7 +359,13 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": PROBE_SWEEP_SECONDS,
         # Sweeps that piled up while no worker ran are pointless: the next one does it all.
         "options": {"expires": PROBE_SWEEP_SECONDS},
-    }
+    },
+    # The same for grading jobs (grading.tasks): a job nothing works on is queued again.
+    "sweep-grading": {
+        "task": "grading.tasks.sweep_grading",
+        "schedule": PROBE_SWEEP_SECONDS,
+        "options": {"expires": PROBE_SWEEP_SECONDS},
+    },
 }
 # --- end of collection settings ------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("config", "probe", "scoring", "adapters", "api")
+PACKAGES = ("config", "probe", "scoring", "grading", "adapters", "api")
 MAX_LINES = 500
 
 
@@ -220,7 +220,8 @@ def test_imports_point_one_way():
         "adapters": {"adapters"},
         "probe": {"probe", "adapters", "scoring.schemes"},
         "scoring": {"scoring", "probe", "adapters"},
-        "api": {"api", "scoring", "probe", "adapters"},
+        "grading": {"grading", "scoring", "probe", "adapters"},
+        "api": {"api", "grading", "scoring", "probe", "adapters"},
         "config": set(PACKAGES),
     }
     wrong = sorted(

@@ -12,6 +12,7 @@ from typing import Any
 
 from adapters.simulator.adapter import SIMULATION_FIELD
 from adapters.simulator.answers import answer_item, digest, render_sheet
+from adapters.simulator.grading import grade_reply, is_grading_request
 from adapters.simulator.knowledge import Knowledge, parse_prompt_items
 from adapters.simulator.profiles import Profile, load_profiles
 from adapters.simulator.wording import language_of
@@ -164,8 +165,10 @@ class Simulator:
         prompt = "\n\n".join(
             _message_text(m) for m in messages if isinstance(m, dict) and m.get("role") == "user"
         )
-        items = parse_prompt_items(prompt, knowledge)
-        if items:
+        items = [] if is_grading_request(prompt) else parse_prompt_items(prompt, knowledge)
+        if not items and is_grading_request(prompt):
+            content = grade_reply(profile, model, seed, prompt)
+        elif items:
             language = language_of(item.text for item in items)
             answers = [
                 answer_item(profile, model, seed, item, knowledge, language) for item in items

@@ -45,6 +45,12 @@ class Profile:
     error_rate: float = 0.0  # share of requests answered with an injected error
     rate_limit_share: float = 0.5  # of those, the share that are 429 (the rest are 500)
     retry_after: float = 1.0  # seconds, sent in the 429's retry-after header
+    # As a grader (adapters.simulator.grading): the chance of the true label, the way it errs
+    # ("" both ways, "lenient" passes wrong answers, "strict" fails right ones), and the chance of
+    # an unreadable reply.
+    grading_accuracy: float = 0.9
+    grading_habit: str = ""
+    grading_unreadable: float = 0.0
 
 
 BUILTIN_PROFILES: dict[str, Profile] = {
@@ -115,6 +121,37 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             rate_limit_share=0.6,
             retry_after=1.0,
         ),
+        Profile(
+            name="sim-grader",
+            description="A simulated grader: the true label 95% of the time, erring both ways.",
+            grading_accuracy=0.95,
+            latency_ms=150,
+            latency_jitter_ms=100,
+        ),
+        Profile(
+            name="sim-grader-lenient",
+            description="A simulated grader that passes a wrong answer 20% of the time.",
+            grading_accuracy=0.8,
+            grading_habit="lenient",
+            latency_ms=150,
+            latency_jitter_ms=100,
+        ),
+        Profile(
+            name="sim-grader-strict",
+            description="A simulated grader that fails a right answer 20% of the time.",
+            grading_accuracy=0.8,
+            grading_habit="strict",
+            latency_ms=150,
+            latency_jitter_ms=100,
+        ),
+        Profile(
+            name="sim-grader-sloppy",
+            description="A simulated grader whose reply is unreadable 20% of the time.",
+            grading_accuracy=0.9,
+            grading_unreadable=0.2,
+            latency_ms=150,
+            latency_jitter_ms=100,
+        ),
     ]
 }
 
@@ -125,7 +162,10 @@ _PROBABILITIES = (
     "consistency",
     "error_rate",
     "rate_limit_share",
+    "grading_accuracy",
+    "grading_unreadable",
 )
+GRADING_HABITS = ("", "lenient", "strict")
 
 
 def profile_from_dict(name: str, data: Mapping[str, Any], base: Profile | None = None) -> Profile:
@@ -170,9 +210,20 @@ def profile_from_dict(name: str, data: Mapping[str, Any], base: Profile | None =
             if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"profile {name!r}: {key} must be a number >= 0")
             changes[key] = int(value) if key != "retry_after" else float(value)
+        elif key == "grading_habit":
+            changes[key] = _check_habit(name, value)
         elif key == "description":
             changes[key] = str(value)
     return replace(profile, **changes)
+
+
+def _check_habit(name: str, value: Any) -> str:
+    if value not in GRADING_HABITS:
+        raise ValueError(
+            f"profile {name!r}: grading_habit must be one of "
+            f"{', '.join(repr(h) for h in GRADING_HABITS)}, got {value!r}"
+        )
+    return value
 
 
 def _check_probability(name: str, key: str, value: Any) -> float:

@@ -1,0 +1,266 @@
+"""Grading prompts, graders, grading jobs, their attempts and the grades."""
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from probe.models import Experiment, ModelConfig, Response, Team
+
+
+class GradingPrompt(models.Model):
+    """The instruction text and calibration examples given to a model grader. Never edited: a
+    change is the next version of the same name; the hash covers the text and the examples."""
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="grading_prompts")
+    name = models.CharField(_("name"), max_length=120)
+    version = models.PositiveIntegerField(_("version"), default=1)
+    language = models.CharField(_("language"), max_length=10, default="en")
+    text = models.TextField(_("instruction text"))
+    # [{"question", "key", "answer_format", "answer", "confidence", "label", "reason"}, ...]
+    examples = models.JSONField(_("calibration examples"), default=list, blank=True)
+    content_hash = models.CharField(_("content hash"), max_length=64, editable=False)
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="children"
+    )
+    note = models.CharField(_("what changed"), max_length=300, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["name", "-version"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["team", "name", "version"], name="gradingprompt_unique_name_version"
+            )
+        ]
+        verbose_name = _("grading prompt version")
+        verbose_name_plural = _("grading prompt versions")
+
+    def __str__(self) -> str:
+        return f"{self.name} v{self.version}"
+
+    @property
+    def short_hash(self) -> str:
+        return self.content_hash[:12]
+
+
+class Grader(models.Model):
+    """The deterministic rules alone (no configuration), or the rules then a model: a model
+    configuration and a grading prompt version. Its version is taken per job (GradingJob)."""
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="graders")
+    label = models.CharField(_("label"), max_length=120)
+    model_config = models.ForeignKey(
+        ModelConfig,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="graders",
+        verbose_name=_("model configuration"),
+    )
+    prompt = models.ForeignKey(
+        GradingPrompt,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="graders",
+        verbose_name=_("grading prompt version"),
+    )
+    archived = models.BooleanField(_("archived"), default=False)
+    created = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["label", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["team", "label"], name="grader_unique_label"),
+            models.CheckConstraint(
+                condition=(
+                    models.Q(model_config__isnull=True, prompt__isnull=True)
+                    | models.Q(model_config__isnull=False, prompt__isnull=False)
+                ),
+                name="grader_model_needs_prompt",
+            ),
+        ]
+        verbose_name = _("grader")
+        verbose_name_plural = _("graders")
+
+    def __str__(self) -> str:
+        return self.label
+
+    @property
+    def uses_model(self) -> bool:
+        return self.model_config_id is not None
+
+
+class GradingJob(models.Model):
+    """One grader version grading the frozen responses of one experiment. The configuration and
+    the prompt are snapshotted when it starts, so a later edit changes nothing it sends."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Grading")
+        DONE = "done", _("Done")
+        FAILED = "failed", _("Failed")
+        CANCELLED = "cancelled", _("Cancelled")
+
+    ACTIVE = (Status.QUEUED, Status.RUNNING)
+
+    experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE, related_name="+")
+    grader = models.ForeignKey(Grader, on_delete=models.PROTECT, related_name="jobs")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    config_snapshot = models.JSONField(default=dict, blank=True)
+    config_hash = models.CharField(max_length=64, blank=True)
+    prompt = models.ForeignKey(
+        GradingPrompt, null=True, blank=True, on_delete=models.PROTECT, related_name="jobs"
+    )
+    prompt_hash = models.CharField(max_length=64, blank=True)
+    parser_version = models.CharField(max_length=20, blank=True)
+    rules_version = models.CharField(max_length=20)
+    error_message = models.TextField(blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # Collection's bookkeeping, the same way as a run's (probe.models.Run).
+    lease_token = models.CharField(max_length=32, blank=True)
+    lease_expires = models.DateTimeField(null=True, blank=True)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    progress_at = models.DateTimeField(null=True, blank=True)
+    activity = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["experiment", "-created", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.grader} on experiment {self.experiment_id}"
+
+
+class GradeAttempt(models.Model):
+    """One request of a model grader for one response, kept whatever came back."""
+
+    class Outcome(models.TextChoices):
+        COMPLETE = "complete", _("complete")
+        TRUNCATED = "truncated", _("truncated")
+        REFUSED = "refused", _("refused")
+        RETRYABLE = "retryable", _("error, retried")
+        FATAL = "fatal", _("error, fatal")
+
+    SUCCESS = (Outcome.COMPLETE, Outcome.TRUNCATED, Outcome.REFUSED)
+
+    job = models.ForeignKey(GradingJob, on_delete=models.CASCADE, related_name="attempts")
+    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="+")
+    number = models.PositiveSmallIntegerField(default=1)
+    created = models.DateTimeField(auto_now_add=True)
+    outcome = models.CharField(max_length=10, choices=Outcome.choices)
+    http_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    request_id = models.CharField(max_length=200, blank=True)
+    finish_reason = models.CharField(max_length=60, blank=True)
+    input_tokens = models.PositiveIntegerField(null=True, blank=True)
+    output_tokens = models.PositiveIntegerField(null=True, blank=True)
+    reported_model = models.CharField(max_length=200, blank=True)
+    error_kind = models.CharField(max_length=60, blank=True)
+    error_message = models.TextField(blank=True)
+    text = models.TextField(blank=True)
+    raw_body = models.TextField(blank=True)
+    request_sent = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["job", "response", "number", "pk"]
+        indexes = [
+            models.Index(fields=["job", "response", "outcome"], name="gradeattempt_job_resp")
+        ]
+
+    def __str__(self) -> str:
+        return f"grading attempt {self.number} of response {self.response_id}: {self.outcome}"
+
+
+class Grade(models.Model):
+    """A grader's verdict on one response in one job, with the version that gave it.
+
+    ``state``: decided (a label of the scheme, and its bucket), undecided (the rules could not
+    decide and no model was asked), parse failure (the model's reply was unreadable or off the
+    menu: never a bucket) or failed (the request failed for good)."""
+
+    class State(models.TextChoices):
+        DECIDED = "decided", _("decided")
+        UNDECIDED = "undecided", _("left to people")
+        PARSE_FAILURE = "parse_failure", _("unreadable reply")
+        FAILED = "failed", _("request failed")
+
+    class By(models.TextChoices):
+        RULES = "rules", _("deterministic rules")
+        MODEL = "model", _("model")
+
+    job = models.ForeignKey(GradingJob, on_delete=models.CASCADE, related_name="grades")
+    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="+")
+    state = models.CharField(max_length=14, choices=State.choices)
+    by = models.CharField(max_length=6, choices=By.choices)
+    label = models.CharField(max_length=20, blank=True)  # the scheme's label, as parsed
+    bucket = models.CharField(max_length=20, blank=True)  # "" unless decided
+    reason = models.TextField(blank=True)
+    rule = models.CharField(max_length=40, blank=True)  # which rule decided (by rules)
+    attempt = models.ForeignKey(
+        GradeAttempt, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    # The grader's version, on every grade: (model as reported, configuration hash, prompt
+    # hash, parser version); a rules grade carries the rules' version as its parser version.
+    version_model = models.CharField(max_length=200, blank=True)
+    version_config = models.CharField(max_length=64, blank=True)
+    version_prompt = models.CharField(max_length=64, blank=True)
+    version_parser = models.CharField(max_length=20)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["job", "response"]
+        constraints = [
+            models.UniqueConstraint(fields=["job", "response"], name="grade_unique_job_response")
+        ]
+
+    def __str__(self) -> str:
+        return f"grade of response {self.response_id} in job {self.job_id}: {self.state}"
+
+    @property
+    def version(self) -> tuple[str, str, str, str]:
+        return (self.version_model, self.version_config, self.version_prompt, self.version_parser)
+
+
+class SecondOpinion(models.Model):
+    """A grader's verdict shown to one scorer on one answer, once they had committed their own
+    bucket for every answer of its item. ``first_bucket`` is their bucket when it was shown: the
+    bucket every agreement figure uses. Keeping it or changing it is recorded with its cause."""
+
+    class Action(models.TextChoices):
+        PENDING = "", _("not answered yet")
+        KEEP = "keep", _("kept my bucket")
+        CHANGE = "change", _("changed my bucket")
+
+    assignment = models.ForeignKey(
+        "scoring.Assignment", on_delete=models.CASCADE, related_name="second_opinions"
+    )
+    grade = models.ForeignKey(Grade, on_delete=models.CASCADE, related_name="opinions")
+    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="+")
+    first_bucket = models.CharField(max_length=20)
+    shown_at = models.DateTimeField(auto_now_add=True)
+    action = models.CharField(max_length=6, choices=Action.choices, blank=True)
+    new_bucket = models.CharField(max_length=20, blank=True)
+    cause = models.TextField(blank=True)
+    responded_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["assignment", "response"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["assignment", "grade"], name="secondopinion_unique_assignment_grade"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"second opinion on response {self.response_id} for assignment {self.assignment_id}"
