@@ -40,7 +40,7 @@ from probe.services.collection import (
 )
 from probe.services.configs import options_refusal
 from probe.services.hosts import provider_host_problem
-from scoring.keys import keys_in_force
+from scoring.review.keys import keys_in_force
 
 from . import labels, rules, texts
 from .dispatch import send_job

@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from probe.models import Experiment, ModelConfig, Response, Run, Team
 from probe.services.prompts import normalise_text
 from scoring.models import Judgement
-from scoring.services import judgement_decide
+from scoring.queue.services import judgement_decide
 
 from . import dispatch, selectors, texts
 from .models import Grader, GradingJob, GradingPrompt, SecondOpinion

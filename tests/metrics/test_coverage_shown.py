@@ -1,4 +1,4 @@
-"""Coverage of the gap interval the report shows beside "separable" (scoring.stats_pairs's
+"""Coverage of the gap interval the report shows beside "separable" (scoring.comparison.stats_pairs's
 permutation test turned round), on simulated experiments with a known truth.
 
 Another model than tests/metrics/test_coverage.py's: each item has its own chances of the four
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from scoring import stats_pairs
-from scoring.stats_pairs import pair_tests
+from scoring.comparison.stats_pairs import pair_tests
 
 from . import simulated
 
