@@ -32,8 +32,10 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from probe.models import Response
-from scoring import reconcile_services, review_services, services
 from scoring.models import Bucket
+from scoring.queue import services
+from scoring.reconciliation import services as reconcile_services
+from scoring.review import services as review_services
 from tests import builders
 from tests.probe import factories
 from tests.scoring.factories import score_all

@@ -20,7 +20,7 @@ GRADING_WORDS = re.compile(
 
 @pytest.mark.parametrize("role", ["scorer", "editor"])
 def test_nothing_reachable_tells_of_a_grader(client, world, role):
-    from scoring import services as scoring
+    from scoring.queue import services as scoring
 
     experiment = world.scored
     services.grading_prompt_defaults_ensure(team=world.team)

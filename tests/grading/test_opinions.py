@@ -7,8 +7,8 @@ from django.core.exceptions import ValidationError
 from grading import engine, selectors, services
 from grading.models import SecondOpinion
 from probe.models import Response
-from scoring import services as scoring
 from scoring.models import Judgement
+from scoring.queue import services as scoring
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,7 @@ docs/figures.md ("Measured coverage of the interval shown beside separable").
 import numpy as np
 import pytest
 
-from scoring import stats_pairs
+from scoring.comparison import stats_pairs
 from scoring.comparison.stats_pairs import pair_tests
 
 from . import simulated
