@@ -56,7 +56,7 @@ def say_correct(key: str, question: str, language: str, style: str, keys: frozen
             and (not sounds_hedged(option) or sounds_hedged(key))
         ):
             return option
-    return f"The answer is: {key}"
+    return f"答えは「{key}」です。" if language == "ja" else f"The answer is: {key}"
 
 
 def say_wrong(
@@ -124,7 +124,7 @@ def answer_item(
         candidates = wrong_answers(known, knowledge)
     else:
         # Not in the key sent (or the knowledge file): a guess from the question alone.
-        candidates = [guess(item.text, knowledge)]
+        candidates = [guess(item.text, knowledge, language)]
     weights = WRONG_ANSWER_WEIGHTS[: len(candidates)]
     core = candidates[_weighted(dict(enumerate(weights)), wrong_draw)]
     level = _weighted(profile.confidence_when_wrong, confidence_draw)

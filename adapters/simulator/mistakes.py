@@ -4,9 +4,11 @@ A real model that does not know an item rarely says something random: it gives a
 the right one (1648 -> 1649, 429 -> 428), a related but wrong term (Saturn -> Jupiter, Retry-After
 -> Retry-Before, 最大 -> 最小), or a confident sentence with one part of the mechanism wrong. The
 simulator has no knowledge of the world, so it finds these by rule: a number near the key's, a
-term of the same family (``FAMILIES``), a part of the key swapped for a part of another item's
-key or of the question. No candidate is a key entry of the bank (its own or another item's,
-folded) or still says everything the key says, so a person marks it wrong.
+term of the same family (``FAMILIES``) or a near word (``NEAR_WORDS``), one part of an
+identifier or a name changed, or the key's own sentence negated. Every candidate is made from
+the item's own key, never from another item's key or from the question's words alone. No
+candidate is a key entry of the bank (its own or another item's, folded) or still says
+everything the key says, so a person marks it wrong.
 
 The candidates depend on the item only, never on the model: hard items are hard for every
 simulated model, and several models then give the same wrong answer, as real models do.
@@ -19,7 +21,8 @@ import re
 from typing import Any
 
 from adapters.simulator.knowledge import Knowledge, KnowledgeItem
-from adapters.simulator.wording import carries_key, folded, is_key_entry, one_line
+from adapters.simulator.vocabulary import EN_NEGATIONS, FAMILIES, JA_NEGATIONS, NEAR_WORDS
+from adapters.simulator.wording import carries_key, folded, is_key_entry, key_tokens, one_line
 
 
 def digest(*parts: Any) -> int:
@@ -27,108 +30,6 @@ def digest(*parts: Any) -> int:
     return int.from_bytes(hashlib.sha256(joined).digest()[:8], "big")
 
 
-# Terms a model mistakes for one another, by family. Latin words match whole words, ignoring
-# case; Japanese terms match where they stand in the text.
-FAMILIES: tuple[tuple[str, ...], ...] = (
-    ("before", "after"),
-    ("first", "last"),
-    ("minimum", "maximum"),
-    ("min", "max"),
-    ("upper", "lower"),
-    ("left", "right"),
-    ("client", "server"),
-    ("request", "response"),
-    ("read", "write"),
-    ("input", "output"),
-    ("push", "pull"),
-    ("open", "close"),
-    ("inner", "outer"),
-    ("major", "minor", "patch"),
-    ("increase", "decrease"),
-    ("increases", "decreases"),
-    ("higher", "lower"),
-    ("true", "false"),
-    ("local", "global"),
-    ("public", "private", "protected"),
-    ("static", "dynamic"),
-    ("synchronous", "asynchronous"),
-    ("horizontal", "vertical"),
-    ("index", "order", "level", "layer"),
-    ("header", "trailer", "footer"),
-    ("tcp", "udp", "sctp"),
-    ("get", "post", "put", "patch"),
-    ("http", "https", "ftp"),
-    ("ipv4", "ipv6"),
-    ("json", "xml", "yaml"),
-    ("stack", "heap", "queue"),
-    ("row", "column"),
-    ("encryption", "compression", "hashing"),
-    ("thread", "process", "coroutine"),
-    ("lock", "mutex", "semaphore"),
-    ("cache", "buffer", "pool"),
-    ("latency", "throughput", "bandwidth"),
-    ("commit", "rollback", "checkpoint"),
-    ("insert", "update", "delete", "merge"),
-    ("mean", "median", "mode"),
-    ("sine", "cosine", "tangent"),
-    ("proton", "neutron", "electron"),
-    ("mitosis", "meiosis"),
-    ("dna", "rna"),
-    ("helicase", "polymerase", "ligase", "primase"),
-    ("oxygen", "nitrogen", "hydrogen", "carbon", "helium"),
-    ("iron", "cobalt", "nickel", "manganese", "copper"),
-    ("mercury", "venus", "mars", "jupiter", "saturn", "uranus", "neptune"),
-    ("titan", "europa", "ganymede", "triton", "callisto"),
-    ("pacific", "atlantic", "indian", "arctic"),
-    ("portuguese", "spanish", "italian", "french"),
-    ("english", "german", "dutch"),
-    ("canberra", "sydney", "melbourne"),
-    ("ottawa", "toronto", "montreal"),
-    ("berlin", "munich", "hamburg"),
-    ("paris", "lyon", "marseille"),
-    ("tokyo", "osaka", "kyoto"),
-    ("ulaanbaatar", "erdenet", "darkhan"),
-    ("ouagadougou", "bamako", "niamey"),
-    ("tigris", "euphrates", "jordan"),
-    ("nile", "congo", "niger"),
-    ("python", "ruby", "perl"),
-    ("java", "kotlin", "scala"),
-    ("postgresql", "mysql", "sqlite"),
-    ("chrome", "firefox", "safari"),
-    ("celsius", "fahrenheit", "kelvin"),
-    ("seconds", "milliseconds", "minutes"),
-    ("second", "minute", "hour"),
-    ("january", "february", "march", "april", "may", "june"),
-    ("july", "august", "september", "october", "november", "december"),
-    ("monday", "tuesday", "wednesday", "thursday", "friday"),
-    ("前", "後"),
-    ("最大", "最小"),
-    ("以上", "以下", "未満"),
-    ("上", "下"),
-    ("左", "右"),
-    ("クライアント", "サーバー"),
-    ("リクエスト", "レスポンス"),
-    ("読み込み", "書き込み"),
-    ("入力", "出力"),
-    ("開始", "終了"),
-    ("増加", "減少"),
-    ("送信", "受信"),
-    ("公開", "非公開"),
-    ("静的", "動的"),
-    ("同期", "非同期"),
-    ("行", "列"),
-    ("暗号化", "圧縮"),
-    ("スレッド", "プロセス"),
-    ("キャッシュ", "バッファ"),
-    ("陽子", "中性子", "電子"),
-    ("酸素", "窒素", "水素", "炭素"),
-    ("鉄", "コバルト", "ニッケル", "銅"),
-    ("水星", "金星", "火星", "木星", "土星", "天王星", "海王星"),
-    ("太平洋", "大西洋", "インド洋"),
-    ("東京", "大阪", "京都"),
-    ("ポルトガル語", "スペイン語", "イタリア語"),
-    ("東", "西", "南", "北"),
-)
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z+]*")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _PART_SPLIT = re.compile(r"([\s\-_/.]+)")
@@ -136,8 +37,6 @@ _STOPWORDS = frozenset(
     "a an the of in on at to for by with and or is are was were be it its this that which what "
     "who how does do did from as into than then when where why not no".split()
 )
-# Other items a part may be drawn from (a few are enough, and a long bank stays fast).
-_POOL_ITEMS = 24
 _TITLE_LABEL = re.compile(r"^\s*[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)+\s*$")
 
 
@@ -164,8 +63,9 @@ def _related_terms(text: str, salt: str) -> list[str]:
         word = match.group(0)
         for family in _FAMILIES_OF.get(word.casefold(), ()):
             others = [w for w in family if w != word.casefold()]
-            other = others[digest("family", salt, word) % len(others)]
-            found.append(text[: match.start()] + _cased(other, word) + text[match.end() :])
+            start = digest("family", salt, word) % len(others)
+            for other in (others[start:] + others[:start])[:2]:
+                found.append(text[: match.start()] + _cased(other, word) + text[match.end() :])
     if text.isascii():
         return found
     for term, family in _JAPANESE_TERMS:
@@ -187,7 +87,7 @@ def _number_slips(key: str, salt: str) -> list[str]:
     if "." in text:
         decimals = len(text.split(".")[1])
         step = 10**-decimals
-        values = [f"{float(text) + d * step:.{decimals}f}" for d in (1, -1, 3)]
+        values = [f"{float(text) + d * step:.{decimals}f}" for d in (1, -1, 2)]
     else:
         n = int(text)
         if len(text) == 4 and 1000 <= n <= 2100:
@@ -201,7 +101,9 @@ def _number_slips(key: str, salt: str) -> list[str]:
         else:
             step = max(1, round(n * 0.02))
             deltas = (step, -step, 5 * step)
-        values = [str(n + d) for d in deltas if n + d >= 0]
+        # A zero-padded number stays padded (a month "03" slips to "04", not "4").
+        width = len(text) if text.startswith("0") else 0
+        values = [str(n + d).zfill(width) for d in deltas if n + d >= 0]
     if digest("direction", salt) % 2:
         values = values[1:2] + values[:1] + values[2:]
     rest = key[target.end() :]
@@ -218,55 +120,83 @@ def _content_words(text: str) -> list[str]:
     ]
 
 
-def _part_swaps(item: KnowledgeItem, knowledge: Knowledge, key: str) -> list[str]:
-    """One part of the key ("George Eliot", "Retry-After", a sentence's longest word) swapped
-    for a part of the same kind from another item's key, or else from the question."""
-    parts = _PART_SPLIT.split(key)
-    words = [i for i, part in enumerate(parts) if i % 2 == 0 and re.search(r"[^\W\d_]", part)]
-    if not words:
+_JAPANESE_NEAR = tuple((t, n) for t, n in NEAR_WORDS.items() if not t.isascii())
+_EN_AUXILIARY = re.compile(r"\b(" + "|".join(EN_NEGATIONS) + r")\b(\s+not\b)?", re.IGNORECASE)
+_PART_SPLIT_KEEP = re.compile(r"([\s\-_/.:]+)")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+def _near_terms(key: str, salt: str) -> list[str]:
+    """The key with one of its words said as a near word (``NEAR_WORDS``): size -> length."""
+    found = []
+    for match in _LATIN_WORD.finditer(key):
+        word = match.group(0)
+        for near in NEAR_WORDS.get(word.casefold(), ())[:2]:
+            found.append(key[: match.start()] + _cased(near, word) + key[match.end() :])
+    if not key.isascii():
+        for term, nears in _JAPANESE_NEAR:
+            if term in key:
+                found.append(key.replace(term, nears[digest("near", salt, term) % len(nears)], 1))
+    return found
+
+
+def _negations(key: str) -> list[str]:
+    """A sentence of the key said confidently the other way round."""
+    if not key.isascii():
+        for positive, negative in JA_NEGATIONS:
+            at = key.rfind(positive)
+            if at >= 0:
+                return [key[:at] + negative + key[at + len(positive) :]]
         return []
-    if len(words) > 4:  # a sentence: change its longest content word
-        index = max(words, key=lambda i: (parts[i].casefold() not in _STOPWORDS, len(parts[i])))
+    match = _EN_AUXILIARY.search(key)
+    if not match:
+        return []
+    if match.group(2):  # "is not held" -> "is held"
+        said = match.group(1)
     else:
-        index = (
-            words[-1] if parts[words[-1]][:1].isupper() else words[digest("part", key) % len(words)]
-        )
-    # A part that is a whole key itself ("Saturn") would make the answer another item's key.
-    own = {p.casefold() for p in parts} | knowledge.folded_answers
-    wanted_title = parts[index][:1].isupper()
-    pool = []
-    # A few other items, the same for every model, are enough to draw a part from.
-    start = digest("others", item.key) % max(len(knowledge.items), 1)
-    for other in (knowledge.items[start:] + knowledge.items[:start])[:_POOL_ITEMS]:
-        if other.key == item.key:
-            continue
-        for part in _PART_SPLIT.split(one_line(other.answer))[::2]:
-            if (
-                len(part) > 2
-                and part.casefold() not in own
-                and folded(part) not in own
-                and part[:1].isupper() == wanted_title
-                and not _NUMBER.fullmatch(part)
-            ):
-                pool.append(part)
-    pool = sorted(set(pool), key=lambda p: digest("pool", key, p))
-    # From the question, only words of the part's own script ("z-index" takes no Japanese).
-    pool += [
-        w
-        for w in _content_words(item.question)
-        if w.casefold() not in own and w.isascii() == parts[index].isascii()
-    ]
-    return [
-        "".join(parts[:index] + [_cased(choice, parts[index])] + parts[index + 1 :])
-        for choice in pool[:3]
-    ]
+        said = _cased(EN_NEGATIONS[match.group(1).casefold()], match.group(1))
+    return [key[: match.start()] + said + key[match.end() :]]
+
+
+def _part_changed(key: str) -> list[str]:
+    """An identifier or a name with one of its parts changed: a near word, or the part as a
+    model misremembers it (a vowel off, a plural)."""
+    parts = _PART_SPLIT_KEEP.split(key)
+    words = [i for i, part in enumerate(parts) if i % 2 == 0 and re.search(r"[^\W\d_]", part)]
+    if not words or len(words) > 4:
+        return []
+    index = words[-1] if parts[words[-1]][:1].isupper() else words[digest("part", key) % len(words)]
+    part = parts[index]
+    pieces = _CAMEL.split(part)  # getElementById -> get, Element, By, Id
+    found = []
+    if len(pieces) > 1:
+        for at, piece in enumerate(pieces):
+            nears = list(NEAR_WORDS.get(piece.casefold(), ()))
+            nears += [w for f in _FAMILIES_OF.get(piece.casefold(), ()) for w in f]
+            for near in [n for n in nears if n != piece.casefold()][:1]:
+                changed = pieces[:at] + [_cased(near, piece)] + pieces[at + 1 :]
+                found.append("".join(parts[:index] + ["".join(changed)] + parts[index + 1 :]))
+    if found or not part.isascii():
+        return found
+    changed = part[:-1] if part.endswith("s") and len(part) > 3 else _near_miss(part)
+    return ["".join(parts[:index] + [changed] + parts[index + 1 :])]
+
+
+def _question_words_only(candidate: str, question: str) -> bool:
+    """The candidate says nothing but words of the question (an echo, not an answer)."""
+    words, runs = key_tokens(candidate)
+    asked, asked_runs = key_tokens(question)
+    if not words and not runs:
+        return True
+    folded_question = "".join(asked_runs)
+    return words <= asked and all(run in folded_question for run in runs)
 
 
 _VOWELS = "aeiou"
 
 
 def _near_miss(key: str) -> str:
-    """Another word that looks like the key: a vowel changed and two inner letters swapped."""
+    """Another word that looks like the key, as a name is misremembered: one vowel changed."""
     letters = list(key)
     vowels = [i for i, ch in enumerate(letters) if ch.lower() in _VOWELS]
     if vowels:
@@ -274,22 +204,35 @@ def _near_miss(key: str) -> str:
         old = letters[at].lower()
         new = _VOWELS[(_VOWELS.index(old) + 1 + digest("to", key) % 4) % 5]
         letters[at] = new.upper() if letters[at].isupper() else new
-    if len(letters) >= 5:
-        at = 1 + digest("swap", key) % (len(letters) - 3)
-        letters[at], letters[at + 1] = letters[at + 1], letters[at]
     word = "".join(letters)
     return word if folded(word) != folded(key) else key + "s"
 
 
+def _fallbacks(key: str) -> list[str]:
+    """The key denied, when nothing near it can be found; the first that is no key entry."""
+    if _JAPANESE.search(key):
+        return [f"{key}ではない", f"{key}以外", f"{key}とは別のもの"]
+    return [f"not {key}", f"something other than {key}", f"anything but {key}"]
+
+
+_JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
+
+
 def wrong_answers(item: KnowledgeItem, knowledge: Knowledge) -> list[str]:
-    """The item's plausible wrong answers, likeliest first; the same for every model."""
+    """The item's plausible wrong answers, likeliest first; the same for every model. Each is
+    made from the item's own key: a number near its number, a term of its kind, one part of it
+    changed, its sentence negated."""
     key = one_line(item.answer)
-    if _NUMBER.search(key):
-        candidates = _number_slips(key, item.key) + _related_terms(key, item.key)
+    candidates = _number_slips(key, item.key) if _NUMBER.search(key) else []
+    if len(key.split()) >= 5 or (not key.isascii() and len(key) > 10):
+        # A sentence: said the other way round, or with one of its words near but wrong.
+        candidates += _negations(key) + _near_terms(key, item.key)
+        candidates += _related_terms(key, item.key)
     else:
-        candidates = _related_terms(key, item.key)
-    candidates += _part_swaps(item, knowledge, key)
-    candidates.append(_near_miss(key))
+        candidates += _related_terms(key, item.key) + _near_terms(key, item.key)
+        candidates += _part_changed(key) + _negations(key)
+    if len(_PART_SPLIT.split(key)) == 1 and key.isascii() and not _NUMBER.fullmatch(key):
+        candidates.append(_near_miss(key))
     keys = knowledge.folded_answers
     unique: list[str] = []
     seen: set[str] = set()
@@ -301,22 +244,45 @@ def wrong_answers(item: KnowledgeItem, knowledge: Knowledge) -> list[str]:
             and mark not in seen
             and not is_key_entry(candidate, keys)
             and not carries_key(candidate, key)
+            and not _question_words_only(candidate, item.question)
         ):
             seen.add(mark)
             unique.append(candidate)
-    return unique or [f"not {key}"]
+    if unique:
+        return unique
+    fallbacks = [f for f in _fallbacks(key) if not is_key_entry(f, keys)]
+    return fallbacks[:1] or [_unused(key, keys)]
+
+
+def _unused(text: str, keys: frozenset[str]) -> str:
+    """``text`` with a mark no key entry has (a bank whose keys are all the obvious answers)."""
+    n = 2
+    while is_key_entry(f"{text} ({n})", keys):
+        n += 1
+    return f"{text} ({n})"
 
 
 _YEAR_QUESTION = re.compile(r"\b(?:year|when)\b|何年|いつ", re.IGNORECASE)
 _COUNT_QUESTION = re.compile(
     r"\b(?:how many|how much|number|port|version)\b|いくつ|何人|何個|何番", re.IGNORECASE
 )
+# What a model says of an item it knows nothing of and will not admit it: confident, vague,
+# and never the question's own words.
+_VAGUE = {
+    "en": (
+        "It depends on the configuration",
+        "The default setting",
+        "None by default",
+        "The first one listed",
+    ),
+    "ja": ("設定によって異なる", "既定値のまま", "特に指定はない", "最初に挙げたもの"),
+}
 
 
-def guess(question: str, knowledge: Knowledge) -> str:
+def guess(question: str, knowledge: Knowledge, language: str = "en") -> str:
     """A model's guess at an item it has never seen (no key was sent for it): a year or a count
-    where the question asks for one, a term of the family of one of its words, else one of its
-    words; never a key entry."""
+    where the question asks for one, a term of the family of one of its words, else a vague
+    confident answer in the bank's language; never a key entry, never the question's words."""
     salt = " ".join(question.casefold().split())
     keys = knowledge.folded_answers
     if _YEAR_QUESTION.search(question):
@@ -325,16 +291,18 @@ def guess(question: str, knowledge: Knowledge) -> str:
         candidates = [str(2 + digest("count", salt) % 98)]
     else:
         words = _content_words(question)
-        related = [
-            other
+        candidates = [
+            _cased(other, "A")
             for word in words
             for family in FAMILIES
             if word.casefold() in family
             for other in family
             if other != word.casefold()
         ]
-        candidates = [_cased(w, "A") for w in related] + sorted(words, key=len, reverse=True)
+    vague = _VAGUE["ja" if language == "ja" else "en"]
+    start = digest("vague", salt) % len(vague)
+    candidates += list(vague[start:] + vague[:start])
     for candidate in candidates:
-        if not is_key_entry(candidate, keys):
+        if not is_key_entry(candidate, keys) and not _question_words_only(candidate, question):
             return candidate
-    return "none of these"
+    return _unused(vague[start], keys)

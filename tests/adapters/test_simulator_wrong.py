@@ -1,0 +1,247 @@
+"""A simulated model's wrong answers are made from the item's own key, and never are a key entry.
+
+No simulated answer (right, wrong, hedged or guessed) equals its item's key entry or any other
+item's, folded as the app folds answers: on banks hypothesis generates (keys crowded together
+on purpose: neighbouring years, one identifier a part away from another) and on two small banks
+written here, in English and in Japanese. A wrong answer is never the question's words alone,
+and what it says beyond its own key comes from the simulator's built-in word lists, not from
+another item's key."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from adapters.simulator import (
+    ABSTAIN_ANSWER,
+    FAMILIES,
+    SIMULATION_FIELD,
+    Knowledge,
+    PromptItem,
+    Simulator,
+    answer_item,
+    guess,
+    load_profiles,
+    parse_prompt_items,
+    wrong_answers,
+)
+from adapters.simulator.vocabulary import NEAR_WORDS
+from probe.sheetparser import parse_sheet
+from tests.adapters.wrong_banks import ENGLISH, JAPANESE
+from tests.keyreading import as_written, parts_of
+
+PROFILES = load_profiles()
+MODELS = tuple(PROFILES)
+JAPANESE_TEXT = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+
+
+def knowledge_of(bank) -> Knowledge:
+    return Knowledge.from_dict({"items": [{"question": q, "answer": a} for q, a in bank]})
+
+
+def every_answer(bank, seeds=(0, 1, 2)):
+    """Each item's answer from every model and seed, as the simulator means it."""
+    knowledge = knowledge_of(bank)
+    prompt = "\n".join(f"{n}. {q}" for n, (q, _a) in enumerate(bank, 1))
+    items = parse_prompt_items(prompt, knowledge)
+    language = (
+        "ja" if sum(bool(JAPANESE_TEXT.search(q)) for q, _a in bank) * 2 > len(bank) else "en"
+    )
+    for model in MODELS:
+        for seed in seeds:
+            for item in items:
+                assert isinstance(item, PromptItem)
+                yield item, answer_item(PROFILES[model], model, seed, item, knowledge, language)
+
+
+# Keys crowded together: years a step apart, versions, identifiers sharing parts, family terms.
+_year = st.integers(1640, 1660).map(str)
+_count = st.integers(0, 30).map(str)
+_decimal = st.tuples(st.integers(0, 5), st.integers(0, 99)).map(lambda p: f"{p[0]}.{p[1]:02d}")
+_version = st.tuples(st.integers(1, 4), st.integers(0, 3), st.integers(0, 3)).map(
+    lambda p: f"{p[0]}.{p[1]}.{p[2]}"
+)
+_date = st.tuples(st.integers(2000, 2002), st.integers(1, 3), st.integers(1, 3)).map(
+    lambda p: f"{p[0]}-{p[1]:02d}-{p[2]:02d}"
+)
+_term = st.sampled_from([t for family in FAMILIES[:40] for t in family])
+_part = st.sampled_from(["max", "min", "size", "length", "count", "name", "id", "key", "user"])
+_identifier = st.tuples(_part, st.sampled_from(["_", "-", ""]), _part).map(
+    lambda p: f"{p[0]}{p[1]}{p[2].capitalize() if not p[1] else p[2]}"
+)
+_sentence = st.tuples(
+    st.sampled_from(["The lock", "The client", "A row", "The cache"]),
+    st.sampled_from(["is", "is not", "was", "can be"]),
+    st.sampled_from(["held", "read", "written", "released"]),
+    st.sampled_from(["before the commit", "after the request", "while the server writes"]),
+).map(" ".join)
+_japanese = st.sampled_from(
+    ["最大", "最小", "読み込み", "書き込み", "水素", "酸素", "金星", "火星", "紫式部"]
+) | st.tuples(
+    st.sampled_from(["キャッシュを", "ロックを", "接続を"]),
+    st.sampled_from(["保持する", "解放する", "保持しない", "送信する"]),
+).map("".join)
+_free = st.text(
+    alphabet=st.characters(categories=("L", "N"), max_codepoint=0x9FFF), min_size=1, max_size=12
+)
+KEY = (
+    _year
+    | _count
+    | _decimal
+    | _version
+    | _date
+    | _term
+    | _identifier
+    | _sentence
+    | _japanese
+    | _free
+).filter(lambda key: as_written(key) and as_written(key) != as_written(ABSTAIN_ANSWER))
+
+
+@st.composite
+def banks(draw):
+    keys = draw(st.lists(KEY, min_size=2, max_size=12, unique_by=as_written))
+    japanese = draw(st.booleans())
+    ask = "{n}番目の項目の答えは何か。" if japanese else "What is the answer to item {n}?"
+    return [(ask.format(n=n), key) for n, key in enumerate(keys, 1)]
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(banks())
+def test_no_simulated_answer_is_a_key_entry_on_generated_banks(bank):
+    # The abstention "UNKNOWN" is kept out of the keys (the filter above): it is an abstention,
+    # not an answer, and the brief keeps abstentions as they are.
+    keys = {as_written(key) for _q, key in bank}
+    knowledge = knowledge_of(bank)
+    for item in knowledge.items:
+        for candidate in wrong_answers(item, knowledge):
+            assert as_written(candidate) not in keys, (item.answer, candidate)
+    for item, said in every_answer(bank, seeds=(0, 1)):
+        if said.answer == ABSTAIN_ANSWER:
+            continue
+        assert as_written(said.answer) not in keys, (item.known.answer, said.answer)
+
+
+def _words(text: str) -> set[str]:
+    words, runs = parts_of(text)
+    return words | set(runs)
+
+
+def _built_in_words() -> set[str]:
+    found = {t for family in FAMILIES for t in family}
+    found |= set(NEAR_WORDS) | {n for nears in NEAR_WORDS.values() for n in nears}
+    found |= {"not", "t", "isn", "aren", "wasn", "weren", "can", "doesn", "don", "didn", "won"}
+    found |= {"hasn", "haven", "shouldn", "mustn", "something", "other", "than", "anything", "but"}
+    return {w.casefold() for w in found}
+
+
+def _one_vowel_off(word: str, key_words: set[str]) -> bool:
+    return any(
+        len(k) == len(word) and sum(a != b for a, b in zip(k, word, strict=True)) == 1
+        for k in key_words
+    ) or any(k == word + "s" for k in key_words)
+
+
+def _one_part_changed(word: str, key_words: set[str], built_in: set[str]) -> bool:
+    """``word`` is a key word with one part (getElementBy*Id* -> *Key*) a built-in term."""
+    for key_word in key_words:
+        start = 0
+        while start < min(len(word), len(key_word)) and word[start] == key_word[start]:
+            start += 1
+        end = 0
+        while (
+            end < min(len(word), len(key_word)) - start
+            and word[len(word) - 1 - end] == key_word[len(key_word) - 1 - end]
+        ):
+            end += 1
+        middle = word[start : len(word) - end]
+        if start + end and any(middle in term for term in built_in if middle):
+            return True
+    return False
+
+
+def test_written_banks_answers_are_no_key_entry_and_wrong_ones_come_from_their_own_key():
+    built_in = _built_in_words()
+    for bank in (ENGLISH, JAPANESE):
+        keys = {as_written(key) for _q, key in bank}
+        knowledge = knowledge_of(bank)
+        for item in knowledge.items:
+            candidates = wrong_answers(item, knowledge)
+            assert candidates, item.answer
+            own = _words(item.answer)
+            for candidate in candidates:
+                assert as_written(candidate) not in keys, (item.answer, candidate)
+                for word in _words(candidate) - own:
+                    # A word beyond the key's own: a built-in near term, a slipped number, a
+                    # misremembered name, a Japanese negation - never a piece of another key.
+                    assert (
+                        word in built_in
+                        or word.isdigit()
+                        or re.fullmatch(r"[\d.\-]+", word)
+                        or _one_vowel_off(word, own)
+                        or _one_part_changed(word, own, built_in)
+                        or any(t in word for t in built_in if not t.isascii())
+                        or JAPANESE_TEXT.search(word)
+                        and any(run in word or word in run for run in own)
+                    ), (item.answer, candidate, word)
+        for item, said in every_answer(bank):
+            if said.answer != ABSTAIN_ANSWER:
+                assert as_written(said.answer) not in keys, (item.known.answer, said.answer)
+
+
+def _question_words_alone(answer: str, question: str) -> bool:
+    words, runs = parts_of(answer)
+    asked, asked_runs = parts_of(question)
+    return words <= asked and all(any(run in a for a in asked_runs) for run in runs)
+
+
+def test_no_wrong_answer_or_guess_is_the_questions_words_alone():
+    for bank in (ENGLISH, JAPANESE):
+        knowledge = knowledge_of(bank)
+        for item in knowledge.items:
+            for candidate in wrong_answers(item, knowledge):
+                assert not _question_words_alone(candidate, item.question), candidate
+        for item, said in every_answer(bank):
+            if said.answer != ABSTAIN_ANSWER and not said.correct:
+                assert not _question_words_alone(said.answer, item.known.question), said.answer
+    # Items outside the key sent: the model guesses from the question alone, and says more
+    # than the question did, in the bank's language.
+    unseen_en = ["Which mechanism keeps the connection pool warm?", "What does the flag do?"]
+    unseen_ja = ["この方式の特徴は何か。", "既定の動作はどれか。"]
+    knowledge = knowledge_of(ENGLISH)
+    for question in unseen_en:
+        said = guess(question, knowledge, "en")
+        assert not _question_words_alone(said, question), said
+        assert not JAPANESE_TEXT.search(said)
+    for question in unseen_ja:
+        said = guess(question, knowledge_of(JAPANESE), "ja")
+        assert not _question_words_alone(said, question), said
+        assert JAPANESE_TEXT.search(said), said
+
+
+def test_japanese_items_get_japanese_answers_through_the_server():
+    payload = {
+        "model": "sim-overconfident",
+        "messages": [
+            {
+                "role": "user",
+                "content": "\n".join(f"{n}. {q}" for n, (q, _a) in enumerate(JAPANESE, 1)),
+            }
+        ],
+        "seed": 3,
+        SIMULATION_FIELD: {"key": [{"question": q, "answer": a} for q, a in JAPANESE]},
+    }
+    first = Simulator({"items": []}).chat_completion(payload).body["choices"][0]["message"]
+    again = Simulator({"items": []}).chat_completion(payload).body["choices"][0]["message"]
+    assert first["content"] == again["content"]  # deterministic for a seed
+    sheet = parse_sheet(first["content"], len(JAPANESE))
+    keys = {as_written(key) for _q, key in JAPANESE}
+    for parsed, (question, key) in zip(sheet.answers, JAPANESE, strict=True):
+        if parsed.abstained:
+            continue
+        assert as_written(parsed.answer) not in keys
+        latin = set(re.findall(r"[a-z]+", parsed.answer.casefold()))
+        assert latin <= set(re.findall(r"[a-z]+", f"{question} {key}".casefold())), parsed.answer
+        assert JAPANESE_TEXT.search(parsed.answer) or re.fullmatch(r"[\w\-. ]+", key), parsed.answer
