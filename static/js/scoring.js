@@ -583,23 +583,9 @@
     box.textContent = template.content.textContent.trim();
   }
 
-  // Shortcuts by the key's place (event.code), so they work while a Japanese IME is on: its
-  // keydowns say "Process" in event.key (keyCode 229, isComposing) but still name the key
-  // pressed. event.key is read only where the browser gives no code.
-  const CODES = { Enter: "Enter", NumpadEnter: "Enter", Escape: "Escape", Tab: "Tab", Backspace: "Backspace",
-    ArrowUp: "ArrowUp", ArrowDown: "ArrowDown", ArrowLeft: "ArrowLeft", ArrowRight: "ArrowRight" };
-  function composing(event) { return event.isComposing || event.keyCode === 229 || event.key === "Process"; }
-  function shortcutKey(event) {
-    const code = event.code || "";
-    let match = /^(?:Digit|Numpad)([0-9])$/.exec(code);
-    if (match) return match[1];
-    match = /^Key([A-Z])$/.exec(code);
-    if (match) return event.shiftKey ? match[1] : match[1].toLowerCase();
-    if (code === "Slash" && (event.shiftKey || event.key === "?")) return "?";
-    if (CODES[code]) return CODES[code];
-    if (code) return composing(event) ? "" : event.key;  // a key of its own (IntlRo, Minus...)
-    return composing(event) ? "" : event.key;
-  }
+  // Shortcuts by the key's place, so they work with a Japanese IME on (app.js).
+  const shortcutKey = window.shortcutKeys.key;
+  const composing = window.shortcutKeys.composing;
   function isTextField(el) {
     return !!(el && el.matches && (el.matches("textarea, input:not([type=checkbox]):not([type=radio]), select") || el.isContentEditable));
   }

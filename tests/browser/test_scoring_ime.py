@@ -9,6 +9,7 @@ from playwright.sync_api import expect
 
 from scoring.models import Assignment, DecisionReceipt, Judgement, JudgementChange
 from tests.browser.test_scoring_flow import (
+    ARTIFACTS,
     PROFILES,
     collect_demo,
     sign_in,
@@ -58,6 +59,8 @@ def test_an_ime_keydown_decides_once_and_moves_the_focus_on(live_server, page, w
     # A key the IME swallows without naming it: nothing is decided, the page says what to do.
     page.evaluate(IME_KEYDOWN, ["", None])
     expect(page.locator("[data-ime-hint]")).to_contain_text("half-width")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "scoring_ime_hint.png"))
     assert JudgementChange.objects.filter(assignment=assignment).count() == changes.count()
 
 
