@@ -1,9 +1,31 @@
 // Keyboard helpers for inline editing: Ctrl/Cmd+Enter saves the form, Escape cancels it.
 (function () {
   "use strict";
+  // Shortcuts by the character the key types (event.key), so an AZERTY or Dvorak user presses
+  // the letter the page names; while a Japanese IME is on its keydowns say "Process" in
+  // event.key (keyCode 229, isComposing) but still name the key pressed in event.code, so the
+  // key's place is read then, and for named keys. The page scripts with shortcuts
+  // (scoring.js, review.js) read keys through this.
+  const CODES = { Enter: "Enter", NumpadEnter: "Enter", Escape: "Escape", Tab: "Tab", Backspace: "Backspace",
+    ArrowUp: "ArrowUp", ArrowDown: "ArrowDown", ArrowLeft: "ArrowLeft", ArrowRight: "ArrowRight" };
+  function composing(event) { return event.isComposing || event.keyCode === 229 || event.key === "Process"; }
+  function key(event) {
+    if (!composing(event) && /^[0-9A-Za-z?]$/.test(event.key || "")) return event.key;
+    const code = event.code || "";
+    let match = /^(?:Digit|Numpad)([0-9])$/.exec(code);
+    if (match) return match[1];
+    match = /^Key([A-Z])$/.exec(code);
+    if (match) return event.shiftKey ? match[1] : match[1].toLowerCase();
+    if (code === "Slash" && (event.shiftKey || event.key === "?")) return "?";
+    if (CODES[code]) return CODES[code];
+    return composing(event) ? "" : event.key;  // no code, or a key of its own (IntlRo, Minus...)
+  }
+  window.shortcutKeys = { key: key, composing: composing };
+
   document.addEventListener("keydown", function (event) {
     const form = event.target.closest && event.target.closest("form");
     if (!form) return;
+    if (composing(event)) return;  // Enter or Escape ends the IME's composition, not the form
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
       event.preventDefault();
       form.requestSubmit();

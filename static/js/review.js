@@ -98,16 +98,19 @@
   document.addEventListener("DOMContentLoaded", function () { placeFocus(null); });
 
   document.addEventListener("keydown", function (event) {
+    // A note or a form takes the IME's keys as text; elsewhere a composing key acts by its code.
+    if (window.shortcutKeys.composing(event) && typing(event.target)) return;
+    const key = window.shortcutKeys.key(event);
     const overlay = helpOverlay();
     if (overlay && !overlay.hidden) {
-      if (event.key === "Escape" || event.key === "?") { event.preventDefault(); toggleHelp(false); }
+      if (key === "Escape" || key === "?") { event.preventDefault(); toggleHelp(false); }
       return;
     }
     const target = event.target;
     const recon = reconcileRoot();
     if (event.ctrlKey || event.metaKey) {
       // Inside a form app.js submits; on an entry or a row, submit its form from here.
-      if (event.key === "Enter" && !(target.closest && target.closest("form"))) {
+      if (key === "Enter" && !(target.closest && target.closest("form"))) {
         const holder = recon ? currentRow() : currentEntry();
         const form = holder && (recon ? holder.querySelector("form") : openForm(holder));
         if (form) { event.preventDefault(); form.requestSubmit(); }
@@ -115,13 +118,12 @@
       return;
     }
     if (event.altKey) return;
-    if (event.key === "Escape") {
+    if (key === "Escape") {
       const holder = recon ? currentRow() : currentEntry();
       if (holder && target !== holder) { event.preventDefault(); focusEl(holder); }
       return;
     }
     if (typing(target)) return;
-    const key = event.key;
     let handled = true;
     if (key === "?") toggleHelp(true);
     else if (recon) {

@@ -583,20 +583,45 @@
     box.textContent = template.content.textContent.trim();
   }
 
+  // Shortcuts by the key's place, so they work with a Japanese IME on (app.js).
+  const shortcutKey = window.shortcutKeys.key;
+  const composing = window.shortcutKeys.composing;
+  function isTextField(el) {
+    return !!(el && el.matches && (el.matches("textarea, input:not([type=checkbox]):not([type=radio]), select") || el.isContentEditable));
+  }
+  // Where the IME still swallows a key (no code to read), say what to do, once per page.
+  function imeHint() {
+    const root = item() || document.getElementById("scoring-overview");
+    if (!root || root.querySelector("[data-ime-hint]")) return;
+    const hint = document.createElement("p");
+    hint.className = "small muted ime-hint";
+    hint.setAttribute("role", "status");
+    hint.setAttribute("data-ime-hint", "");
+    hint.textContent = gettext("A shortcut was taken by the input method: switch to half-width (direct) input to use the keyboard shortcuts.");
+    root.prepend(hint);
+  }
+  // A composition started outside a text field (the IME caught a key on an answer): it has
+  // nowhere to go, so nothing is typed, but the scorer should know why a key did nothing.
+  document.addEventListener("compositionstart", function (event) {
+    if (!isTextField(event.target)) imeHint();
+  });
+
   // The item overview: a number and Enter jumps (the form), arrows move, O and Esc leave.
   function overviewKey(overview, event) {
     const links = Array.from(overview.querySelectorAll(".overview-grid a"));
     const index = links.indexOf(document.activeElement);
     const inField = event.target.matches("input");
-    if (event.key === "Escape") { event.preventDefault(); overview.querySelector("[data-back]").click(); return; }
-    if (inField && event.key === "ArrowDown") { event.preventDefault(); (overview.querySelector(".current a") || links[0]).focus(); return; }
+    const key = shortcutKey(event);
+    if (key === "Escape") { event.preventDefault(); overview.querySelector("[data-back]").click(); return; }
+    if (inField && key === "ArrowDown") { event.preventDefault(); (overview.querySelector(".current a") || links[0]).focus(); return; }
     if (inField) return;
-    const step = { ArrowRight: 1, ArrowLeft: -1, l: 1, h: -1 }[event.key];
+    const step = { ArrowRight: 1, ArrowLeft: -1, l: 1, h: -1 }[key];
     if (step && links.length) { event.preventDefault(); links[Math.max(0, Math.min(links.length - 1, index + step))].focus(); return; }
-    if (event.key === "o" || event.key === "O") { event.preventDefault(); overview.querySelector("[data-next-open]").click(); return; }
-    if (/^[0-9]$/.test(event.key)) {
+    if (key === "o" || key === "O") { event.preventDefault(); overview.querySelector("[data-next-open]").click(); return; }
+    if (/^[0-9]$/.test(key)) {
       const field = overview.querySelector("[data-jump]");
       field.value = ""; field.focus();  // the digit then lands in the field
+      if (composing(event)) { event.preventDefault(); field.value = key; }  // not as IME text
     }
   }
 
@@ -651,7 +676,7 @@
   });
 
   function confirmKey(panel, event) {
-    const key = event.key;
+    const key = shortcutKey(event);
     if (key === "Escape") { event.preventDefault(); panel.querySelector("[data-cancel]").click(); return true; }
     if (key === "a" || key === "A") { event.preventDefault(); panel.querySelector("[data-confirm-off]").click(); return true; }
     if (key === "Enter" && !event.target.matches("button")) { event.preventDefault(); panel.querySelector("[data-confirm-wrong]").click(); return true; }
@@ -666,10 +691,14 @@
 
   document.addEventListener("keydown", function (event) {
     // Ctrl+Enter in the dispute note is app.js's (it saves any form).
-    if (event.ctrlKey || event.metaKey || event.altKey || event.isComposing) return;
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    // In a note or a dispute form the IME types as it should: its keys are text, not shortcuts.
+    if (composing(event) && isTextField(event.target)) return;
+    if (composing(event) && !shortcutKey(event)) { imeHint(); return; }
     const overlay = helpOverlay();
     if (overlay && !overlay.hidden) {
-      if (event.key === "Escape" || event.key === "?") { event.preventDefault(); toggleHelp(false); }
+      const key = shortcutKey(event);
+      if (key === "Escape" || key === "?") { event.preventDefault(); toggleHelp(false); }
       return;
     }
     const overview = document.getElementById("scoring-overview");
@@ -679,7 +708,7 @@
     const panel = event.target.closest && event.target.closest("[data-client-confirm]");
     if (panel) { if (confirmKey(panel, event)) event.preventDefault(); return; }
     const typing = event.target.matches("textarea, input:not([type=checkbox]), select");
-    if (event.key === "Escape") {
+    if (shortcutKey(event) === "Escape") {
       const note = event.target.closest && event.target.closest("form.note-form");
       if (note) {
         event.preventDefault();
@@ -695,7 +724,7 @@
     const list = answers().filter(function (li) { return li.offsetParent !== null; });
     const current = focused();
     const index = current ? list.indexOf(current) : -1;
-    const key = event.key;
+    const key = shortcutKey(event);
     let handled = true;
     if (key === "?") toggleHelp(true);
     else if (key === "ArrowDown" || key === "j") focusAnswer(list[Math.min(index + 1, list.length - 1)] || list[0]);
