@@ -6,6 +6,7 @@ COPY pyproject.toml README.md constraints.txt ./
 COPY config config
 COPY probe probe
 COPY scoring scoring
+COPY grading grading
 COPY adapters adapters
 COPY api api
 # The exact versions CI tested (constraints.txt, written by `python3 dev.py lock`).
