@@ -62,8 +62,10 @@ from adapters.simulator.profiles import (
     profile_from_dict,
 )
 from adapters.simulator.wording import (
+    ABSTENTIONS,
     STYLES,
     carries_key,
+    contains_key,
     folded,
     is_key_entry,
     language_of,
@@ -71,6 +73,7 @@ from adapters.simulator.wording import (
 
 __all__ = [
     "ABSTAIN_ANSWER",
+    "ABSTENTIONS",
     "FAMILIES",
     "STYLES",
     "BUILTIN_PROFILES",
@@ -95,6 +98,7 @@ __all__ = [
     "SimulatorAdapter",
     "answer_item",
     "carries_key",
+    "contains_key",
     "folded",
     "guess",
     "is_key_entry",

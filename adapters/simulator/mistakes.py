@@ -1,28 +1,48 @@
-"""The wrong answers a simulated model gives: plausible, specific to the item, never a key entry.
+"""The wrong answers a simulated model gives: plausible, specific to the item, never a key entry,
+never the key itself with something added.
 
 A real model that does not know an item rarely says something random: it gives a number near
-the right one (1648 -> 1649, 429 -> 428), a related but wrong term (Saturn -> Jupiter, Retry-After
--> Retry-Before, 最大 -> 最小), or a confident sentence with one part of the mechanism wrong. The
-simulator has no knowledge of the world, so it finds these by rule: a number near the key's, a
-term of the same family (``FAMILIES``) or a near word (``NEAR_WORDS``), one part of an
-identifier or a name changed, or the key's own sentence negated. Every candidate is made from
-the item's own key, never from another item's key or from the question's words alone. No
-candidate is a key entry of the bank (its own or another item's, folded) or still says
-everything the key says, so a person marks it wrong.
+the right one, of the same form (1648 -> 1649, 3.11 -> 3.12, 429 -> 428, 約1億 -> 約2億,
+1947-05-03 -> 1947-05-04), a related but wrong term of the same kind (Saturn -> Jupiter,
+George Eliot -> Thomas Hardy, 水素 -> 窒素, Retry-After -> Expires), an identifier with one
+part changed (max_connections -> min_connections), or a confident sentence with one part of
+the mechanism wrong ("... are kept ..." -> "... aren't kept ...", 保持 -> 解放). The simulator
+has no knowledge of the world, so it finds these by rule from the item's own key and its
+built-in vocabulary (``vocabulary``): a term is only ever swapped for another real term of its
+family, as a whole word, never spliced into a compound. When nothing near the key can be found,
+a term of the kind the question asks for (a planet, an author), else a vague confident answer.
 
-The candidates depend on the item only, never on the model: hard items are hard for every
-simulated model, and several models then give the same wrong answer, as real models do.
+No candidate is a key entry of the bank (its own or another item's, folded), says everything
+the key says, or contains the key as written (``wording.contains_key``: "not X", 「Xではない」
+are refused). The candidates depend on the item only, never on the model: hard items are hard
+for every simulated model, and several models then give the same wrong answer, as real models do.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from typing import Any
 
 from adapters.simulator.knowledge import Knowledge, KnowledgeItem
-from adapters.simulator.vocabulary import EN_NEGATIONS, FAMILIES, JA_NEGATIONS, NEAR_WORDS
-from adapters.simulator.wording import carries_key, folded, is_key_entry, key_tokens, one_line
+from adapters.simulator.vocabulary import (
+    AMBIGUOUS_WORDS,
+    CATEGORIES,
+    EN_NEGATIONS,
+    FAMILIES,
+    JA_NEGATIONS,
+    NEAR_WORDS,
+    SENTENCE_SWAPS,
+)
+from adapters.simulator.wording import (
+    carries_key,
+    contains_key,
+    folded,
+    is_key_entry,
+    key_tokens,
+    one_line,
+)
 
 
 def digest(*parts: Any) -> int:
@@ -30,9 +50,11 @@ def digest(*parts: Any) -> int:
     return int.from_bytes(hashlib.sha256(joined).digest()[:8], "big")
 
 
-_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z+]*")
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
-_PART_SPLIT = re.compile(r"([\s\-_/.]+)")
+_JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
+_KANJI = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff々]")
+_KATAKANA = re.compile(r"[\u30a0-\u30ffー]")
+_HIRAGANA = re.compile(r"[\u3040-\u309f]")
+_PARTICLES = "にのはがをでへともや、。"
 _STOPWORDS = frozenset(
     "a an the of in on at to for by with and or is are was were be it its this that which what "
     "who how does do did from as into than then when where why not no".split()
@@ -41,111 +63,266 @@ _TITLE_LABEL = re.compile(r"^\s*[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)+\s*$")
 
 
 def _cased(word: str, like: str) -> str:
+    """``word`` of the vocabulary in the case of the word it replaces (a name or a formula
+    written with capitals in the vocabulary is said as written)."""
+    if word != word.lower():
+        return word
     if like.isupper() and len(like) > 1:
         return word.upper()
     if like[:1].isupper():
-        return word[:1].upper() + word[1:]
+        return " ".join(w[:1].upper() + w[1:] for w in word.split(" "))
     return word
 
 
-# Each term's families, and the Japanese terms (found by search, not by word).
+# Each term's families; one pattern for the Latin terms (whole words), one for the Japanese.
 _FAMILIES_OF: dict[str, list[tuple[str, ...]]] = {}
 for _family in FAMILIES:
     for _term in _family:
-        _FAMILIES_OF.setdefault(_term, []).append(_family)
-_JAPANESE_TERMS = tuple((t, f) for f in FAMILIES for t in f if not t.isascii())
+        _FAMILIES_OF.setdefault(_term.casefold(), []).append(_family)
 
 
-def _related_terms(text: str, salt: str) -> list[str]:
-    """The text with one term swapped for another of its family, for each term it has."""
+def _alternation(terms) -> str:
+    return "|".join(re.escape(t) for t in sorted(set(terms), key=len, reverse=True))
+
+
+_LATIN_TERM = re.compile(
+    r"(?<![\w-])(?:"
+    + _alternation(t for f in FAMILIES for t in f if t.isascii() or not _JAPANESE.search(t))
+    + r")(?![\w-])",
+    re.IGNORECASE,
+)
+_JAPANESE_TERM = re.compile(_alternation(t for f in FAMILIES for t in f if _JAPANESE.search(t)))
+_LATIN_SWAP = re.compile(
+    r"(?<![\w-])(?:" + _alternation(t for t in SENTENCE_SWAPS if t.isascii()) + r")(?![\w-])",
+    re.IGNORECASE,
+)
+_JAPANESE_SWAP = re.compile(_alternation(t for t in SENTENCE_SWAPS if not t.isascii()))
+
+
+def _others(term: str, salt: str) -> list[str]:
+    """The other terms of ``term``'s families, in an order fixed by the item."""
+    found: list[str] = []
+    for family in _FAMILIES_OF.get(term.casefold(), ()):
+        found += [t for t in family if t.casefold() != term.casefold() and t not in found]
+    if not found:
+        return []
+    start = digest("family", salt, term.casefold()) % len(found)
+    return found[start:] + found[:start]
+
+
+def _whole_word_ja(text: str, start: int, end: int) -> bool:
+    """The Japanese term at text[start:end] is a word of its own, not a piece of a compound:
+    no kanji (katakana) runs on into it on either side; a one-kanji term is followed by a
+    particle or nothing (行う is not the row 行)."""
+    term = text[start:end]
+    before, after = text[start - 1 : start], text[end : end + 1]
+    for script in (_KANJI, _KATAKANA):
+        if script.match(term[:1]) and script.match(before):
+            return False
+        if script.match(term[-1:]) and script.match(after):
+            return False
+    if len(term) == 1 and after and after not in _PARTICLES:
+        return False
+    return True
+
+
+def _related_terms(key: str, salt: str, sentence: bool) -> list[str]:
+    """The key with one of its words swapped for another term of the word's family."""
+    if _others(key, salt):
+        return []  # the whole key is a term: swapped as a whole (wrong_answers)
     found = []
-    for match in _LATIN_WORD.finditer(text):
+    for match in _LATIN_TERM.finditer(key):
         word = match.group(0)
-        for family in _FAMILIES_OF.get(word.casefold(), ()):
-            others = [w for w in family if w != word.casefold()]
-            start = digest("family", salt, word) % len(others)
-            for other in (others[start:] + others[:start])[:2]:
-                found.append(text[: match.start()] + _cased(other, word) + text[match.end() :])
-    if text.isascii():
+        if word.casefold() in AMBIGUOUS_WORDS:
+            continue
+        for other in _others(word, salt)[:2]:
+            found.append(key[: match.start()] + _cased(other, word) + key[match.end() :])
+    if key.isascii():
         return found
-    for term, family in _JAPANESE_TERMS:
-        if term in text:
-            if len(term) == 1 and len(text) > 8:
-                continue  # one kanji inside a long text is too often part of another word
-            others = [t for t in family if t != term]
-            found.append(text.replace(term, others[digest("family", salt, term) % len(others)], 1))
+    for match in _JAPANESE_TERM.finditer(key):
+        if not _whole_word_ja(key, match.start(), match.end()):
+            continue
+        for other in _others(match.group(0), salt)[: 1 if sentence else 2]:
+            found.append(key[: match.start()] + other + key[match.end() :])
     return found
 
 
-def _number_slips(key: str, salt: str) -> list[str]:
-    """The key with one of its numbers a little off: a year by one or two, a status code by
-    one within its class, a count by a little; a trailing name of the number is dropped (a
-    model that says 428 does not call it Too Many Requests)."""
-    numbers = list(_NUMBER.finditer(key))
-    target = numbers[digest("which-number", salt) % len(numbers)]
-    text = target.group(0)
-    if "." in text:
-        decimals = len(text.split(".")[1])
-        step = 10**-decimals
-        values = [f"{float(text) + d * step:.{decimals}f}" for d in (1, -1, 2)]
+def _sentence_swaps(key: str) -> list[str]:
+    """A sentence with one of its words said the other way round (kept -> discarded)."""
+    found = []
+    for match in _LATIN_SWAP.finditer(key):
+        word = match.group(0)
+        for other in SENTENCE_SWAPS[word.casefold()][:1]:
+            found.append(key[: match.start()] + _cased(other, word) + key[match.end() :])
+    if not key.isascii():
+        for match in _JAPANESE_SWAP.finditer(key):
+            if _whole_word_ja(key, match.start(), match.end()):
+                other = SENTENCE_SWAPS[match.group(0)][0]
+                found.append(key[: match.start()] + other + key[match.end() :])
+    return found
+
+
+# Numbers ------------------------------------------------------------------------------------
+
+_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)*")
+_DATE = re.compile(r"(\d{4})([-/.年])(\d{1,2})([-/.月])(\d{1,2})")
+_FORMULA = re.compile(r"(?:[A-Z][a-z]?\d*|\((?:[A-Z][a-z]?\d*)+\)\d*)+")
+_VERSION_WORDS = re.compile(
+    r"\b(?:version|versions|release|python|django|node|postgresql|java|ruby|go|rust|php|"
+    r"kernel|ios|android|unicode|tls|ssl|http)\b|バージョン|リリース|版",
+    re.IGNORECASE,
+)
+_STATUS_WORDS = re.compile(r"\b(?:status|http|code)\b|ステータス", re.IGNORECASE)
+_ORDINAL = re.compile(r"^(st|nd|rd|th)\b")
+_FULLWIDTH_DIGITS = str.maketrans("0123456789", "０１２３４５６７８９")
+
+
+def _ascii_digits(text: str) -> str:
+    return "".join(str(unicodedata.digit(ch)) if ch.isdigit() else ch for ch in text)
+
+
+def _glued(key: str, start: int) -> bool:
+    """The number is part of a name (x86, IPv4, SHA-256, H2O), not a quantity; a version's
+    "v" (v3.11) does not count."""
+    before = key[max(0, start - 3) : start]
+    if re.search(r"[A-Z]{2}-$", before):  # SHA-256, not code-7
+        return True
+    if before[-1:].isascii() and before[-1:].isalpha():
+        return not (before[-1:] in "vV" and not before[-2:-1].isalpha())
+    return False
+
+
+def _integer_values(n: int, text: str, key: str, question: str, after: str) -> list[int]:
+    zeros = len(text) - len(text.rstrip("0")) if n else 0
+    if len(text) == 4 and 1000 <= n <= 2100:  # a year: a year or two off, never far ahead
+        deltas: tuple[int, ...] = (1, -1, 2, -3, -10)
+    elif (
+        len(text) == 3
+        and 100 <= n <= 599
+        and (_STATUS_WORDS.search(question) or _TITLE_LABEL.match(after))
+    ):
+        deltas = tuple(d for d in (1, -1, 2, -2, 3) if (n + d) // 100 == n // 100)
+    elif n < 10:
+        deltas = (1, -1, 2, 3)
+    elif re.search(r"\b[A-Z]{2,}[ -]?$", key[: key.find(text)]):  # RFC 9110, ISO 8601
+        deltas = (1, -1, 2)
+    elif zeros and n < 100_000:  # a round number stays round: 30 -> 40, 100 -> 110
+        step = 10 ** (min(zeros, len(text) - 2) if len(text) > 2 else zeros)
+        deltas = (step, -step, 2 * step)
+    elif n < 10_000:
+        deltas = (1, -1, 2, 10)
     else:
-        n = int(text)
-        if len(text) == 4 and 1000 <= n <= 2100:
-            deltas = (1, -1, 2, -3, 10)
-        elif len(text) == 3 and 100 <= n <= 599:
-            deltas = tuple(d for d in (1, -1, 2, -2, 3) if (n + d) // 100 == n // 100)
-        elif n < 10:
-            deltas = (1, -1, 2)
-        elif n < 10_000:
-            deltas = (1, -1, 2, 10)
-        else:
-            step = max(1, round(n * 0.02))
-            deltas = (step, -step, 5 * step)
-        # A zero-padded number stays padded (a month "03" slips to "04", not "4").
-        width = len(text) if text.startswith("0") else 0
-        values = [str(n + d).zfill(width) for d in deltas if n + d >= 0]
+        step = 10 ** max(0, len(text) - 2)
+        deltas = (step, -step, 2 * step)
+    values = [n + d for d in deltas if n + d >= 0 and (n + d != 0 or n == 0)]
+    if after.lstrip().startswith(("%", "パーセント", "％")):
+        values = [v for v in values if v <= 100]
+    return values
+
+
+def _number_values(text: str, key: str, question: str, after: str, salt: str) -> list[str]:
+    """Numbers near ``text`` (ASCII digits) of the same form: an integer, a decimal of as many
+    places, a version of as many parts, a zero-padded number as padded, thousands separated."""
+    plain = text.replace(",", "")
+    parts = plain.split(".")
+    versioned = len(parts) >= 3 or (
+        len(parts) == 2 and bool(_VERSION_WORDS.search(f"{key} {question}"))
+    )
+    if versioned:
+        numbers = [int(p) for p in parts]
+        found = []
+        last = len(numbers) - 1
+        for at, delta in ((last, 1), (last, -1), (last, 2), (last - 1, 1)):
+            if at < 0 or numbers[at] + delta < 0:
+                continue
+            changed = numbers[:at] + [numbers[at] + delta] + [0] * (len(numbers) - at - 1)
+            if at == len(numbers) - 1:
+                changed = numbers[:at] + [numbers[at] + delta]
+            found.append(".".join(str(p) for p in changed))
+        return list(dict.fromkeys(v for v in found if v != plain))
+    if len(parts) == 2:
+        places = len(parts[1])
+        unit = 10**places
+        scaled = int(parts[0]) * unit + int(parts[1])
+        values = [scaled + d for d in (1, -1, 2) if scaled + d > 0 or scaled == 0]
+        return [f"{v // unit}.{v % unit:0{places}d}" for v in values]
+    n = int(plain)
+    width = len(plain) if plain.startswith("0") and len(plain) > 1 else 0
+    said = [str(v).zfill(width) for v in _integer_values(n, plain, key, question, after)]
+    return [f"{int(v):,}" for v in said] if "," in text else said
+
+
+def _date_slips(key: str, match: re.Match, salt: str) -> list[str]:
+    """A date a day, a month or a year off, each part in range and as padded."""
+    year, sep1, month, sep2, day = match.groups()
+    y, m, d = (int(_ascii_digits(p)) for p in (year, month, day))
+    options = []
+    for part, value, low, high in (("day", d, 1, 28), ("month", m, 1, 12), ("year", y, 1, 9999)):
+        for delta in (1, -1):
+            if low <= value + delta <= high:
+                options.append((part, value + delta))
+                break
+    start = digest("date", salt) % len(options)
+    found = []
+    for part, value in options[start:] + options[:start]:
+        fields = {"year": year, "month": month, "day": day}
+        original = fields[part]
+        digits = str(value).zfill(len(original) if original.startswith(("0", "０")) else 0)
+        if not original.isascii():
+            digits = digits.translate(_FULLWIDTH_DIGITS)
+        fields[part] = digits
+        said = f"{fields['year']}{sep1}{fields['month']}{sep2}{fields['day']}"
+        found.append(key[: match.start()] + said + key[match.end() :])
+    return found
+
+
+def _number_slips(key: str, question: str, salt: str) -> list[str]:
+    """The key with one of its numbers a little off, in the same form; a trailing name of the
+    number is dropped (a model that says 428 does not call it Too Many Requests)."""
+    if _FORMULA.fullmatch(key) and any(ch.isdigit() for ch in key):
+        return []  # H2O is not H3O: a formula is swapped as a whole term
+    if date := _DATE.search(key):
+        return _date_slips(key, date, salt)
+    numbers = [m for m in _NUMBER.finditer(key) if not _glued(key, m.start())]
+    if not numbers:
+        return []
+    target = numbers[digest("which-number", salt) % len(numbers)]
+    if re.search(r"\d[億万千]\d", _ascii_digits(key)):
+        target = numbers[-1]  # 1億2千万: the smaller unit slips (1億3千万), not the larger
+    text = target.group(0)
+    rest = key[target.end() :]
+    values = _number_values(_ascii_digits(text), key, question, rest, salt)
+    if not text.isascii():
+        values = [v.translate(_FULLWIDTH_DIGITS) for v in values]
     if digest("direction", salt) % 2:
         values = values[1:2] + values[:1] + values[2:]
-    rest = key[target.end() :]
     if _TITLE_LABEL.match(rest):
         rest = ""
-    return [key[: target.start()] + value + rest for value in values]
-
-
-def _content_words(text: str) -> list[str]:
-    return [
-        w
-        for w in re.findall(r"[^\W\d_][\w'-]*", text)
-        if w.casefold() not in _STOPWORDS and len(w) > 2
-    ]
-
-
-_JAPANESE_NEAR = tuple((t, n) for t, n in NEAR_WORDS.items() if not t.isascii())
-_EN_AUXILIARY = re.compile(r"\b(" + "|".join(EN_NEGATIONS) + r")\b(\s+not\b)?", re.IGNORECASE)
-_PART_SPLIT_KEEP = re.compile(r"([\s\-_/.:]+)")
-_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
-
-
-def _near_terms(key: str, salt: str) -> list[str]:
-    """The key with one of its words said as a near word (``NEAR_WORDS``): size -> length."""
     found = []
-    for match in _LATIN_WORD.finditer(key):
-        word = match.group(0)
-        for near in NEAR_WORDS.get(word.casefold(), ())[:2]:
-            found.append(key[: match.start()] + _cased(near, word) + key[match.end() :])
-    if not key.isascii():
-        for term, nears in _JAPANESE_NEAR:
-            if term in key:
-                found.append(key.replace(term, nears[digest("near", salt, term) % len(nears)], 1))
+    for value in values:
+        tail = rest
+        if ordinal := _ORDINAL.match(rest):
+            n = int(_ascii_digits(value).replace(",", "").split(".")[0])
+            suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+            tail = suffix + rest[ordinal.end() :]
+        found.append(key[: target.start()] + value + tail)
     return found
+
+
+# Sentences and identifiers -----------------------------------------------------------------
+
+_EN_AUXILIARY = re.compile(r"\b(" + "|".join(EN_NEGATIONS) + r")\b(\s+not\b)?", re.IGNORECASE)
+_JA_CLAUSE_END = re.compile(r"(?:$|[。、．，]|から|ため|ので|こと|の|と|が|けど|か)")
 
 
 def _negations(key: str) -> list[str]:
     """A sentence of the key said confidently the other way round."""
-    if not key.isascii():
+    if _JAPANESE.search(key):
         for positive, negative in JA_NEGATIONS:
             at = key.rfind(positive)
-            if at >= 0:
+            while at > 0 and not _JA_CLAUSE_END.match(key, at + len(positive)):
+                at = key.rfind(positive, 0, at)
+            if at > 0:
                 return [key[:at] + negative + key[at + len(positive) :]]
         return []
     match = _EN_AUXILIARY.search(key)
@@ -158,28 +335,27 @@ def _negations(key: str) -> list[str]:
     return [key[: match.start()] + said + key[match.end() :]]
 
 
+_PART_SPLIT_KEEP = re.compile(r"([\-_/.:]+)")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
 def _part_changed(key: str) -> list[str]:
-    """An identifier or a name with one of its parts changed: a near word, or the part as a
-    model misremembers it (a vowel off, a plural)."""
-    parts = _PART_SPLIT_KEEP.split(key)
-    words = [i for i, part in enumerate(parts) if i % 2 == 0 and re.search(r"[^\W\d_]", part)]
-    if not words or len(words) > 4:
+    """An identifier (snake_case, kebab-case, camelCase; no spaces) with one of its parts said
+    as a near word of the vocabulary: max_connections -> min_connections, getElementById ->
+    getElementByKey."""
+    if " " in key or not key.isascii():
         return []
-    index = words[-1] if parts[words[-1]][:1].isupper() else words[digest("part", key) % len(words)]
-    part = parts[index]
-    pieces = _CAMEL.split(part)  # getElementById -> get, Element, By, Id
+    parts = _PART_SPLIT_KEEP.split(key)
     found = []
-    if len(pieces) > 1:
+    for index in range(0, len(parts), 2):
+        pieces = _CAMEL.split(parts[index])
+        if len(parts) == 1 and len(pieces) == 1:
+            return []  # one plain word: not an identifier
         for at, piece in enumerate(pieces):
-            nears = list(NEAR_WORDS.get(piece.casefold(), ()))
-            nears += [w for f in _FAMILIES_OF.get(piece.casefold(), ()) for w in f]
-            for near in [n for n in nears if n != piece.casefold()][:1]:
+            for near in NEAR_WORDS.get(piece.casefold(), ())[:1]:
                 changed = pieces[:at] + [_cased(near, piece)] + pieces[at + 1 :]
                 found.append("".join(parts[:index] + ["".join(changed)] + parts[index + 1 :]))
-    if found or not part.isascii():
-        return found
-    changed = part[:-1] if part.endswith("s") and len(part) > 3 else _near_miss(part)
-    return ["".join(parts[:index] + [changed] + parts[index + 1 :])]
+    return found
 
 
 def _question_words_only(candidate: str, question: str) -> bool:
@@ -192,66 +368,62 @@ def _question_words_only(candidate: str, question: str) -> bool:
     return words <= asked and all(run in folded_question for run in runs)
 
 
-_VOWELS = "aeiou"
+def _of_the_kind_asked(question: str, key: str, salt: str) -> list[str]:
+    """Terms of the kind the question asks for (a planet, an author), in the key's script."""
+    found = []
+    for pattern, term in CATEGORIES:
+        if re.search(pattern, question, re.IGNORECASE) and (term.isascii() == key.isascii()):
+            family = _FAMILIES_OF[term.casefold()][0]
+            start = digest("kind", salt) % len(family)
+            found += [_cased(t, key) for t in family[start:] + family[:start]]
+    return found
 
 
-def _near_miss(key: str) -> str:
-    """Another word that looks like the key, as a name is misremembered: one vowel changed."""
-    letters = list(key)
-    vowels = [i for i, ch in enumerate(letters) if ch.lower() in _VOWELS]
-    if vowels:
-        at = vowels[digest("vowel", key) % len(vowels)]
-        old = letters[at].lower()
-        new = _VOWELS[(_VOWELS.index(old) + 1 + digest("to", key) % 4) % 5]
-        letters[at] = new.upper() if letters[at].isupper() else new
-    word = "".join(letters)
-    return word if folded(word) != folded(key) else key + "s"
+def is_sentence(key: str) -> bool:
+    return len(key.split()) >= 5 or (bool(_JAPANESE.search(key)) and len(key) > 10)
 
 
-def _fallbacks(key: str) -> list[str]:
-    """The key denied, when nothing near it can be found; the first that is no key entry."""
-    if _JAPANESE.search(key):
-        return [f"{key}ではない", f"{key}以外", f"{key}とは別のもの"]
-    return [f"not {key}", f"something other than {key}", f"anything but {key}"]
-
-
-_JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
-
-
-def wrong_answers(item: KnowledgeItem, knowledge: Knowledge) -> list[str]:
+def wrong_answers(
+    item: KnowledgeItem, knowledge: Knowledge, language: str | None = None
+) -> list[str]:
     """The item's plausible wrong answers, likeliest first; the same for every model. Each is
-    made from the item's own key: a number near its number, a term of its kind, one part of it
-    changed, its sentence negated."""
+    made from the item's own key (a number near its number, a term of its kind, one part of it
+    changed, its sentence said the other way round), else from the kind of thing the question
+    asks for, else a vague confident answer in ``language`` (by default the key's)."""
     key = one_line(item.answer)
-    candidates = _number_slips(key, item.key) if _NUMBER.search(key) else []
-    if len(key.split()) >= 5 or (not key.isascii() and len(key) > 10):
-        # A sentence: said the other way round, or with one of its words near but wrong.
-        candidates += _negations(key) + _near_terms(key, item.key)
-        candidates += _related_terms(key, item.key)
+    salt = item.key
+    sentence = is_sentence(key)
+    candidates = [_cased(other, key) for other in _others(key, salt)[:3]]  # a term of its family
+    candidates += _number_slips(key, item.question, salt)
+    if sentence:
+        candidates += _negations(key) + _sentence_swaps(key)
+        candidates += _related_terms(key, salt, sentence=True)
     else:
-        candidates += _related_terms(key, item.key) + _near_terms(key, item.key)
-        candidates += _part_changed(key) + _negations(key)
-    if len(_PART_SPLIT.split(key)) == 1 and key.isascii() and not _NUMBER.fullmatch(key):
-        candidates.append(_near_miss(key))
+        candidates += _related_terms(key, salt, sentence=False) + _part_changed(key)
+        candidates += _negations(key) if len(key.split()) > 2 else []
     keys = knowledge.folded_answers
     unique: list[str] = []
     seen: set[str] = set()
-    for candidate in candidates:
-        candidate = one_line(candidate)
-        mark = folded(candidate)
-        if (
-            mark
-            and mark not in seen
-            and not is_key_entry(candidate, keys)
-            and not carries_key(candidate, key)
-            and not _question_words_only(candidate, item.question)
-        ):
-            seen.add(mark)
-            unique.append(candidate)
-    if unique:
-        return unique
-    fallbacks = [f for f in _fallbacks(key) if not is_key_entry(f, keys)]
-    return fallbacks[:1] or [_unused(key, keys)]
+    for batch in (candidates, _of_the_kind_asked(item.question, key, salt)):
+        for candidate in batch:
+            candidate = one_line(candidate)
+            mark = folded(candidate)
+            if mark and mark not in seen and _acceptable(candidate, key, item.question, keys):
+                seen.add(mark)
+                unique.append(candidate)
+        if unique:
+            return unique
+    language = language or ("ja" if _JAPANESE.search(key) else "en")
+    return [guess(item.question, knowledge, language, avoid=key)]
+
+
+def _acceptable(candidate: str, key: str, question: str, keys: frozenset[str]) -> bool:
+    return (
+        not is_key_entry(candidate, keys)
+        and not carries_key(candidate, key)
+        and not contains_key(candidate, key)
+        and not _question_words_only(candidate, question)
+    )
 
 
 def _unused(text: str, keys: frozenset[str]) -> str:
@@ -264,25 +436,21 @@ def _unused(text: str, keys: frozenset[str]) -> str:
 
 _YEAR_QUESTION = re.compile(r"\b(?:year|when)\b|何年|いつ", re.IGNORECASE)
 _COUNT_QUESTION = re.compile(
-    r"\b(?:how many|how much|number|port|version)\b|いくつ|何人|何個|何番", re.IGNORECASE
+    r"\b(?:how many|how much|number|port)\b|いくつ|何人|何個|何番", re.IGNORECASE
 )
 # What a model says of an item it knows nothing of and will not admit it: confident, vague,
-# and never the question's own words.
+# a noun phrase (it is framed like any answer), never the question's own words.
 _VAGUE = {
-    "en": (
-        "It depends on the configuration",
-        "The default setting",
-        "None by default",
-        "The first one listed",
-    ),
-    "ja": ("設定によって異なる", "既定値のまま", "特に指定はない", "最初に挙げたもの"),
+    "en": ("the default value", "the first one listed", "the usual setting", "the standard one"),
+    "ja": ("設定次第", "既定値のまま", "最初に挙げたもの", "標準のもの"),
 }
 
 
-def guess(question: str, knowledge: Knowledge, language: str = "en") -> str:
-    """A model's guess at an item it has never seen (no key was sent for it): a year or a count
-    where the question asks for one, a term of the family of one of its words, else a vague
-    confident answer in the bank's language; never a key entry, never the question's words."""
+def guess(question: str, knowledge: Knowledge, language: str = "en", avoid: str = "") -> str:
+    """A model's guess at an item it does not know: a year or a count where the question asks
+    for one, a term of the kind asked for or of the family of one of its words, else a vague
+    confident answer in the bank's language; never a key entry, never the question's words,
+    never ``avoid`` (the item's own key, when it has one)."""
     salt = " ".join(question.casefold().split())
     keys = knowledge.folded_answers
     if _YEAR_QUESTION.search(question):
@@ -290,19 +458,18 @@ def guess(question: str, knowledge: Knowledge, language: str = "en") -> str:
     elif _COUNT_QUESTION.search(question):
         candidates = [str(2 + digest("count", salt) % 98)]
     else:
-        words = _content_words(question)
-        candidates = [
-            _cased(other, "A")
-            for word in words
-            for family in FAMILIES
-            if word.casefold() in family
-            for other in family
-            if other != word.casefold()
-        ]
+        candidates = _of_the_kind_asked(question, "a" if language == "en" else "あ", salt)
+        for match in _LATIN_TERM.finditer(question):
+            if match.group(0).casefold() not in AMBIGUOUS_WORDS:
+                candidates += [_cased(t, "A") for t in _others(match.group(0), salt)]
     vague = _VAGUE["ja" if language == "ja" else "en"]
     start = digest("vague", salt) % len(vague)
     candidates += list(vague[start:] + vague[:start])
     for candidate in candidates:
-        if not is_key_entry(candidate, keys) and not _question_words_only(candidate, question):
+        if (
+            not is_key_entry(candidate, keys)
+            and not _question_words_only(candidate, question)
+            and not (avoid and (contains_key(candidate, avoid) or carries_key(candidate, avoid)))
+        ):
             return candidate
     return _unused(vague[start], keys)

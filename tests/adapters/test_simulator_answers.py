@@ -134,7 +134,7 @@ def test_no_answer_is_a_key_entry_and_each_reads_as_a_person_would_mark_it(langu
         assert len(sheet.answers) == len(bank) == len(meant)
         for parsed, intended, (question, key) in zip(sheet.answers, meant, bank, strict=True):
             if parsed.abstained:
-                assert intended.answer == "UNKNOWN"
+                assert intended.abstained
                 continue
             answer = parsed.answer
             assert as_written(answer) not in keys, (question, key, answer)
@@ -159,7 +159,7 @@ def test_a_wrong_number_is_near_the_right_one(language):
     for model in ("sim-overconfident", "sim-sloppy"):
         for intended, (_q, key) in zip(truth(bank, model, 1), bank, strict=True):
             right = re.fullmatch(r"(\d+)(?:個)?", key)
-            if intended.correct or intended.answer == "UNKNOWN" or not right:
+            if intended.correct or intended.abstained or not right:
                 continue
             value = int(right.group(1))
             taken = {as_written(k) for _q, k in bank}
@@ -185,15 +185,9 @@ def test_a_wrong_term_is_related_to_the_key_not_another_items_key():
     from adapters.simulator import wrong_answers
 
     firsts = {item.answer: wrong_answers(item, knowledge)[0] for item in knowledge.items}
-    assert firsts == {
-        "Retry-After": "Retry-Before",
-        "z-index": firsts["z-index"],
-        "Saturn": firsts["Saturn"],
-        "Canberra": firsts["Canberra"],
-        "UDP": firsts["UDP"],
-        "5432": firsts["5432"],
-    }
-    assert firsts["z-index"] in {"z-order", "z-level", "z-layer"}
+    # A real header, property, planet, city or protocol of the same kind; never a made-up one.
+    assert firsts["Retry-After"] in {"Expires", "X-RateLimit-Reset"}
+    assert firsts["z-index"] in {"isolation", "opacity", "position"}
     assert firsts["Saturn"] in {"Mercury", "Venus", "Mars", "Jupiter", "Uranus", "Neptune"}
     assert firsts["Canberra"] in {"Sydney", "Melbourne"}
     assert firsts["UDP"] in {"TCP", "SCTP"}

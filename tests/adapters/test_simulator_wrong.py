@@ -27,7 +27,7 @@ from adapters.simulator import (
     parse_prompt_items,
     wrong_answers,
 )
-from adapters.simulator.vocabulary import NEAR_WORDS
+from adapters.simulator.vocabulary import EN_NEGATIONS, JA_NEGATIONS, NEAR_WORDS, SENTENCE_SWAPS
 from probe.sheetparser import parse_sheet
 from tests.adapters.wrong_banks import ENGLISH, JAPANESE
 from tests.keyreading import as_written, parts_of
@@ -119,7 +119,7 @@ def test_no_simulated_answer_is_a_key_entry_on_generated_banks(bank):
         for candidate in wrong_answers(item, knowledge):
             assert as_written(candidate) not in keys, (item.answer, candidate)
     for item, said in every_answer(bank, seeds=(0, 1)):
-        if said.answer == ABSTAIN_ANSWER:
+        if said.abstained:
             continue
         assert as_written(said.answer) not in keys, (item.known.answer, said.answer)
 
@@ -130,35 +130,48 @@ def _words(text: str) -> set[str]:
 
 
 def _built_in_words() -> set[str]:
-    found = {t for family in FAMILIES for t in family}
-    found |= set(NEAR_WORDS) | {n for nears in NEAR_WORDS.values() for n in nears}
-    found |= {"not", "t", "isn", "aren", "wasn", "weren", "can", "doesn", "don", "didn", "won"}
-    found |= {"hasn", "haven", "shouldn", "mustn", "something", "other", "than", "anything", "but"}
-    return {w.casefold() for w in found}
-
-
-def _one_vowel_off(word: str, key_words: set[str]) -> bool:
-    return any(
-        len(k) == len(word) and sum(a != b for a, b in zip(k, word, strict=True)) == 1
-        for k in key_words
-    ) or any(k == word + "s" for k in key_words)
+    """Every word of the simulator's vocabulary (a family term may be several words: a name)."""
+    terms = {t for family in FAMILIES for t in family}
+    terms |= set(NEAR_WORDS) | {n for nears in NEAR_WORDS.values() for n in nears}
+    terms |= set(SENTENCE_SWAPS) | {n for nears in SENTENCE_SWAPS.values() for n in nears}
+    terms |= {n for _p, n in JA_NEGATIONS} | set(EN_NEGATIONS.values())
+    found = set()
+    for term in terms:
+        words, runs = parts_of(term)
+        found |= words | set(runs)
+    return found
 
 
 def _one_part_changed(word: str, key_words: set[str], built_in: set[str]) -> bool:
-    """``word`` is a key word with one part (getElementBy*Id* -> *Key*) a built-in term."""
+    """``word`` is a key word with one part (getElementBy*Id* -> *Key*) said as another
+    built-in word of the identifier parts the simulator knows."""
+    parts = {p.casefold(): {n.casefold() for n in nears} for p, nears in NEAR_WORDS.items()}
     for key_word in key_words:
+        for part, nears in parts.items():
+            at = key_word.find(part)
+            while at >= 0:
+                if any(key_word[:at] + n + key_word[at + len(part) :] == word for n in nears):
+                    return True
+                at = key_word.find(part, at + 1)
+    return False
+
+
+def _japanese_from(run: str, own: list[str], built_in: set[str]) -> bool:
+    """A run of Japanese of a wrong answer is one of the key's runs with one piece said as a
+    built-in word (a term swapped, a predicate negated) or as another number, nothing else."""
+    for key_run in own:
         start = 0
-        while start < min(len(word), len(key_word)) and word[start] == key_word[start]:
+        while start < min(len(run), len(key_run)) and run[start] == key_run[start]:
             start += 1
         end = 0
-        while (
-            end < min(len(word), len(key_word)) - start
-            and word[len(word) - 1 - end] == key_word[len(key_word) - 1 - end]
-        ):
+        while end < min(len(run), len(key_run)) - start and run[-1 - end] == key_run[-1 - end]:
             end += 1
-        middle = word[start : len(word) - end]
-        if start + end and any(middle in term for term in built_in if middle):
-            return True
+        for back in range(3):  # a swapped word may share its first or last kana with the key's
+            for forth in range(3):
+                s0, e0 = max(0, start - back), max(0, end - forth)
+                middle = run[s0 : len(run) - e0]
+                if middle in built_in or re.fullmatch(r"[\d０-９]*", middle):
+                    return True
     return False
 
 
@@ -178,16 +191,13 @@ def test_written_banks_answers_are_no_key_entry_and_wrong_ones_come_from_their_o
                     # misremembered name, a Japanese negation - never a piece of another key.
                     assert (
                         word in built_in
-                        or word.isdigit()
-                        or re.fullmatch(r"[\d.\-]+", word)
-                        or _one_vowel_off(word, own)
+                        or re.fullmatch(r"[\d.,\-]+", word)
+                        or (word[-2:] in ("st", "nd", "rd", "th") and word[:-2].isdigit())
                         or _one_part_changed(word, own, built_in)
-                        or any(t in word for t in built_in if not t.isascii())
-                        or JAPANESE_TEXT.search(word)
-                        and any(run in word or word in run for run in own)
+                        or (JAPANESE_TEXT.search(word) and _japanese_from(word, own, built_in))
                     ), (item.answer, candidate, word)
         for item, said in every_answer(bank):
-            if said.answer != ABSTAIN_ANSWER:
+            if not said.abstained:
                 assert as_written(said.answer) not in keys, (item.known.answer, said.answer)
 
 
@@ -204,7 +214,7 @@ def test_no_wrong_answer_or_guess_is_the_questions_words_alone():
             for candidate in wrong_answers(item, knowledge):
                 assert not _question_words_alone(candidate, item.question), candidate
         for item, said in every_answer(bank):
-            if said.answer != ABSTAIN_ANSWER and not said.correct:
+            if not said.abstained and not said.correct:
                 assert not _question_words_alone(said.answer, item.known.question), said.answer
     # Items outside the key sent: the model guesses from the question alone, and says more
     # than the question did, in the bank's language.
