@@ -192,9 +192,11 @@ def _glued(key: str, start: int) -> bool:
     return False
 
 
-def _integer_values(n: int, text: str, key: str, question: str, after: str) -> list[int]:
+def _integer_values(
+    n: int, text: str, key: str, question: str, after: str, grouped: bool
+) -> list[int]:
     zeros = len(text) - len(text.rstrip("0")) if n else 0
-    if len(text) == 4 and 1000 <= n <= 2100:  # a year: a year or two off, never far ahead
+    if len(text) == 4 and 1000 <= n <= 2100 and not grouped:  # a year, never far ahead
         deltas: tuple[int, ...] = (1, -1, 2, -3, -10)
     elif (
         len(text) == 3
@@ -248,7 +250,9 @@ def _number_values(text: str, key: str, question: str, after: str, salt: str) ->
         return [f"{v // unit}.{v % unit:0{places}d}" for v in values]
     n = int(plain)
     width = len(plain) if plain.startswith("0") and len(plain) > 1 else 0
-    said = [str(v).zfill(width) for v in _integer_values(n, plain, key, question, after)]
+    said = [
+        str(v).zfill(width) for v in _integer_values(n, plain, key, question, after, "," in text)
+    ]
     return [f"{int(v):,}" for v in said] if "," in text else said
 
 

@@ -234,3 +234,60 @@ def test_knowledge_abstentions_and_hedges_come_in_the_profiles_shares(model):
         assert abs(hedged - profile.hedge_when_unsure) <= 0.12
     else:
         assert profile.hedge_when_unsure == 0 or profile.confidence_when_wrong.get("HIGH", 0) > 0.9
+
+
+def _expected_shares(profile) -> dict[str, float]:
+    """The shares a profile states: known items, UNKNOWN among all, each confidence among all
+    answers given (right ones rated by ``confidence_when_right``, guesses by
+    ``confidence_when_wrong``), and hedged guesses (below HIGH, ``hedge_when_unsure``)."""
+    k, a, h = profile.knowledge, profile.abstain_when_unsure, profile.hedge_when_unsure
+    right = {
+        lv: w / sum(profile.confidence_when_right.values())
+        for lv, w in profile.confidence_when_right.items()
+    }
+    wrong = {
+        lv: w / sum(profile.confidence_when_wrong.values())
+        for lv, w in profile.confidence_when_wrong.items()
+    }
+    guesses = (1 - k) * (1 - a)
+    shares = {"known": k, "UNKNOWN": (1 - k) * a}
+    for level in ("HIGH", "MEDIUM", "LOW"):
+        shares[level] = k * right.get(level, 0) + guesses * wrong.get(level, 0)
+    shares["hedged"] = guesses * (1 - wrong.get("HIGH", 0)) * h
+    return shares
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_confidence_abstention_and_hedge_shares_match_the_profile(model):
+    """Over 800 distinct items (400 English, 400 Japanese, one seed): the shares of HIGH,
+    MEDIUM and LOW among all answers, of UNKNOWN, and of hedged answers, as the parser reads
+    them, each within four standard errors of what the profile states."""
+    profile = PROFILES[model]
+    counts: Counter = Counter()
+    total = 0
+    for language in ("en", "ja"):
+        bank = generated_bank(language, 400, seed=7)
+        sheet = parse_sheet(ask(bank, model, 1), len(bank))
+        for parsed, intended in zip(sheet.answers, truth(bank, model, 1), strict=True):
+            total += 1
+            counts["known"] += intended.correct
+            if parsed.abstained:
+                counts["UNKNOWN"] += 1
+                continue
+            assert parsed.confidence == intended.confidence or parsed.confidence is None
+            counts[intended.confidence] += 1
+            counts["hedged"] += parsed.hedged
+    for name, expected in _expected_shares(profile).items():
+        measured = counts[name] / total
+        error = (max(expected * (1 - expected), 0.002) / total) ** 0.5
+        assert abs(measured - expected) <= 4 * error + 0.01, (name, measured, expected)
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+def test_a_seed_fixes_every_answer_on_the_varied_banks(language):
+    from tests.adapters.wrong_banks import ENGLISH_VARIED, JAPANESE_VARIED
+
+    bank = ENGLISH_VARIED if language == "en" else JAPANESE_VARIED
+    for model in MODELS:
+        assert ask(bank, model, 11) == ask(bank, model, 11)  # a fresh simulator each time
+    assert any(ask(bank, model, 11) != ask(bank, model, 12) for model in MODELS)

@@ -10,18 +10,22 @@ another item's key."""
 from __future__ import annotations
 
 import re
+import unicodedata
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adapters.simulator import (
     ABSTAIN_ANSWER,
+    ABSTENTIONS,
     FAMILIES,
     SIMULATION_FIELD,
     Knowledge,
     PromptItem,
     Simulator,
     answer_item,
+    contains_key,
     guess,
     load_profiles,
     parse_prompt_items,
@@ -29,8 +33,8 @@ from adapters.simulator import (
 )
 from adapters.simulator.vocabulary import EN_NEGATIONS, JA_NEGATIONS, NEAR_WORDS, SENTENCE_SWAPS
 from probe.sheetparser import parse_sheet
-from tests.adapters.wrong_banks import ENGLISH, JAPANESE
-from tests.keyreading import as_written, parts_of
+from tests.adapters.wrong_banks import ENGLISH, ENGLISH_VARIED, JAPANESE, JAPANESE_VARIED
+from tests.keyreading import as_written, parts_of, says_the_key
 
 PROFILES = load_profiles()
 MODELS = tuple(PROFILES)
@@ -255,3 +259,172 @@ def test_japanese_items_get_japanese_answers_through_the_server():
         latin = set(re.findall(r"[a-z]+", parsed.answer.casefold()))
         assert latin <= set(re.findall(r"[a-z]+", f"{question} {key}".casefold())), parsed.answer
         assert JAPANESE_TEXT.search(parsed.answer) or re.fullmatch(r"[\w\-. ]+", key), parsed.answer
+
+
+# How the answers read, on banks of varied keys ------------------------------------------------
+
+BANKS = {
+    "en": ENGLISH + ENGLISH_VARIED,
+    "ja": JAPANESE + JAPANESE_VARIED,
+}
+
+
+def contains_as_written(text: str, key: str) -> bool:
+    """The rule a wrong answer keeps: it does not say its key as written (folded). A key of one
+    short Latin word or number (up to three characters: "42", "UDP", "H2O") counts only as a
+    whole word of the answer: "That" does not contain "a", nor "H2O2" "H2O". Japanese has no
+    spaces, so a Japanese key counts wherever it stands."""
+    mine = as_written(key)
+    words = re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKC", text).casefold())
+    if len(mine) <= 3 and mine.isascii() and re.fullmatch(r"[a-z0-9]+", mine):
+        return mine in words
+    return mine in as_written(text)
+
+
+_DOUBLED = re.compile(r"\b(\w+)\s+\1\b", re.IGNORECASE)
+_JA_DOUBLED = re.compile(r"(です|ます|年|だと思います)\1")
+_JA_PARTICLE_START = re.compile(r"^[はがをにでへとものや]")
+_PUNCTUATION_START = re.compile(r"^[\s、。，．,.:;!?！？)）」』]")
+_EMPTY_SLOT = re.compile(
+    r"(?:^|[。、「（(])(?:です|になります|が該当します|だと思います|と思います)|「」|は(?:です|。)"
+)
+
+
+def _reads_badly(answer: str) -> str | None:
+    if _DOUBLED.search(answer) or _JA_DOUBLED.search(answer):
+        return "a doubled word"
+    if _PUNCTUATION_START.match(answer) or _JA_PARTICLE_START.match(answer):
+        return "starts with a particle or punctuation"
+    if _EMPTY_SLOT.search(answer):
+        return "an empty slot before a suffix"
+    if re.search(r"(?:する|しない|ない|残る|た)です", answer):
+        return "です after a verb"
+    if re.search(r"\b(?:It's|is|be) (?:it|because)\b", answer):
+        return "a sentence framed as a noun"
+    return None
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+def test_no_answer_is_a_key_entry_no_wrong_one_contains_its_key_and_every_one_reads_well(
+    language,
+):
+    bank = BANKS[language]
+    keys = {as_written(key) for _q, key in bank}
+    knowledge = knowledge_of(bank)
+    seen = 0
+    for item in knowledge.items:
+        for candidate in wrong_answers(item, knowledge, language):
+            assert not contains_as_written(candidate, item.answer), (item.answer, candidate)
+    for item, said in every_answer(bank, seeds=range(6)):
+        if said.abstained:
+            continue
+        seen += 1
+        key = item.known.answer
+        assert as_written(said.answer) not in keys, (key, said.answer)
+        assert _reads_badly(said.answer) is None, (_reads_badly(said.answer), key, said.answer)
+        if said.correct:
+            assert says_the_key(said.answer, key), (key, said.answer)
+        else:
+            assert not says_the_key(said.answer, key), (key, said.answer)
+            assert not contains_as_written(said.answer, key), (key, said.answer)
+    assert seen > 500
+
+
+def test_the_containment_rule_refuses_the_key_with_a_negation_and_allows_a_longer_word():
+    assert contains_key("Xではない", "X") and contains_key("「紫式部」ではない", "紫式部")
+    assert contains_key("not George Eliot", "george eliot")
+    assert contains_key("二酸化水素", "水素")  # Japanese: wherever it stands
+    assert contains_key("It's 42.", "42") and not contains_key("It's 420.", "42")
+    assert not contains_key("H2O2", "H2O") and not contains_key("That would be b.", "a")
+    assert contains_key("The answer is ３．１１.", "3.11")  # width and punctuation folded
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+def test_a_japanese_bank_abstains_in_japanese_and_the_parser_reads_it(language):
+    bank = BANKS[language]
+    abstentions = [said.answer for _item, said in every_answer(bank) if said.abstained]
+    assert len(abstentions) >= 20
+    for answer in abstentions:
+        if language == "ja":
+            assert answer in ABSTENTIONS["ja"] and answer != "UNKNOWN"
+        else:
+            assert answer == "UNKNOWN"
+    payload = {
+        "model": "sim-cautious",
+        "messages": [
+            {"role": "user", "content": "\n".join(f"{n}. {q}" for n, (q, _a) in enumerate(bank, 1))}
+        ],
+        "seed": 4,
+        SIMULATION_FIELD: {"key": [{"question": q, "answer": a} for q, a in bank]},
+    }
+    content = Simulator({"items": []}).chat_completion(payload).body["choices"][0]["message"]
+    sheet = parse_sheet(content["content"], len(bank))
+    written = [line for line in content["content"].splitlines() if "ANSWER:" in line]
+    said = [line.split("ANSWER:", 1)[1].strip() for line in written]
+    for parsed, text in zip(sheet.answers, said, strict=True):
+        assert parsed.abstained == (text in ABSTENTIONS["ja" if language == "ja" else "en"])
+    assert "UNKNOWN" not in content["content"] if language == "ja" else True
+
+
+_FULLWIDTH = re.compile(r"[０-９]")
+
+
+def _numbers(text: str) -> list[str]:
+    return re.findall(r"\d+(?:[.,]\d+)*", unicodedata.normalize("NFKC", text))
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+def test_a_near_number_keeps_the_keys_form(language):
+    """Integers stay integers, decimals keep their places, versions their parts, full-width
+    digits stay full-width, a unit stays, nothing is 0 unless the key is, years stay years."""
+    bank = BANKS[language]
+    knowledge = knowledge_of(bank)
+    checked = 0
+    for item in knowledge.items:
+        key = item.answer
+        if re.search(r"[A-Za-z]\d|\d[A-Za-z]", key) or not _numbers(key):
+            continue  # a formula or a name with a digit (H2O, SHA-256): swapped as a term
+        right = _numbers(key)
+        for candidate in wrong_answers(item, knowledge, language):
+            said = _numbers(candidate)
+            if not said:
+                continue  # a term, not a number
+            checked += 1
+            assert len(said) <= len(right), (key, candidate)
+            for number in said:
+                assert number.strip("0.,") or "0" in right, (key, candidate)
+            shape = re.compile(r"\d+(?:,\d{3})*")  # 1,100 and 900 are both integers
+            shapes = {shape.sub("9", n) for n in right}
+            assert {shape.sub("9", n) for n in said} <= shapes, (key, candidate)
+            assert bool(_FULLWIDTH.search(candidate)) == bool(_FULLWIDTH.search(key)), candidate
+            unit = re.sub(r"[\d.,\s０-９．]", "", key)
+            if unit and not unit[:1].isupper():  # a unit (km, %, 億, メートル), not a name
+                assert unit in re.sub(r"[\d.,\s０-９．]", "", candidate), (key, candidate)
+            for year in (int(n) for n in said if re.fullmatch(r"1\d{3}|20\d{2}", n)):
+                assert 1000 <= year <= 2100
+    assert checked >= 20
+
+
+def test_formulas_names_and_terms_are_swapped_for_real_ones_of_their_kind():
+    knowledge = knowledge_of(BANKS["en"] + BANKS["ja"])
+    by_key = {(item.answer, item.question[:1].isascii()): item for item in knowledge.items}
+    water = wrong_answers(by_key["H2O", True], knowledge)
+    assert set(water) <= {"H2S", "NH3", "CH4"}  # never H3O, H1O
+    assert set(wrong_answers(by_key["Isaac Newton", True], knowledge)) <= {
+        "Gottfried Leibniz",
+        "Robert Hooke",
+    }
+    assert set(wrong_answers(by_key["水素", False], knowledge)) <= {
+        "酸素",
+        "窒素",
+        "炭素",
+        "ヘリウム",
+    }
+    assert wrong_answers(by_key["RFC 9110", True], knowledge)[0] in {"RFC 9109", "RFC 9111"}
+    assert wrong_answers(by_key["3.10", True], knowledge)[0] in {"3.9", "3.11", "3.12"}
+    assert set(wrong_answers(by_key["約1億2千万人", False], knowledge)) <= {
+        "約1億3千万人",
+        "約1億1千万人",
+        "約1億4千万人",
+        "約1億5千万人",
+    }
