@@ -31,6 +31,7 @@ from adapters.simulator.vocabulary import (
     CATEGORIES,
     EN_NEGATIONS,
     FAMILIES,
+    GIVEN_NAMES,
     JA_NEGATIONS,
     NEAR_WORDS,
     SENTENCE_SWAPS,
@@ -362,6 +363,20 @@ def _part_changed(key: str) -> list[str]:
     return found
 
 
+_PERSON = re.compile(r"([A-Z][a-z]+)((?: [A-Z][a-z'-]+){1,2})")
+
+
+def _other_given_name(key: str, question: str, salt: str) -> list[str]:
+    """A person's name (asked for by "Who") with another given name: Ada Lovelace -> Mary
+    Lovelace; the surname stays."""
+    match = _PERSON.fullmatch(key)
+    if not match or not question.strip().lower().startswith("who") or _others(key, salt):
+        return []
+    names = [n for n in GIVEN_NAMES if n != match.group(1)]
+    start = digest("given", salt) % len(names)
+    return [n + match.group(2) for n in (names[start:] + names[:start])[:2]]
+
+
 def _question_words_only(candidate: str, question: str) -> bool:
     """The candidate says nothing but words of the question (an echo, not an answer)."""
     words, runs = key_tokens(candidate)
@@ -404,6 +419,7 @@ def wrong_answers(
         candidates += _related_terms(key, salt, sentence=True)
     else:
         candidates += _related_terms(key, salt, sentence=False) + _part_changed(key)
+        candidates += _other_given_name(key, item.question, salt)
         candidates += _negations(key) if len(key.split()) > 2 else []
     keys = knowledge.folded_answers
     unique: list[str] = []

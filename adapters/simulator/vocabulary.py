@@ -198,7 +198,12 @@ CATEGORIES: tuple[tuple[str, str], ...] = (
     ("作者|著者|書いた|小説", "夏目漱石"),
     ("武将|天下", "織田信長"),
     ("時代", "江戸時代"),
+    ("誰|だれ", "夏目漱石"),
 )
+
+# Given names a model puts in place of a person's own (a key of two or three capitalised words
+# asked for by "Who"): the surname stays, as a model half-remembers a name.
+GIVEN_NAMES = ("John", "James", "William", "Charles", "Thomas", "Mary", "Anne", "Emily")
 
 # Latin words that are also common words of another kind ("may" the month and the verb,
 # "mean" the average and the verb): swapped when they are the whole key, never inside a

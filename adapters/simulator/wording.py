@@ -199,8 +199,8 @@ def _sentence_en(question: str, x: str) -> str | None:
         return f"{x} {match['verb']} {match['rest']}."
     if match := _WHO.match(question):
         return f"{x} {match['verb']} {match['rest']}."
-    if match := _WHAT_IS.match(question):
-        subject = match["subject"]
+    if (match := _WHAT_IS.match(question)) and "," not in match["subject"]:
+        subject = match["subject"]  # not "What is the constant, to two decimals?"
         return f"{subject[0].upper()}{subject[1:]} {match['be']} {x}."
     return None
 
@@ -240,8 +240,18 @@ def _fill(templates: Iterable[str], x: str, inner: str) -> list[str]:
     return [t.replace("{X}", _capital(x)).replace("{x}", inner) for t in templates]
 
 
+_VERB = re.compile(
+    r"\b(?:is|are|was|were|be|been|has|have|had|can|could|will|would|does|do|did|must|should|"
+    r"may|might|isn't|aren't|wasn't|don't|doesn't|can't|keeps|holds|reads|writes|makes|takes|"
+    r"runs|sends|stores|removes|uses|means|returns|scatters|waits|blocks|grows|falls)\b|\w\w+ed\b",
+    re.IGNORECASE,
+)
+
+
 def is_sentence(x: str) -> bool:
-    return len(x.split()) >= 5
+    """A clause (a mechanism, a reason), framed as a sentence; not a long name or a value with
+    a note ("5 (round half to even)"), framed as a term."""
+    return len(x.split()) >= 5 and bool(_VERB.search(x))
 
 
 def ja_kind(x: str) -> str:
@@ -269,6 +279,8 @@ def framings(x: str, question: str, language: str, style: str) -> list[str]:
         if _BECAUSE.match(x):  # a reason said as one: never "In short, because ..."
             return _fill(_EN_REASON, x, inner or x)
         said = _fill(_EN_LONG if inner else _EN_LONG_KEEP, x, inner or x)
+        if inner and not re.match(r"\s*(?:why|how|what happens)\b", question, re.IGNORECASE):
+            said = said[:2]  # "What happens is that ..." answers what happens, not what it is
         if question.strip().lower().startswith("why") and inner and not _BECAUSE.match(x):
             said.insert(0, f"Because {inner}.")
         return said

@@ -31,7 +31,13 @@ from adapters.simulator import (
     parse_prompt_items,
     wrong_answers,
 )
-from adapters.simulator.vocabulary import EN_NEGATIONS, JA_NEGATIONS, NEAR_WORDS, SENTENCE_SWAPS
+from adapters.simulator.vocabulary import (
+    EN_NEGATIONS,
+    GIVEN_NAMES,
+    JA_NEGATIONS,
+    NEAR_WORDS,
+    SENTENCE_SWAPS,
+)
 from probe.sheetparser import parse_sheet
 from tests.adapters.wrong_banks import ENGLISH, ENGLISH_VARIED, JAPANESE, JAPANESE_VARIED
 from tests.keyreading import as_written, parts_of, says_the_key
@@ -138,7 +144,7 @@ def _built_in_words() -> set[str]:
     terms = {t for family in FAMILIES for t in family}
     terms |= set(NEAR_WORDS) | {n for nears in NEAR_WORDS.values() for n in nears}
     terms |= set(SENTENCE_SWAPS) | {n for nears in SENTENCE_SWAPS.values() for n in nears}
-    terms |= {n for _p, n in JA_NEGATIONS} | set(EN_NEGATIONS.values())
+    terms |= {n for _p, n in JA_NEGATIONS} | set(EN_NEGATIONS.values()) | set(GIVEN_NAMES)
     found = set()
     for term in terms:
         words, runs = parts_of(term)
