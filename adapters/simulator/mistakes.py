@@ -492,4 +492,5 @@ def guess(question: str, knowledge: Knowledge, language: str = "en", avoid: str 
             and not (avoid and (contains_key(candidate, avoid) or carries_key(candidate, avoid)))
         ):
             return candidate
-    return _unused(vague[start], keys)
+    usable = [v for v in vague if not (avoid and contains_key(v, avoid))] or ["none of these"]
+    return _unused(usable[0], keys)

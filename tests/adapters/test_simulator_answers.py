@@ -22,7 +22,7 @@ from adapters.simulator import (
     parse_prompt_items,
 )
 from probe.sheetparser import parse_sheet
-from tests.keyreading import as_written, says_the_key
+from tests.keyreading import as_written, contains_as_written, reads_badly, says_the_key
 
 PROFILES = load_profiles()
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
@@ -138,6 +138,13 @@ def test_no_answer_is_a_key_entry_and_each_reads_as_a_person_would_mark_it(langu
                 continue
             answer = parsed.answer
             assert as_written(answer) not in keys, (question, key, answer)
+            assert reads_badly(intended.answer, key) is None, (
+                reads_badly(intended.answer, key),
+                key,
+                intended.answer,
+            )
+            if not intended.correct:
+                assert not contains_as_written(intended.answer, key), (key, intended.answer)
             assert "\n" not in answer
             if intended.correct:
                 assert says_the_key(answer, key), (key, answer)
@@ -237,31 +244,30 @@ def test_knowledge_abstentions_and_hedges_come_in_the_profiles_shares(model):
 
 
 def _expected_shares(profile) -> dict[str, float]:
-    """The shares a profile states: known items, UNKNOWN among all, each confidence among all
-    answers given (right ones rated by ``confidence_when_right``, guesses by
-    ``confidence_when_wrong``), and hedged guesses (below HIGH, ``hedge_when_unsure``)."""
-    k, a, h = profile.knowledge, profile.abstain_when_unsure, profile.hedge_when_unsure
-    right = {
-        lv: w / sum(profile.confidence_when_right.values())
-        for lv, w in profile.confidence_when_right.items()
-    }
-    wrong = {
-        lv: w / sum(profile.confidence_when_wrong.values())
-        for lv, w in profile.confidence_when_wrong.items()
-    }
+    """The shares a profile states, of all answers: known items, UNKNOWN, and each confidence
+    (right answers rated by ``confidence_when_right``, guesses by ``confidence_when_wrong``)."""
+    k, a = profile.knowledge, profile.abstain_when_unsure
+    right, wrong = profile.confidence_when_right, profile.confidence_when_wrong
     guesses = (1 - k) * (1 - a)
     shares = {"known": k, "UNKNOWN": (1 - k) * a}
     for level in ("HIGH", "MEDIUM", "LOW"):
-        shares[level] = k * right.get(level, 0) + guesses * wrong.get(level, 0)
-    shares["hedged"] = guesses * (1 - wrong.get("HIGH", 0)) * h
+        shares[level] = k * right.get(level, 0) / sum(right.values()) + guesses * wrong.get(
+            level, 0
+        ) / sum(wrong.values())
     return shares
+
+
+def _within(measured: int, total: int, expected: float, name: str) -> None:
+    error = (max(expected * (1 - expected), 0.0025) / total) ** 0.5
+    assert abs(measured / total - expected) <= 3.5 * error, (name, measured / total, expected)
 
 
 @pytest.mark.parametrize("model", MODELS)
 def test_confidence_abstention_and_hedge_shares_match_the_profile(model):
-    """Over 800 distinct items (400 English, 400 Japanese, one seed): the shares of HIGH,
-    MEDIUM and LOW among all answers, of UNKNOWN, and of hedged answers, as the parser reads
-    them, each within four standard errors of what the profile states."""
+    """Over 800 distinct items (400 English, 400 Japanese, one seed), as the parser reads the
+    sheets: the shares of known items, UNKNOWN, HIGH, MEDIUM and LOW among all answers, and of
+    hedged answers among the guesses rated below HIGH, each within 3.5 standard errors of what
+    the profile states."""
     profile = PROFILES[model]
     counts: Counter = Counter()
     total = 0
@@ -274,13 +280,19 @@ def test_confidence_abstention_and_hedge_shares_match_the_profile(model):
             if parsed.abstained:
                 counts["UNKNOWN"] += 1
                 continue
-            assert parsed.confidence == intended.confidence or parsed.confidence is None
+            assert parsed.confidence in (intended.confidence, None)  # None: the line left out
             counts[intended.confidence] += 1
-            counts["hedged"] += parsed.hedged
+            if not intended.correct and intended.confidence != "HIGH":
+                counts["unsure guesses"] += 1
+                counts["hedged"] += parsed.hedged
+            else:
+                assert not parsed.hedged, parsed.answer
     for name, expected in _expected_shares(profile).items():
-        measured = counts[name] / total
-        error = (max(expected * (1 - expected), 0.002) / total) ** 0.5
-        assert abs(measured - expected) <= 4 * error + 0.01, (name, measured, expected)
+        _within(counts[name], total, expected, name)
+    if profile.hedge_when_unsure and counts["unsure guesses"]:
+        _within(counts["hedged"], counts["unsure guesses"], profile.hedge_when_unsure, "hedged")
+    else:
+        assert counts["hedged"] == 0
 
 
 @pytest.mark.parametrize("language", ["en", "ja"])
