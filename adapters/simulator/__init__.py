@@ -13,7 +13,8 @@ follow one random sequence per server so that a retried request can succeed.
 Modules: `adapter` (the provider adapter and what it may send), `profiles` (the characters),
 `knowledge` (the items a model may know, and the items of a prompt), `answers` (how a model
 answers and formats its sheet), `wording` (the bank's language, a key said in the model's own
-words, hedges), `mistakes` (plausible wrong answers, made from the item's own key),
+words, hedges), `mistakes` (plausible wrong answers, made from the item's own key), `numbers` (near numbers of
+the key's own form),
 `vocabulary` (the built-in word lists mistakes are made of) and `engine` (the OpenAI-compatible
 endpoint, without HTTP).
 """
