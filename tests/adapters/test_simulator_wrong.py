@@ -288,6 +288,7 @@ def test_no_answer_is_a_key_entry_no_wrong_one_contains_its_key_and_every_one_re
     language,
 ):
     bank = BANKS[language]
+    assert len({q for q, _a in bank}) == len(bank)  # one item per question, as the app's banks
     keys = {as_written(key) for _q, key in bank}
     knowledge = knowledge_of(bank)
     seen = 0
