@@ -166,10 +166,25 @@ _CLOSINGS = (
     "I hope this helps! Some of these I am less sure about, as marked.",
     "Feel free to ask if anything needs a longer explanation.",
 )
+_JA_PREAMBLES = (
+    "承知しました。回答は以下のとおりです。",
+    "よい質問ですね。回答を記します。",
+    "喜んでお答えします。確信度も添えました。",
+)
+_JA_CLOSINGS = (
+    "出典が必要な項目があればお知らせください。",
+    "自信の低い答えには、その旨を記しました。",
+    "詳しい説明が必要でしたら、お気軽にどうぞ。",
+)
 
 
 def render_sheet(
-    answers: list[ItemAnswer], profile: Profile, model: str, seed: int, prompt: str
+    answers: list[ItemAnswer],
+    profile: Profile,
+    model: str,
+    seed: int,
+    prompt: str,
+    language: str = "en",
 ) -> str:
     """The reply text: `N. ANSWER: ...` and `CONFIDENCE: ...` per item, then the profile's slips."""
     noise = profile.format
@@ -198,5 +213,7 @@ def render_sheet(
     text = "\n".join(lines)
     rng = random.Random(digest("chatty", model, seed, prompt))
     if rng.random() < noise.chatty:
-        text = f"{rng.choice(_PREAMBLES)}\n\n{text}\n\n{rng.choice(_CLOSINGS)}"
+        ja = language == "ja"  # chatter in the bank's language
+        preamble = rng.choice(_JA_PREAMBLES if ja else _PREAMBLES)
+        text = f"{preamble}\n\n{text}\n\n{rng.choice(_JA_CLOSINGS if ja else _CLOSINGS)}"
     return text

@@ -303,3 +303,15 @@ def test_a_seed_fixes_every_answer_on_the_varied_banks(language):
     for model in MODELS:
         assert ask(bank, model, 11) == ask(bank, model, 11)  # a fresh simulator each time
     assert any(ask(bank, model, 11) != ask(bank, model, 12) for model in MODELS)
+
+
+def test_a_chatty_model_chats_in_the_banks_language():
+    """A sloppy model's preamble and closing remark are in Japanese around a Japanese sheet."""
+    bank = generated_bank("ja", 10, seed=5)
+    chatter = []
+    for seed in range(8):
+        for line in ask(bank, "sim-sloppy", seed).splitlines():
+            if line.strip() and not re.search(r"answer|confidence", line, re.IGNORECASE):
+                chatter.append(line)
+    assert chatter  # sim-sloppy chats in most replies
+    assert all(JAPANESE.search(line) and not re.search(r"[A-Za-z]{3,}", line) for line in chatter)
