@@ -46,6 +46,8 @@ def contains_as_written(text: str, key: str) -> bool:
     whole word of the answer: "That" does not contain "a", nor "H2O2" "H2O". Japanese has no
     spaces, so a Japanese key counts wherever it stands."""
     mine = as_written(key)
+    if not mine:
+        return False  # a key of punctuation alone ("—"): nothing an answer could contain
     words = re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKC", text).casefold())
     if len(mine) <= 3 and mine.isascii() and re.fullmatch(r"[a-z0-9]+", mine):
         return mine in words
@@ -71,7 +73,9 @@ def reads_badly(answer: str, key: str = "") -> str | None:
     starts_badly = _PUNCTUATION_START.match(answer) or _JA_PARTICLE_START.match(answer)
     if starts_badly and not (_PUNCTUATION_START.match(key) or _JA_PARTICLE_START.match(key)):
         return "starts with a particle or punctuation"
-    if _EMPTY_SLOT.search(answer):
+    # A key that is itself a suffix (です) may open the answer: "ですということです。".
+    own = key and answer.startswith(key) and _EMPTY_SLOT.search(key)
+    if _EMPTY_SLOT.search(answer[len(key) :] if own else answer):
         return "an empty slot before a suffix"
     if re.search(r"(?:する|しない|ない|残る|た)です", answer):
         return "です after a verb"

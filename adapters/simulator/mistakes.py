@@ -21,6 +21,7 @@ for every simulated model, and several models then give the same wrong answer, a
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from adapters.simulator.knowledge import Knowledge, KnowledgeItem
 from adapters.simulator.numbers import digest, number_slips
@@ -94,6 +95,7 @@ _JAPANESE_SWAP = re.compile(_alternation(t for t in SENTENCE_SWAPS if not t.isas
 def _others(term: str, salt: str) -> list[str]:
     """The other terms of ``term``'s families, in an order fixed by the item."""
     found: list[str] = []
+    term = unicodedata.normalize("NFKC", term)  # Ｈ２Ｏ is H2O
     for family in _FAMILIES_OF.get(term.casefold(), ()):
         found += [t for t in family if t.casefold() != term.casefold() and t not in found]
     if not found:
@@ -327,6 +329,7 @@ def guess(
     family: "Delete" is no answer to "... FOR UPDATE ...?"."""
     salt = " ".join(question.casefold().split())
     keys = knowledge.folded_answers
+    avoid = avoid if folded(avoid) else ""  # a key of punctuation alone rules nothing out
     if _YEAR_QUESTION.search(question):
         candidates = [str(1900 + digest("year", salt) % 120)]
     elif _COUNT_QUESTION.search(question):

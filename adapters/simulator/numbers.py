@@ -26,7 +26,7 @@ def digest(*parts: Any) -> int:
 
 TITLE_LABEL = re.compile(r"^\s*[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)+\s*$")
 
-_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)*")
+_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:[.．]\d+)*")
 _DATE = re.compile(r"(\d{4})([-/.年])(\d{1,2})([-/.月])(\d{1,2})")
 _FORMULA = re.compile(r"(?:[A-Z][a-z]?\d*|\((?:[A-Z][a-z]?\d*)+\)\d*)+")
 _VERSION_WORDS = re.compile(
@@ -40,13 +40,14 @@ _FULLWIDTH_DIGITS = str.maketrans("0123456789", "０１２３４５６７８９"
 
 
 def _ascii_digits(text: str) -> str:
+    text = text.replace("．", ".")
     return "".join(str(unicodedata.digit(ch)) if ch.isdigit() else ch for ch in text)
 
 
 def _glued(key: str, start: int) -> bool:
     """The number is part of a name (x86, IPv4, SHA-256, H2O), not a quantity; a version's
     "v" (v3.11) does not count."""
-    before = key[max(0, start - 3) : start]
+    before = unicodedata.normalize("NFKC", key[max(0, start - 3) : start])
     if re.search(r"[A-Z]{2}-$", before):  # SHA-256, not code-7
         return True
     if before[-1:].isascii() and before[-1:].isalpha():
@@ -145,7 +146,7 @@ def _date_slips(key: str, match: re.Match, salt: str) -> list[str]:
 def number_slips(key: str, question: str, salt: str) -> list[str]:
     """The key with one of its numbers a little off, in the same form; a trailing name of the
     number is dropped (a model that says 428 does not call it Too Many Requests)."""
-    if _FORMULA.fullmatch(key) and any(ch.isdigit() for ch in key):
+    if _FORMULA.fullmatch(unicodedata.normalize("NFKC", key)) and any(c.isdigit() for c in key):
         return []  # H2O is not H3O: a formula is swapped as a whole term
     if date := _DATE.search(key):
         return _date_slips(key, date, salt)
@@ -158,8 +159,8 @@ def number_slips(key: str, question: str, salt: str) -> list[str]:
     text = target.group(0)
     rest = key[target.end() :]
     values = _number_values(_ascii_digits(text), key, question, rest, salt)
-    if not text.isascii():
-        values = [v.translate(_FULLWIDTH_DIGITS) for v in values]
+    if not text.isascii():  # full-width digits (and point) stay full-width: ０．５ -> ０．６
+        values = [v.translate(_FULLWIDTH_DIGITS).replace(".", "．") for v in values]
     if digest("direction", salt) % 2:
         values = values[1:2] + values[:1] + values[2:]
     if TITLE_LABEL.match(rest) or re.fullmatch(r"\s*(?:\([^()]*\)|（[^（）]*）)\s*", rest):

@@ -226,6 +226,8 @@ def _bare(x: str, language: str) -> str:
 def _lowered(x: str) -> str | None:
     """``x`` with its first word in lower case, when that word is a common one (not a name)."""
     first = x.split(" ", 1)[0]
+    if first == x:
+        return x if x[:1].islower() else None  # one word ("It", "The"): said as written
     if first.casefold() in _COMMON_FIRST and first[:1].isupper() and first[1:].islower():
         return x[0].lower() + x[1:]
     return x if x[:1].islower() else None
@@ -255,7 +257,7 @@ def is_sentence(x: str) -> bool:
 
 
 def ja_kind(x: str) -> str:
-    if _JA_POLITE_END.search(x):
+    if (end := _JA_POLITE_END.search(x)) and end.start() > 0:
         return "polite"
     if _JA_REASON_END.search(x):
         return "reason"

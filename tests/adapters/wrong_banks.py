@@ -113,3 +113,22 @@ JAPANESE_VARIED = [
     ("最も小さい素数は何か。", "２"),
     ("方角のうち、太陽が昇るのはどれか。", "東"),
 ]
+
+# Keys at the edges: punctuation alone, one letter or word, a final full stop, symbols, full-width
+# letters, digits and points, Japanese keys that are a particle, a predicate or a polite ending.
+EDGE_ENGLISH = [
+    (f"What is the answer to edge item {n}?", key)
+    for n, key in enumerate(
+        ["—", "?", "...", "A.", "42.", "3.11.", "Yes", "True", "It.", "e.g. HTTP/2", "v2.0.1"]
+        + ["100%", "-1", "1e-9", "O(n log n)", "C++", "C#", ".NET", "Node.js"],
+        1,
+    )
+]
+EDGE_JAPANESE = [
+    (f"端の項目{n}の答えは何か。", key)
+    for n, key in enumerate(
+        ["—", "はい", "いいえ", "を", "。", "「東京」", "（なし）", "ある", "です", "１", "Ｈ２Ｏ"]
+        + ["ｶﾀｶﾅ", "約０．５秒", "第3版", "令和5年"],
+        1,
+    )
+]
