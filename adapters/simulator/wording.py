@@ -7,6 +7,13 @@ correct) but is never the key as written: it is reshaped ("429 Too Many Requests
 Each model has a style (terse, plain or a sentence built on the question), and the wording
 within a style depends on the item only, so two models of one style who give the same wrong
 answer give it in the same words, as real models often do.
+
+The frame fits the answer: an English sentence is framed as a sentence, a term as a term; a
+Japanese answer by how it ends (a noun: 金星です。, a reason: …待つからです。, a plain predicate:
+…を送信する。, a polite one), so no frame makes 送信するです or leaves an empty slot. A wrong answer
+is refused a frame that would contain its key (``contains_key``). A model that does not know
+says UNKNOWN, or in a Japanese bank 「不明」 or 「分かりません」 (``ABSTENTIONS``), which the
+answer-sheet parser reads as UNKNOWN.
 """
 
 from __future__ import annotations
