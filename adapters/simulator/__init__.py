@@ -13,7 +13,8 @@ follow one random sequence per server so that a retried request can succeed.
 Modules: `adapter` (the provider adapter and what it may send), `profiles` (the characters),
 `knowledge` (the items a model may know, and the items of a prompt), `answers` (how a model
 answers and formats its sheet), `wording` (the bank's language, a key said in the model's own
-words, hedges), `mistakes` (plausible wrong answers, made from the item's own key),
+words, hedges), `mistakes` (plausible wrong answers, made from the item's own key), `numbers` (near numbers of
+the key's own form),
 `vocabulary` (the built-in word lists mistakes are made of) and `engine` (the OpenAI-compatible
 endpoint, without HTTP).
 """
@@ -62,8 +63,10 @@ from adapters.simulator.profiles import (
     profile_from_dict,
 )
 from adapters.simulator.wording import (
+    ABSTENTIONS,
     STYLES,
     carries_key,
+    contains_key,
     folded,
     is_key_entry,
     language_of,
@@ -71,6 +74,7 @@ from adapters.simulator.wording import (
 
 __all__ = [
     "ABSTAIN_ANSWER",
+    "ABSTENTIONS",
     "FAMILIES",
     "STYLES",
     "BUILTIN_PROFILES",
@@ -95,6 +99,7 @@ __all__ = [
     "SimulatorAdapter",
     "answer_item",
     "carries_key",
+    "contains_key",
     "folded",
     "guess",
     "is_key_entry",

@@ -12,7 +12,9 @@ from adapters.simulator.mistakes import digest, guess, wrong_answers
 from adapters.simulator.profiles import Profile
 from adapters.simulator.wording import (
     STYLES,
+    abstention,
     carries_key,
+    contains_key,
     framings,
     hedged,
     is_key_entry,
@@ -21,7 +23,7 @@ from adapters.simulator.wording import (
     sounds_hedged,
 )
 
-ABSTAIN_ANSWER = "UNKNOWN"
+ABSTAIN_ANSWER = "UNKNOWN"  # in an English bank; a Japanese one gets 「不明」 (wording.ABSTENTIONS)
 # Share of items whose difficulty is common to every simulated model (the rest is the model's
 # own): hard items are hard for all of them, so several models miss the same items, as real
 # models do, and then often give the same wrong answer.
@@ -69,11 +71,18 @@ def say_wrong(
     *,
     hedge: bool,
 ) -> str:
-    """A wrong answer as the model says it: confidently, or with a hedge when it hedges."""
-    options = hedged(core, language) if hedge else framings(core, question, language, style)
+    """A wrong answer as the model says it: confidently, or with a hedge when it hedges; never
+    a key entry, never all its key says, never its key as written inside it."""
+    options = (
+        hedged(core, language, question) if hedge else framings(core, question, language, style)
+    )
     start = digest("wording", style, "hedged" if hedge else "", core) % min(len(options), 3)
     for option in options[start:] + options[:start]:
-        if not is_key_entry(option, keys) and not (key and carries_key(option, key)):
+        if (
+            not is_key_entry(option, keys)
+            and not (key and (carries_key(option, key) or contains_key(option, key)))
+            and sounds_hedged(option) == (hedge or sounds_hedged(core))
+        ):
             return option
     return core
 
@@ -85,6 +94,7 @@ class ItemAnswer:
     confidence: str
     correct: bool  # for tests and demos; never sent
     hedged: bool = False  # the answer carries a hedge ("probably ...")
+    abstained: bool = False  # UNKNOWN, or 「不明」 in a Japanese bank
 
 
 def answer_item(
@@ -119,9 +129,10 @@ def answer_item(
         text = say_correct(known.answer, question, language, style, keys)
         return ItemAnswer(item.number, text, level, True)
     if abstain_draw < profile.abstain_when_unsure or (known is None and not knowledge.items):
-        return ItemAnswer(item.number, ABSTAIN_ANSWER, "LOW", False)
+        said = abstention(language, digest("abstain", model, item.number, key))
+        return ItemAnswer(item.number, said, "LOW", False, abstained=True)
     if known is not None:
-        candidates = wrong_answers(known, knowledge)
+        candidates = wrong_answers(known, knowledge, language)
     else:
         # Not in the key sent (or the knowledge file): a guess from the question alone.
         candidates = [guess(item.text, knowledge, language)]
@@ -132,7 +143,7 @@ def answer_item(
     hedge = level != "HIGH" and hedge_draw < profile.hedge_when_unsure
     own_key = known.answer if known else ""
     text = say_wrong(core, own_key, question, language, style, keys, hedge=hedge)
-    return ItemAnswer(item.number, text, level, False, hedged=hedge)
+    return ItemAnswer(item.number, text, level, False, hedged=sounds_hedged(text))
 
 
 def _weighted(weights: Mapping[Any, float], draw: float):
@@ -155,10 +166,25 @@ _CLOSINGS = (
     "I hope this helps! Some of these I am less sure about, as marked.",
     "Feel free to ask if anything needs a longer explanation.",
 )
+_JA_PREAMBLES = (
+    "承知しました。回答は以下のとおりです。",
+    "よい質問ですね。回答を記します。",
+    "喜んでお答えします。確信度も添えました。",
+)
+_JA_CLOSINGS = (
+    "出典が必要な項目があればお知らせください。",
+    "自信の低い答えには、その旨を記しました。",
+    "詳しい説明が必要でしたら、お気軽にどうぞ。",
+)
 
 
 def render_sheet(
-    answers: list[ItemAnswer], profile: Profile, model: str, seed: int, prompt: str
+    answers: list[ItemAnswer],
+    profile: Profile,
+    model: str,
+    seed: int,
+    prompt: str,
+    language: str = "en",
 ) -> str:
     """The reply text: `N. ANSWER: ...` and `CONFIDENCE: ...` per item, then the profile's slips."""
     noise = profile.format
@@ -187,5 +213,7 @@ def render_sheet(
     text = "\n".join(lines)
     rng = random.Random(digest("chatty", model, seed, prompt))
     if rng.random() < noise.chatty:
-        text = f"{rng.choice(_PREAMBLES)}\n\n{text}\n\n{rng.choice(_CLOSINGS)}"
+        ja = language == "ja"  # chatter in the bank's language
+        preamble = rng.choice(_JA_PREAMBLES if ja else _PREAMBLES)
+        text = f"{preamble}\n\n{text}\n\n{rng.choice(_JA_CLOSINGS if ja else _CLOSINGS)}"
     return text

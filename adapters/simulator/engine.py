@@ -173,7 +173,7 @@ class Simulator:
             answers = [
                 answer_item(profile, model, seed, item, knowledge, language) for item in items
             ]
-            content = render_sheet(answers, profile, model, seed, prompt)
+            content = render_sheet(answers, profile, model, seed, prompt, language)
         else:
             content = "OK."  # no items: a connection check ("Reply with OK.")
         finish_reason = "stop"

@@ -20,7 +20,7 @@ import random
 
 from adapters.simulator.answers import digest
 from adapters.simulator.profiles import Profile
-from adapters.simulator.wording import carries_key
+from adapters.simulator.wording import ABSTENTIONS, carries_key
 
 MARKERS = ("[ITEM]", "[KEY]", "[ANSWER FORMAT]", "[ANSWER]", "[STATED CONFIDENCE]", "[LABELS]")
 UNREADABLE = (
@@ -53,7 +53,10 @@ def last_case(prompt: str) -> dict[str, str]:
 
 def true_label(case: dict[str, str], menu: list[str]) -> str:
     answer, key = case.get("[ANSWER]", ""), case.get("[KEY]", "")
-    if answer.strip().upper() in ("UNKNOWN", "-", "") and "NOT_ATTEMPTED" in menu:
+    abstained = (
+        answer.strip().upper() in ("UNKNOWN", "-", "") or answer.strip() in ABSTENTIONS["ja"]
+    )
+    if abstained and "NOT_ATTEMPTED" in menu:
         return "NOT_ATTEMPTED"
     return "CORRECT" if key and carries_key(answer, key) else "INCORRECT"
 

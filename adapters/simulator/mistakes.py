@@ -1,151 +1,175 @@
-"""The wrong answers a simulated model gives: plausible, specific to the item, never a key entry.
+"""The wrong answers a simulated model gives: plausible, specific to the item, never a key entry,
+never the key itself with something added.
 
 A real model that does not know an item rarely says something random: it gives a number near
-the right one (1648 -> 1649, 429 -> 428), a related but wrong term (Saturn -> Jupiter, Retry-After
--> Retry-Before, 最大 -> 最小), or a confident sentence with one part of the mechanism wrong. The
-simulator has no knowledge of the world, so it finds these by rule: a number near the key's, a
-term of the same family (``FAMILIES``) or a near word (``NEAR_WORDS``), one part of an
-identifier or a name changed, or the key's own sentence negated. Every candidate is made from
-the item's own key, never from another item's key or from the question's words alone. No
-candidate is a key entry of the bank (its own or another item's, folded) or still says
-everything the key says, so a person marks it wrong.
+the right one, of the same form (1648 -> 1649, 3.11 -> 3.12, 429 -> 428, 約1億 -> 約2億,
+1947-05-03 -> 1947-05-04), a related but wrong term of the same kind (Saturn -> Jupiter,
+George Eliot -> Thomas Hardy, 水素 -> 窒素, Retry-After -> Expires), an identifier with one
+part changed (max_connections -> min_connections), or a confident sentence with one part of
+the mechanism wrong ("... are kept ..." -> "... aren't kept ...", 保持 -> 解放). The simulator
+has no knowledge of the world, so it finds these by rule from the item's own key and its
+built-in vocabulary (``vocabulary``): a term is only ever swapped for another real term of its
+family, as a whole word, never spliced into a compound. When nothing near the key can be found,
+a term of the kind the question asks for (a planet, an author), else a vague confident answer.
 
-The candidates depend on the item only, never on the model: hard items are hard for every
-simulated model, and several models then give the same wrong answer, as real models do.
+No candidate is a key entry of the bank (its own or another item's, folded), says everything
+the key says, or contains the key as written (``wording.contains_key``: "not X", 「Xではない」
+are refused). The candidates depend on the item only, never on the model: hard items are hard
+for every simulated model, and several models then give the same wrong answer, as real models do.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
-from typing import Any
+import unicodedata
 
 from adapters.simulator.knowledge import Knowledge, KnowledgeItem
-from adapters.simulator.vocabulary import EN_NEGATIONS, FAMILIES, JA_NEGATIONS, NEAR_WORDS
-from adapters.simulator.wording import carries_key, folded, is_key_entry, key_tokens, one_line
+from adapters.simulator.numbers import digest, number_slips
+from adapters.simulator.vocabulary import (
+    AMBIGUOUS_WORDS,
+    CATEGORIES,
+    EN_NEGATIONS,
+    FAMILIES,
+    GIVEN_NAMES,
+    JA_NEGATIONS,
+    NEAR_WORDS,
+    SENTENCE_SWAPS,
+)
+from adapters.simulator.wording import (
+    carries_key,
+    contains_key,
+    folded,
+    is_key_entry,
+    key_tokens,
+    one_line,
+)
 
-
-def digest(*parts: Any) -> int:
-    joined = "\x1f".join(str(p) for p in parts).encode("utf-8")
-    return int.from_bytes(hashlib.sha256(joined).digest()[:8], "big")
-
-
-_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z+]*")
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
-_PART_SPLIT = re.compile(r"([\s\-_/.]+)")
+_JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
+_KANJI = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff々]")
+_KATAKANA = re.compile(r"[\u30a0-\u30ffー]")
+_HIRAGANA = re.compile(r"[\u3040-\u309f]")
+_PARTICLES = "にのはがをでへともや、。"
 _STOPWORDS = frozenset(
     "a an the of in on at to for by with and or is are was were be it its this that which what "
     "who how does do did from as into than then when where why not no".split()
 )
-_TITLE_LABEL = re.compile(r"^\s*[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)+\s*$")
 
 
 def _cased(word: str, like: str) -> str:
+    """``word`` of the vocabulary in the case of the word it replaces (a name or a formula
+    written with capitals in the vocabulary is said as written)."""
+    if word != word.lower():
+        return word
     if like.isupper() and len(like) > 1:
         return word.upper()
     if like[:1].isupper():
-        return word[:1].upper() + word[1:]
+        return " ".join(w[:1].upper() + w[1:] for w in word.split(" "))
     return word
 
 
-# Each term's families, and the Japanese terms (found by search, not by word).
+# Each term's families; one pattern for the Latin terms (whole words), one for the Japanese.
 _FAMILIES_OF: dict[str, list[tuple[str, ...]]] = {}
 for _family in FAMILIES:
     for _term in _family:
-        _FAMILIES_OF.setdefault(_term, []).append(_family)
-_JAPANESE_TERMS = tuple((t, f) for f in FAMILIES for t in f if not t.isascii())
+        _FAMILIES_OF.setdefault(_term.casefold(), []).append(_family)
 
 
-def _related_terms(text: str, salt: str) -> list[str]:
-    """The text with one term swapped for another of its family, for each term it has."""
+def _alternation(terms) -> str:
+    return "|".join(re.escape(t) for t in sorted(set(terms), key=len, reverse=True))
+
+
+_LATIN_TERM = re.compile(
+    r"(?<![\w-])(?:"
+    + _alternation(t for f in FAMILIES for t in f if t.isascii() or not _JAPANESE.search(t))
+    + r")(?![\w-])",
+    re.IGNORECASE,
+)
+_JAPANESE_TERM = re.compile(_alternation(t for f in FAMILIES for t in f if _JAPANESE.search(t)))
+_LATIN_SWAP = re.compile(
+    r"(?<![\w-])(?:" + _alternation(t for t in SENTENCE_SWAPS if t.isascii()) + r")(?![\w-])",
+    re.IGNORECASE,
+)
+_JAPANESE_SWAP = re.compile(_alternation(t for t in SENTENCE_SWAPS if not t.isascii()))
+
+
+def _others(term: str, salt: str) -> list[str]:
+    """The other terms of ``term``'s families, in an order fixed by the item."""
+    found: list[str] = []
+    term = unicodedata.normalize("NFKC", term)  # Ｈ２Ｏ is H2O
+    for family in _FAMILIES_OF.get(term.casefold(), ()):
+        found += [t for t in family if t.casefold() != term.casefold() and t not in found]
+    if not found:
+        return []
+    start = digest("family", salt, term.casefold()) % len(found)
+    return found[start:] + found[:start]
+
+
+def _whole_word_ja(text: str, start: int, end: int) -> bool:
+    """The Japanese term at text[start:end] is a word of its own, not a piece of a compound:
+    no kanji (katakana) runs on into it on either side; a one-kanji term is followed by a
+    particle or nothing (行う is not the row 行)."""
+    term = text[start:end]
+    before, after = text[start - 1 : start], text[end : end + 1]
+    for script in (_KANJI, _KATAKANA):
+        if script.match(term[:1]) and script.match(before):
+            return False
+        if script.match(term[-1:]) and script.match(after):
+            return False
+    if len(term) == 1 and after and after not in _PARTICLES:
+        return False
+    return True
+
+
+def _related_terms(key: str, salt: str, sentence: bool) -> list[str]:
+    """The key with one of its words swapped for another term of the word's family."""
+    if _others(key, salt):
+        return []  # the whole key is a term: swapped as a whole (wrong_answers)
     found = []
-    for match in _LATIN_WORD.finditer(text):
+    for match in _LATIN_TERM.finditer(key):
         word = match.group(0)
-        for family in _FAMILIES_OF.get(word.casefold(), ()):
-            others = [w for w in family if w != word.casefold()]
-            start = digest("family", salt, word) % len(others)
-            for other in (others[start:] + others[:start])[:2]:
-                found.append(text[: match.start()] + _cased(other, word) + text[match.end() :])
-    if text.isascii():
+        if word.casefold() in AMBIGUOUS_WORDS:
+            continue
+        for other in _others(word, salt)[:2]:
+            found.append(key[: match.start()] + _cased(other, word) + key[match.end() :])
+    if key.isascii():
         return found
-    for term, family in _JAPANESE_TERMS:
-        if term in text:
-            if len(term) == 1 and len(text) > 8:
-                continue  # one kanji inside a long text is too often part of another word
-            others = [t for t in family if t != term]
-            found.append(text.replace(term, others[digest("family", salt, term) % len(others)], 1))
+    for match in _JAPANESE_TERM.finditer(key):
+        if not _whole_word_ja(key, match.start(), match.end()):
+            continue
+        for other in _others(match.group(0), salt)[: 1 if sentence else 2]:
+            found.append(key[: match.start()] + other + key[match.end() :])
     return found
 
 
-def _number_slips(key: str, salt: str) -> list[str]:
-    """The key with one of its numbers a little off: a year by one or two, a status code by
-    one within its class, a count by a little; a trailing name of the number is dropped (a
-    model that says 428 does not call it Too Many Requests)."""
-    numbers = list(_NUMBER.finditer(key))
-    target = numbers[digest("which-number", salt) % len(numbers)]
-    text = target.group(0)
-    if "." in text:
-        decimals = len(text.split(".")[1])
-        step = 10**-decimals
-        values = [f"{float(text) + d * step:.{decimals}f}" for d in (1, -1, 2)]
-    else:
-        n = int(text)
-        if len(text) == 4 and 1000 <= n <= 2100:
-            deltas = (1, -1, 2, -3, 10)
-        elif len(text) == 3 and 100 <= n <= 599:
-            deltas = tuple(d for d in (1, -1, 2, -2, 3) if (n + d) // 100 == n // 100)
-        elif n < 10:
-            deltas = (1, -1, 2)
-        elif n < 10_000:
-            deltas = (1, -1, 2, 10)
-        else:
-            step = max(1, round(n * 0.02))
-            deltas = (step, -step, 5 * step)
-        # A zero-padded number stays padded (a month "03" slips to "04", not "4").
-        width = len(text) if text.startswith("0") else 0
-        values = [str(n + d).zfill(width) for d in deltas if n + d >= 0]
-    if digest("direction", salt) % 2:
-        values = values[1:2] + values[:1] + values[2:]
-    rest = key[target.end() :]
-    if _TITLE_LABEL.match(rest):
-        rest = ""
-    return [key[: target.start()] + value + rest for value in values]
-
-
-def _content_words(text: str) -> list[str]:
-    return [
-        w
-        for w in re.findall(r"[^\W\d_][\w'-]*", text)
-        if w.casefold() not in _STOPWORDS and len(w) > 2
-    ]
-
-
-_JAPANESE_NEAR = tuple((t, n) for t, n in NEAR_WORDS.items() if not t.isascii())
-_EN_AUXILIARY = re.compile(r"\b(" + "|".join(EN_NEGATIONS) + r")\b(\s+not\b)?", re.IGNORECASE)
-_PART_SPLIT_KEEP = re.compile(r"([\s\-_/.:]+)")
-_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
-
-
-def _near_terms(key: str, salt: str) -> list[str]:
-    """The key with one of its words said as a near word (``NEAR_WORDS``): size -> length."""
+def _sentence_swaps(key: str) -> list[str]:
+    """A sentence with one of its words said the other way round (kept -> discarded)."""
     found = []
-    for match in _LATIN_WORD.finditer(key):
+    for match in _LATIN_SWAP.finditer(key):
         word = match.group(0)
-        for near in NEAR_WORDS.get(word.casefold(), ())[:2]:
-            found.append(key[: match.start()] + _cased(near, word) + key[match.end() :])
+        for other in SENTENCE_SWAPS[word.casefold()][:1]:
+            found.append(key[: match.start()] + _cased(other, word) + key[match.end() :])
     if not key.isascii():
-        for term, nears in _JAPANESE_NEAR:
-            if term in key:
-                found.append(key.replace(term, nears[digest("near", salt, term) % len(nears)], 1))
+        for match in _JAPANESE_SWAP.finditer(key):
+            if _whole_word_ja(key, match.start(), match.end()):
+                other = SENTENCE_SWAPS[match.group(0)][0]
+                found.append(key[: match.start()] + other + key[match.end() :])
     return found
+
+
+# Sentences and identifiers -----------------------------------------------------------------
+
+_EN_AUXILIARY = re.compile(r"\b(" + "|".join(EN_NEGATIONS) + r")\b(\s+not\b)?", re.IGNORECASE)
+_JA_CLAUSE_END = re.compile(r"(?:$|[。、．，]|から|ため|ので|こと|の|と|が|けど|か)")
 
 
 def _negations(key: str) -> list[str]:
     """A sentence of the key said confidently the other way round."""
-    if not key.isascii():
+    if _JAPANESE.search(key):
         for positive, negative in JA_NEGATIONS:
             at = key.rfind(positive)
-            if at >= 0:
+            while at > 0 and not _JA_CLAUSE_END.match(key, at + len(positive)):
+                at = key.rfind(positive, 0, at)
+            if at > 0:
                 return [key[:at] + negative + key[at + len(positive) :]]
         return []
     match = _EN_AUXILIARY.search(key)
@@ -158,28 +182,41 @@ def _negations(key: str) -> list[str]:
     return [key[: match.start()] + said + key[match.end() :]]
 
 
+_PART_SPLIT_KEEP = re.compile(r"([\-_/.:]+)")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
 def _part_changed(key: str) -> list[str]:
-    """An identifier or a name with one of its parts changed: a near word, or the part as a
-    model misremembers it (a vowel off, a plural)."""
-    parts = _PART_SPLIT_KEEP.split(key)
-    words = [i for i, part in enumerate(parts) if i % 2 == 0 and re.search(r"[^\W\d_]", part)]
-    if not words or len(words) > 4:
+    """An identifier (snake_case, kebab-case, camelCase; no spaces) with one of its parts said
+    as a near word of the vocabulary: max_connections -> min_connections, getElementById ->
+    getElementByKey."""
+    if " " in key or not key.isascii():
         return []
-    index = words[-1] if parts[words[-1]][:1].isupper() else words[digest("part", key) % len(words)]
-    part = parts[index]
-    pieces = _CAMEL.split(part)  # getElementById -> get, Element, By, Id
+    parts = _PART_SPLIT_KEEP.split(key)
     found = []
-    if len(pieces) > 1:
+    for index in range(0, len(parts), 2):
+        pieces = _CAMEL.split(parts[index])
+        if len(parts) == 1 and len(pieces) == 1:
+            return []  # one plain word: not an identifier
         for at, piece in enumerate(pieces):
-            nears = list(NEAR_WORDS.get(piece.casefold(), ()))
-            nears += [w for f in _FAMILIES_OF.get(piece.casefold(), ()) for w in f]
-            for near in [n for n in nears if n != piece.casefold()][:1]:
+            for near in NEAR_WORDS.get(piece.casefold(), ())[:1]:
                 changed = pieces[:at] + [_cased(near, piece)] + pieces[at + 1 :]
                 found.append("".join(parts[:index] + ["".join(changed)] + parts[index + 1 :]))
-    if found or not part.isascii():
-        return found
-    changed = part[:-1] if part.endswith("s") and len(part) > 3 else _near_miss(part)
-    return ["".join(parts[:index] + [changed] + parts[index + 1 :])]
+    return found
+
+
+_PERSON = re.compile(r"([A-Z][a-z]+)((?: [A-Z][a-z'-]+){1,2})")
+
+
+def _other_given_name(key: str, question: str, salt: str) -> list[str]:
+    """A person's name (asked for by "Who") with another given name: Ada Lovelace -> Mary
+    Lovelace; the surname stays."""
+    match = _PERSON.fullmatch(key)
+    if not match or not question.strip().lower().startswith("who") or _others(key, salt):
+        return []
+    names = [n for n in GIVEN_NAMES if n != match.group(1)]
+    start = digest("given", salt) % len(names)
+    return [n + match.group(2) for n in (names[start:] + names[:start])[:2]]
 
 
 def _question_words_only(candidate: str, question: str) -> bool:
@@ -192,66 +229,71 @@ def _question_words_only(candidate: str, question: str) -> bool:
     return words <= asked and all(run in folded_question for run in runs)
 
 
-_VOWELS = "aeiou"
+def _of_the_kind_asked(question: str, key: str, salt: str) -> list[str]:
+    """Terms of the kind the question asks for (a planet, an author), in the key's script."""
+    found = []
+    for pattern, term in CATEGORIES:
+        if re.search(pattern, question, re.IGNORECASE) and (term.isascii() == key.isascii()):
+            family = _FAMILIES_OF[term.casefold()][0]
+            start = digest("kind", salt) % len(family)
+            found += [_cased(t, key) for t in family[start:] + family[:start]]
+    return found
 
 
-def _near_miss(key: str) -> str:
-    """Another word that looks like the key, as a name is misremembered: one vowel changed."""
-    letters = list(key)
-    vowels = [i for i, ch in enumerate(letters) if ch.lower() in _VOWELS]
-    if vowels:
-        at = vowels[digest("vowel", key) % len(vowels)]
-        old = letters[at].lower()
-        new = _VOWELS[(_VOWELS.index(old) + 1 + digest("to", key) % 4) % 5]
-        letters[at] = new.upper() if letters[at].isupper() else new
-    word = "".join(letters)
-    return word if folded(word) != folded(key) else key + "s"
+def is_sentence(key: str) -> bool:
+    return len(key.split()) >= 5 or (bool(_JAPANESE.search(key)) and len(key) > 10)
 
 
-def _fallbacks(key: str) -> list[str]:
-    """The key denied, when nothing near it can be found; the first that is no key entry."""
-    if _JAPANESE.search(key):
-        return [f"{key}ではない", f"{key}以外", f"{key}とは別のもの"]
-    return [f"not {key}", f"something other than {key}", f"anything but {key}"]
-
-
-_JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
-
-
-def wrong_answers(item: KnowledgeItem, knowledge: Knowledge) -> list[str]:
+def wrong_answers(
+    item: KnowledgeItem, knowledge: Knowledge, language: str | None = None
+) -> list[str]:
     """The item's plausible wrong answers, likeliest first; the same for every model. Each is
-    made from the item's own key: a number near its number, a term of its kind, one part of it
-    changed, its sentence negated."""
+    made from the item's own key (a number near its number, a term of its kind, one part of it
+    changed, its sentence said the other way round), else from the kind of thing the question
+    asks for, else a vague confident answer in ``language`` (by default the key's)."""
     key = one_line(item.answer)
-    candidates = _number_slips(key, item.key) if _NUMBER.search(key) else []
-    if len(key.split()) >= 5 or (not key.isascii() and len(key) > 10):
-        # A sentence: said the other way round, or with one of its words near but wrong.
-        candidates += _negations(key) + _near_terms(key, item.key)
-        candidates += _related_terms(key, item.key)
+    salt = item.key
+    sentence = is_sentence(key)
+    # A term of its family; for "term (a note)", a term of the term's family, the note dropped.
+    # Then a near number; then a word or a part of it changed; then a term of the kind asked.
+    head = re.sub(r"\s*(?:\([^()]*\)|（[^（）]*）)$", "", key)
+    batches = [[_cased(other, head) for other in _others(head, salt)[:3]]]
+    batches.append(number_slips(key, item.question, salt))
+    if sentence:
+        batches.append(
+            _negations(key) + _sentence_swaps(key) + _related_terms(key, salt, sentence=True)
+        )
     else:
-        candidates += _related_terms(key, item.key) + _near_terms(key, item.key)
-        candidates += _part_changed(key) + _negations(key)
-    if len(_PART_SPLIT.split(key)) == 1 and key.isascii() and not _NUMBER.fullmatch(key):
-        candidates.append(_near_miss(key))
+        batches.append(
+            _related_terms(key, salt, sentence=False)
+            + _part_changed(key)
+            + _other_given_name(key, item.question, salt)
+            + (_negations(key) if len(key.split()) > 2 else [])
+        )
+    batches.append(_of_the_kind_asked(item.question, key, salt))
     keys = knowledge.folded_answers
     unique: list[str] = []
     seen: set[str] = set()
-    for candidate in candidates:
-        candidate = one_line(candidate)
-        mark = folded(candidate)
-        if (
-            mark
-            and mark not in seen
-            and not is_key_entry(candidate, keys)
-            and not carries_key(candidate, key)
-            and not _question_words_only(candidate, item.question)
-        ):
-            seen.add(mark)
-            unique.append(candidate)
-    if unique:
-        return unique
-    fallbacks = [f for f in _fallbacks(key) if not is_key_entry(f, keys)]
-    return fallbacks[:1] or [_unused(key, keys)]
+    for batch in batches:
+        for candidate in batch:
+            candidate = one_line(candidate)
+            mark = folded(candidate)
+            if mark and mark not in seen and _acceptable(candidate, key, item.question, keys):
+                seen.add(mark)
+                unique.append(candidate)
+        if unique:
+            return unique
+    language = language or ("ja" if _JAPANESE.search(key) else "en")
+    return [guess(item.question, knowledge, language, avoid=key, from_words=False)]
+
+
+def _acceptable(candidate: str, key: str, question: str, keys: frozenset[str]) -> bool:
+    return (
+        not is_key_entry(candidate, keys)
+        and not carries_key(candidate, key)
+        and not contains_key(candidate, key)
+        and not _question_words_only(candidate, question)
+    )
 
 
 def _unused(text: str, keys: frozenset[str]) -> str:
@@ -262,47 +304,50 @@ def _unused(text: str, keys: frozenset[str]) -> str:
     return f"{text} ({n})"
 
 
-_YEAR_QUESTION = re.compile(r"\b(?:year|when)\b|何年|いつ", re.IGNORECASE)
-_COUNT_QUESTION = re.compile(
-    r"\b(?:how many|how much|number|port|version)\b|いくつ|何人|何個|何番", re.IGNORECASE
-)
+_YEAR_QUESTION = re.compile(r"\b(?:which|what|in which) year\b|^\s*when\b|何年|いつ", re.IGNORECASE)
+_COUNT_QUESTION = re.compile(r"\b(?:how many|how much|port)\b|いくつ|何人|何個|何番", re.IGNORECASE)
 # What a model says of an item it knows nothing of and will not admit it: confident, vague,
-# and never the question's own words.
+# a noun phrase (it is framed like any answer), never the question's own words.
 _VAGUE = {
-    "en": (
-        "It depends on the configuration",
-        "The default setting",
-        "None by default",
-        "The first one listed",
-    ),
-    "ja": ("設定によって異なる", "既定値のまま", "特に指定はない", "最初に挙げたもの"),
+    "en": ("the default value", "the first one listed", "the usual setting", "the standard one"),
+    "ja": ("設定次第", "既定値のまま", "最初に挙げたもの", "標準のもの"),
 }
 
 
-def guess(question: str, knowledge: Knowledge, language: str = "en") -> str:
-    """A model's guess at an item it has never seen (no key was sent for it): a year or a count
-    where the question asks for one, a term of the family of one of its words, else a vague
-    confident answer in the bank's language; never a key entry, never the question's words."""
+def guess(
+    question: str,
+    knowledge: Knowledge,
+    language: str = "en",
+    avoid: str = "",
+    from_words: bool = True,
+) -> str:
+    """A model's guess at an item it does not know: a year or a count where the question asks
+    for one, a term of the kind asked for or of the family of one of its words, else a vague
+    confident answer in the bank's language; never a key entry, never the question's words,
+    never ``avoid`` (the item's own key, when it has one). An item whose key is known but has
+    nothing near it (``from_words`` False) is not answered with a word of its question's own
+    family: "Delete" is no answer to "... FOR UPDATE ...?"."""
     salt = " ".join(question.casefold().split())
     keys = knowledge.folded_answers
+    avoid = avoid if folded(avoid) else ""  # a key of punctuation alone rules nothing out
     if _YEAR_QUESTION.search(question):
         candidates = [str(1900 + digest("year", salt) % 120)]
     elif _COUNT_QUESTION.search(question):
         candidates = [str(2 + digest("count", salt) % 98)]
     else:
-        words = _content_words(question)
-        candidates = [
-            _cased(other, "A")
-            for word in words
-            for family in FAMILIES
-            if word.casefold() in family
-            for other in family
-            if other != word.casefold()
-        ]
+        candidates = _of_the_kind_asked(question, "a" if language == "en" else "あ", salt)
+        for match in _LATIN_TERM.finditer(question) if from_words else ():
+            if match.group(0).casefold() not in AMBIGUOUS_WORDS:
+                candidates += [_cased(t, "A") for t in _others(match.group(0), salt)]
     vague = _VAGUE["ja" if language == "ja" else "en"]
     start = digest("vague", salt) % len(vague)
     candidates += list(vague[start:] + vague[:start])
     for candidate in candidates:
-        if not is_key_entry(candidate, keys) and not _question_words_only(candidate, question):
+        if (
+            not is_key_entry(candidate, keys)
+            and not _question_words_only(candidate, question)
+            and not (avoid and (contains_key(candidate, avoid) or carries_key(candidate, avoid)))
+        ):
             return candidate
-    return _unused(vague[start], keys)
+    usable = [v for v in vague if not (avoid and contains_key(v, avoid))] or ["none of these"]
+    return _unused(usable[0], keys)

@@ -7,6 +7,13 @@ correct) but is never the key as written: it is reshaped ("429 Too Many Requests
 Each model has a style (terse, plain or a sentence built on the question), and the wording
 within a style depends on the item only, so two models of one style who give the same wrong
 answer give it in the same words, as real models often do.
+
+The frame fits the answer: an English sentence is framed as a sentence, a term as a term; a
+Japanese answer by how it ends (a noun: 金星です。, a reason: …待つからです。, a plain predicate:
+…を送信する。, a polite one), so no frame makes 送信するです or leaves an empty slot. A wrong answer
+is refused a frame that would contain its key (``contains_key``). A model that does not know
+says UNKNOWN, or in a Japanese bank 「不明」 or 「分かりません」 (``ABSTENTIONS``), which the
+answer-sheet parser reads as UNKNOWN.
 """
 
 from __future__ import annotations
@@ -75,6 +82,35 @@ def sounds_hedged(text: str) -> bool:
     return bool(_HEDGE_WORDS.search(text))
 
 
+_WORD_RUN = re.compile(
+    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]+"
+    r"|[^\W_\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]+"
+)
+
+
+def _runs(text: str) -> list[str]:
+    """Folded words of a text, a run of Japanese apart from a run of Latin letters or digits."""
+    return _WORD_RUN.findall(unicodedata.normalize("NFKC", text).casefold())
+
+
+SHORT_KEY = 3
+
+
+def contains_key(text: str, key: str) -> bool:
+    """``text`` says the key as written somewhere in it (case, width, spaces and punctuation
+    folded): a wrong answer must not. A short key of one word ("42", "UDP", "H2O": at most
+    ``SHORT_KEY`` characters folded) counts only as a whole word of the text, so "That" does
+    not contain the key "a", nor "420" the key "42", nor "H2O2" the key "H2O". Japanese has no
+    spaces between words, so a Japanese key counts wherever it stands ("二酸化水素" contains "水素")."""
+    mine = folded(key)
+    if not mine:
+        return False
+    words = _runs(key)
+    if len(mine) <= SHORT_KEY and len(words) == 1 and mine.isascii():
+        return mine in _runs(text)
+    return mine in folded(text)
+
+
 # Reshaping a key ----------------------------------------------------------------------------
 
 _NUMBER_FIRST = re.compile(r"^(\d[\d.,]*)\s+([^\d(（].*)$")
@@ -86,7 +122,8 @@ def reshapes(key: str, language: str) -> list[str]:
     """The key said otherwise with every word kept: reordered, its parenthesis made a clause."""
     key = one_line(key)
     shapes = []
-    if match := _NUMBER_FIRST.match(key):
+    if (match := _NUMBER_FIRST.match(key)) and match.group(2)[:1].isupper():
+        # "429 Too Many Requests": the name and its number; not "42.195 km", a number and its unit
         number, rest = match.groups()
         shapes.append(f"{rest}（{number}）" if language == "ja" else f"{rest} ({number})")
         shapes.append(f"{number}（{rest}）" if language == "ja" else f"{number} ({rest})")
@@ -104,23 +141,50 @@ _EN_PLAIN = (
     "It's {x}.",
     "The answer is {x}.",
     "That would be {x}.",
-    "{x}, without a doubt.",
-    "{x} is the one.",
-)
-_JA_PLAIN = (
-    "{x}です。",
-    "答えは{x}です。",
-    "{x}になります。",
-    "正解は{x}です。",
-    "{x}が該当します。",
+    "{X}, without a doubt.",
+    "{X} is the one.",
 )
 _EN_HEDGES = (
     "Probably {x}.",
     "I think it's {x}.",
     "Maybe {x}, I'm not certain.",
-    "{x}, if I remember correctly.",
+    "{X}, if I remember correctly.",
 )
-_JA_HEDGES = ("たぶん{x}です。", "おそらく{x}です。", "{x}だと思う。", "{x}かもしれない。")
+# A sentence (a mechanism, a reason): framed as a sentence, never as "It's <sentence>".
+_EN_LONG = ("In short, {x}.", "Simply put, {x}.", "What happens is that {x}.")
+_EN_REASON = ("It's {x}.", "Mostly {x}.", "That happens {x}.")
+_EN_LONG_KEEP = ("{X}.", "In short: {X}.", "Put simply: {X}.")  # a first word kept as written
+_EN_LONG_HEDGES = ("I think {x}.", "If I remember correctly, {x}.", "Probably {x}.")
+_EN_LONG_HEDGES_KEEP = ("I think: {X}.", "{X}, if I remember correctly.", "{X}, I believe.")
+# Japanese, by how the answer ends: a noun (a term, a number), a reason (…から, …ため), a
+# plain predicate (…する, …ない, 古い) or a polite one (…します): "送信するです" is not Japanese.
+_JA_FRAMES = {
+    "noun": (
+        "{x}です。",
+        "答えは{x}です。",
+        "{x}になります。",
+        "正解は{x}です。",
+        "{x}が該当します。",
+    ),
+    "reason": ("{x}です。", "{x}だと考えられます。", "主な理由は、{x}です。"),
+    "predicate": ("{x}。", "{x}ということです。", "要するに、{x}。"),
+    "polite": ("{x}。", "要するに、{x}。"),
+}
+_JA_HEDGE_FRAMES = {
+    "noun": ("たぶん{x}です。", "おそらく{x}です。", "{x}だと思います。"),
+    "reason": ("たぶん{x}です。", "おそらく{x}でしょう。", "{x}だと思います。"),
+    "predicate": ("{x}と思います。", "おそらく{x}のでしょう。", "たぶん{x}。"),
+    "polite": ("たぶん{x}。", "おそらく{x}。"),
+}
+_JA_POLITE_END = re.compile(r"(?:です|ます|ません|でした|ました|ください)$")
+_JA_REASON_END = re.compile(r"(?:から|ため)$")
+_JA_PREDICATE_END = re.compile(r"(?:[うくぐすずつぬぶむゆるいた]|ない|だ)$")
+# Words a sentence may start with that are not names: said in lower case inside a frame.
+_COMMON_FIRST = frozenset(
+    "the a an it this that these those its each every old new two three both all some most "
+    "only when if because since as there they we you one no none many few several any".split()
+)
+_BECAUSE = re.compile(r"^(?:because|since|as)\b", re.IGNORECASE)
 
 _WHICH = re.compile(
     r"^(?:which|what)\s+(?P<noun>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?P<verb>introduced|added|defines|"
@@ -142,8 +206,8 @@ def _sentence_en(question: str, x: str) -> str | None:
         return f"{x} {match['verb']} {match['rest']}."
     if match := _WHO.match(question):
         return f"{x} {match['verb']} {match['rest']}."
-    if match := _WHAT_IS.match(question):
-        subject = match["subject"]
+    if (match := _WHAT_IS.match(question)) and "," not in match["subject"]:
+        subject = match["subject"]  # not "What is the constant, to two decimals?"
         return f"{subject[0].upper()}{subject[1:]} {match['be']} {x}."
     return None
 
@@ -154,29 +218,85 @@ def _sentence_ja(question: str, x: str) -> str | None:
     return None
 
 
-_EN_LONG = ("In short, {x}.", "What happens is that {x}.", "Simply put, {x}.")
-_ARTICLE = re.compile(r"^(?:The|A|An|It|This|These|Its|Each|Every)\b")
+def has_content(text: str) -> bool:
+    """The text says something: a letter, a digit or a Japanese character, not punctuation."""
+    return bool(re.search(r"[^\W_]", text))
 
 
-def _embedded(x: str) -> str:
-    """``x`` inside a sentence: no final full stop, a leading article in lower case."""
-    x = x.rstrip(".。")
-    return x[0].lower() + x[1:] if _ARTICLE.match(x) else x
+def _bare(x: str, language: str) -> str:
+    """``x`` without a final full stop, so that a frame can end the sentence itself."""
+    x = one_line(x)
+    stripped = x.rstrip("。．.!！ ") if language == "ja" else x.rstrip(".!。 ")
+    return stripped if has_content(stripped) else x
+
+
+def _lowered(x: str) -> str | None:
+    """``x`` with its first word in lower case, when that word is a common one (not a name)."""
+    first = x.split(" ", 1)[0]
+    if first == x:
+        return x if x[:1].islower() else None  # one word ("It", "The"): said as written
+    if first.casefold() in _COMMON_FIRST and first[:1].isupper() and first[1:].islower():
+        return x[0].lower() + x[1:]
+    return x if x[:1].islower() else None
+
+
+def _capital(x: str) -> str:
+    return x[0].upper() + x[1:] if x[:1].islower() and x.split(" ", 1)[0].isalpha() else x
+
+
+def _fill(templates: Iterable[str], x: str, inner: str) -> list[str]:
+    """Each template with ``{X}`` (the answer opening the sentence) and ``{x}`` (inside it)."""
+    return [t.replace("{X}", _capital(x)).replace("{x}", inner) for t in templates]
+
+
+_VERB = re.compile(
+    r"\b(?:is|are|was|were|be|been|has|have|had|can|could|will|would|does|do|did|must|should|"
+    r"may|might|isn't|aren't|wasn't|don't|doesn't|can't|keeps|holds|reads|writes|makes|takes|"
+    r"runs|sends|stores|removes|uses|means|returns|scatters|waits|blocks|grows|falls)\b|\w\w+ed\b",
+    re.IGNORECASE,
+)
+
+
+def is_sentence(x: str) -> bool:
+    """A clause (a mechanism, a reason), framed as a sentence; not a long name or a value with
+    a note ("5 (round half to even)"), framed as a term."""
+    return len(x.split()) >= 5 and bool(_VERB.search(x))
+
+
+def ja_kind(x: str) -> str:
+    if (end := _JA_POLITE_END.search(x)) and end.start() > 0:
+        return "polite"
+    if _JA_REASON_END.search(x):
+        return "reason"
+    if _JAPANESE.search(x[-1:]) and _JA_PREDICATE_END.search(x):
+        return "predicate"
+    return "noun"
 
 
 def framings(x: str, question: str, language: str, style: str) -> list[str]:
     """The answer ``x`` said as a model of ``style`` would, best first, all of them confident."""
-    if language == "en" and len(x.split()) >= 5:  # a sentence, a mechanism: no "It's ..."
-        said = [template.format(x=_embedded(x)) for template in _EN_LONG]
-        if question.strip().lower().startswith("why"):
-            said.insert(0, f"Because {_embedded(x)}.")
+    x = _bare(x, language)
+    if not has_content(x):
+        return [x]
+    if language == "ja":
+        x = with_counter(x, question, language)
+        kind = ja_kind(x)
+        said = [t.format(x=x) for t in _JA_FRAMES[kind]]
+        sentence = _sentence_ja(question, x) if kind == "noun" else None
+    elif is_sentence(x):  # a sentence, a mechanism: no "It's ..."
+        inner = _lowered(x)
+        if _BECAUSE.match(x):  # a reason said as one: never "In short, because ..."
+            return _fill(_EN_REASON, x, inner or x)
+        said = _fill(_EN_LONG if inner else _EN_LONG_KEEP, x, inner or x)
+        if inner and not re.match(r"\s*(?:why|how|what happens)\b", question, re.IGNORECASE):
+            said = said[:2]  # "What happens is that ..." answers what happens, not what it is
+        if question.strip().lower().startswith("why") and inner and not _BECAUSE.match(x):
+            said.insert(0, f"Because {inner}.")
         return said
-    x = _embedded(x) if language == "en" else x
-    plain = _JA_PLAIN if language == "ja" else _EN_PLAIN
-    if language == "ja" and "何年" in question and re.fullmatch(r"\d{3,4}", x):
-        x += "年"  # a year is said with its counter: 2011年
-    said = [template.format(x=x) for template in plain]
-    sentence = (_sentence_ja if language == "ja" else _sentence_en)(question, x)
+    else:
+        inner = _lowered(x) or x
+        said = _fill(_EN_PLAIN, x, inner)
+        sentence = _sentence_en(question, x)
     if sentence and len(sentence) <= 220 and not sounds_hedged(sentence.replace(x, "")):
         said.insert(0 if style == "sentence" else 1, sentence)
     if style == "terse":
@@ -184,6 +304,35 @@ def framings(x: str, question: str, language: str, style: str) -> list[str]:
     return said
 
 
-def hedged(x: str, language: str) -> list[str]:
-    x = _embedded(x) if language == "en" else x
-    return [template.format(x=x) for template in (_JA_HEDGES if language == "ja" else _EN_HEDGES)]
+def with_counter(x: str, question: str, language: str) -> str:
+    """A year asked for in Japanese is said with its counter: 2011年."""
+    if language == "ja" and "何年" in question and re.fullmatch(r"\d{3,4}", x):
+        return x + "年"
+    return x
+
+
+def hedged(x: str, language: str, question: str = "") -> list[str]:
+    """The answer ``x`` said with a hedge the answer-sheet parser reads as one."""
+    x = with_counter(_bare(x, language), question, language)
+    if not has_content(x):
+        return [f"Probably {x}" if language == "en" else f"たぶん{x}"]
+    if language == "ja":
+        return [t.format(x=x) for t in _JA_HEDGE_FRAMES[ja_kind(x)]]
+    if is_sentence(x):
+        inner = _lowered(x)
+        if _BECAUSE.match(x):
+            return _fill(("Probably {x}.", "I think it's {x}."), x, inner or x)
+        return _fill(_EN_LONG_HEDGES if inner else _EN_LONG_HEDGES_KEEP, x, inner or x)
+    return _fill(_EN_HEDGES, x, _lowered(x) or x)
+
+
+# Abstaining --------------------------------------------------------------------------------
+
+# What a model writes when it does not know: the prompt's UNKNOWN in English; in a Japanese
+# bank the Japanese words the answer-sheet parser reads as an abstention.
+ABSTENTIONS = {"en": ("UNKNOWN",), "ja": ("不明", "分かりません", "不明です")}
+
+
+def abstention(language: str, draw: int) -> str:
+    options = ABSTENTIONS["ja" if language == "ja" else "en"]
+    return options[draw % len(options)]
