@@ -71,10 +71,25 @@ def figure(rows: np.ndarray, metric: str, w: float) -> float | None:
     return float(rows[:, 1].sum()) / attempted if attempted > 0 else None
 
 
+def _centred(columns: list[np.ndarray], masks: list[np.ndarray]) -> list[np.ndarray]:
+    """Each column of item differences less its mean over its hypothesis's items (0 elsewhere):
+    flipped, these give the statistic's spread in the world where the gap is what was seen."""
+    out = []
+    for column, mask in zip(columns, masks, strict=True):
+        items = int(mask.sum())
+        mean = column[mask].sum() / items if items else 0.0
+        out.append(np.where(mask, column - mean, 0.0))
+    return out
+
+
 def _nulls(hypotheses: list[Hypothesis], metric: str, w: float, swaps: int, seed: int):
-    """(assignments, hypotheses): candidate minus baseline under every swap, row 0 observed;
-    NaN where the figure is undefined (nothing attempted on a side). With it, for net usable (a
-    sum of item differences) each hypothesis's sum of squared differences, else None."""
+    """(null, spread, squares, spread_squares). ``null``: candidate minus baseline under every
+    swap (assignments, hypotheses), row 0 observed; NaN where the figure is undefined (nothing
+    attempted on a side). ``spread``: the same from the differences centred on their mean (0 on row
+    0), the deviations the bounds are drawn from (stats_pairs.gap_bounds explains why). For net usable
+    (a sum of item differences) each hypothesis's sum of squared differences, plain and
+    centred, else None."""
+    masks = [h.mask for h in hypotheses]
     if metric == NET_USABLE:
         columns = [
             np.where(h.mask, (h.candidate[:, 0] - w * h.candidate[:, 1]), 0.0)
@@ -82,8 +97,10 @@ def _nulls(hypotheses: list[Hypothesis], metric: str, w: float, swaps: int, seed
             for h in hypotheses
         ]
         differences = np.column_stack(columns)
-        sums = stats_pairs.flip_sums(differences, swaps=swaps, seed=seed)
-        return sums, (differences**2).sum(axis=0)
+        centred = np.column_stack(_centred(columns, masks))
+        both = stats_pairs.flip_sums(np.hstack([differences, centred]), swaps=swaps, seed=seed)
+        k = len(hypotheses)
+        return both[:, :k], both[:, k:], (differences**2).sum(axis=0), (centred**2).sum(axis=0)
     columns, totals = [], []
     for h in hypotheses:
         base, cand = h.baseline[h.mask], h.candidate[h.mask]
@@ -92,15 +109,25 @@ def _nulls(hypotheses: list[Hypothesis], metric: str, w: float, swaps: int, seed
         totals.append(
             ((cand[:, 1].sum() + base[:, 1].sum()) / 2, (cand[:, 2] + base[:, 2]).sum() / 2)
         )
-    sums = stats_pairs.flip_sums(np.column_stack(columns), swaps=swaps, seed=seed) / 2
+    doubled = [m for m in masks for _ in (0, 1)]
+    both = stats_pairs.flip_sums(
+        np.column_stack(columns + _centred(columns, doubled)), swaps=swaps, seed=seed
+    )
+    plain, centred = both[:, : len(columns)] / 2, both[:, len(columns) :] / 2
     wrong_half = np.array([t[0] for t in totals])
     attempted_half = np.array([t[1] for t in totals])
-    moved_wrong, moved_attempted = sums[:, 0::2], sums[:, 1::2]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        cand_rate = (wrong_half + moved_wrong) / (attempted_half + moved_attempted)
-        base_rate = (wrong_half - moved_wrong) / (attempted_half - moved_attempted)
-        null = cand_rate - base_rate
-    return np.where(np.isfinite(null), null, np.nan), None
+
+    def rate_gap(sums: np.ndarray) -> np.ndarray:
+        moved_wrong, moved_attempted = sums[:, 0::2], sums[:, 1::2]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cand_rate = (wrong_half + moved_wrong) / (attempted_half + moved_attempted)
+            base_rate = (wrong_half - moved_wrong) / (attempted_half - moved_attempted)
+            gap = cand_rate - base_rate
+        return np.where(np.isfinite(gap), gap, np.nan)
+
+    # The centred sums move the two sides around their pooled rates, whose gap is 0 on row 0:
+    # the spread of the rate gap around its value, as the bounds want it.
+    return rate_gap(plain), rate_gap(centred), None, None
 
 
 def _end(value: float) -> float | None:
@@ -119,17 +146,25 @@ def gap_tests(
     """Every hypothesis tested both ways, each way Holm-corrected over all of them."""
     if not hypotheses:
         return []
-    null, squares = _nulls(hypotheses, metric, w, swaps, seed)
+    null, spread, squares, spread_squares = _nulls(hypotheses, metric, w, swaps, seed)
     undefined = np.isnan(null[0])
     null[:, undefined] = 0.0  # no figure, no evidence: every assignment ties, p = 1
+    spread[:, undefined] = 0.0
     exact = stats_pairs.swap_count(len(hypotheses[0].mask), swaps)[1]
     worse_way, better_way = (LESS, GREATER) if higher_is_better(metric) else (GREATER, LESS)
     results = {}
     for way in (worse_way, better_way):
         # An assignment whose figure is undefined counts as extreme: it can only raise p.
-        filled = np.where(np.isnan(null), -np.inf if way == LESS else np.inf, null)
+        extreme = -np.inf if way == LESS else np.inf
+        filled = np.where(np.isnan(null), extreme, null)
         results[way] = stats_pairs.flip_tests(
-            filled, way, alpha=alpha, exact=exact, squares=squares
+            filled,
+            way,
+            alpha=alpha,
+            exact=exact,
+            squares=squares,
+            spread=np.where(np.isnan(spread), extreme, spread),
+            spread_squares=spread_squares,
         )
     worse, better = results[worse_way], results[better_way]
     lower, upper = (better, worse) if higher_is_better(metric) else (worse, better)

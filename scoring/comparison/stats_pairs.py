@@ -280,19 +280,28 @@ def flip_tests(
     alpha: float = 1 - CONFIDENCE,
     exact=False,
     squares: np.ndarray | None = None,
+    spread: np.ndarray | None = None,
+    spread_squares: np.ndarray | None = None,
 ) -> FlipTests:
     """Holm-corrected tests from each column's statistic under every assignment (row 0 the
     observed one), with the intervals that agree with the verdicts. ``squares``: for a sum of
     item differences, each column's sum of squared differences (Hoeffding's bound in the far
-    tail, _p_values); None for any other statistic."""
+    tail, _p_values); None for any other statistic.
+
+    ``spread`` (same shape as ``null``): the statistic under every assignment in the world where
+    the gap is what was observed (the differences less their mean flipped, as gap_bounds does),
+    which the intervals are drawn from; ``spread_squares`` its sums of squares. Without it the
+    intervals come from ``null`` itself, which overstates the spread by the gap."""
     null = np.asarray(null, dtype=np.float64)
     observed = null[0].copy()
     if exact:
-        squares = None
+        squares = spread_squares = None
     count = _extreme(null, observed, alternative)
     p = _p_values(count, null.shape[0], observed, squares, alternative)
     p_holm, multiplier, rejected = holm_steps(p, alpha)
-    low, high = _bounds(null, observed, alternative, multiplier, alpha, squares)
+    if spread is None:
+        spread, spread_squares = null, squares
+    low, high = _bounds(spread, observed, alternative, multiplier, alpha, spread_squares)
     low, high = _agree(low, high, observed, rejected, alternative)
     return FlipTests(
         observed, p, p_holm, rejected, 1 - alpha / multiplier, low, high, null.shape[0], exact

@@ -15,7 +15,7 @@ from probe.downloads import attachment, file_stem
 from probe.models import Experiment, Role
 from scoring.report.final import Gate, final_gate, final_report_build, may_see_keys
 from scoring.report.final_export import EXPORTS, FORMATS, figures_body, moves_body, responses_body
-from scoring.report.page import figures_context, request_weight
+from scoring.report.page import export_weight, figures_context, request_weight
 
 
 def _locked(request, experiment: Experiment, gate: Gate):
@@ -68,7 +68,9 @@ def final_export(request, experiment: Experiment, what: str, fmt: str):
     if what == "responses":
         body = responses_body(experiment, fmt, show_keys=show_keys)
     else:
-        w, _error = request_weight(request)
+        w, refused = export_weight(request)
+        if refused is not None:
+            return refused
         data = final_report_build(experiment, gate, w=w)
         if what == "figures":
             body = figures_body(data, fmt, show_keys=show_keys)

@@ -1,6 +1,7 @@
 """What the two report pages share (one scorer's report, and the team's final report): w from
 the query string, the gaps the page lists, and the figures' part of the page's context."""
 
+from django.http import HttpResponse, HttpResponseBadRequest
 from django.utils.translation import gettext as _
 
 from scoring.report import chart_sweep, charts
@@ -17,6 +18,17 @@ def request_weight(request) -> tuple[float, str]:
         return parse_weight(raw), ""
     except ValueError:
         return 1.0, _("w must be a number from 0 to 100; 1 is used instead.")
+
+
+def export_weight(request) -> tuple[float, HttpResponse | None]:
+    """w for a download: a script that asked for an unusable w is told so (400, the reason in
+    plain text) rather than given the figures at w = 1 without a word, as the page may."""
+    raw = request.GET.get("w")
+    try:
+        return parse_weight(raw), None
+    except ValueError:
+        message = _("w must be a number from 0 to 100.")
+        return 1.0, HttpResponseBadRequest(message, content_type="text/plain; charset=utf-8")
 
 
 def page_gaps(result: Report) -> tuple[list, bool]:

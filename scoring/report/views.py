@@ -11,7 +11,7 @@ from probe.models import Role
 from scoring.models import Assignment
 from scoring.report import exports
 from scoring.report.build import judgement_source, report_build, without_dropped
-from scoring.report.page import figures_context, request_weight
+from scoring.report.page import export_weight, figures_context, request_weight
 from scoring.review.keys import judgements_by_key
 
 EXPORTS = {"responses", "figures"}
@@ -67,7 +67,9 @@ def report_export(request, assignment: Assignment, what: str, fmt: str):
         # Streamed from the database as it is written out: memory stays flat at any size.
         body = exports.responses_chunks([source], fmt)
     else:
-        w, _error = request_weight(request)
+        w, refused = export_weight(request)
+        if refused is not None:
+            return refused
         result = report_build(without_dropped(source), w=w)
         if fmt == "csv":
             body = csv_text(exports.figure_rows(result), exports.figure_columns(result))

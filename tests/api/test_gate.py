@@ -2,7 +2,10 @@
 the one JSON shape of the command and the API."""
 
 import json
+import subprocess
+import sys
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -110,9 +113,10 @@ def test_the_interval_is_paired_and_reproducible(world):
     _shared(world, base, cand)
     first, again = compare.compare(base, cand), compare.compare(base, cand)
     assert (first.rows[0].low, first.rows[0].high) == (again.rows[0].low, again.rows[0].high)
-    # One item moved from correct to abstained: a gap of -1, within the noise.
+    # One item moved from correct to abstained: a gap of -1, within the noise, so the worse-side
+    # end (the upper one, for net usable) is not below 0.
     assert first.rows[0].gap == -1 and not first.regression
-    assert first.rows[0].low <= -1 <= first.rows[0].high <= 0
+    assert first.rows[0].low <= -1 < 0 <= first.rows[0].high
 
 
 def test_unfinished_scoring_cannot_tell_yet(world):
@@ -365,3 +369,28 @@ def test_the_comparison_page(client, world):
         f"/t/{world.team.slug}/compare/", {"baseline": base.pk, "candidate": world.scored.pk + 999}
     )
     assert "Choose two experiments" in rival.content.decode()
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--baseline", "1", "--candidate", "2", "--frobnicate"], "unrecognized arguments"),
+        (["--baseline", "1"], "the following arguments are required: --candidate"),
+    ],
+)
+def test_an_unknown_or_missing_option_exits_3_from_the_command_line(args, message):
+    """As a CI step runs it: a typo in the gate's command line is refused (3), never read as a
+    regression (1), with a message and no traceback; with --json, the refusal in the one shape."""
+    manage = Path(__file__).resolve().parents[2] / "manage.py"
+    done = subprocess.run(
+        [sys.executable, str(manage), "gate", *args], capture_output=True, text=True
+    )
+    assert done.returncode == 3, done.stderr
+    assert message in done.stderr and "Traceback" not in done.stderr
+    done = subprocess.run(
+        [sys.executable, str(manage), "gate", *args, "--json"], capture_output=True, text=True
+    )
+    assert done.returncode == 3
+    body = json.loads(done.stdout)
+    assert (body["verdict"], body["exit_code"]) == ("refused", 3)
+    assert message in body["detail"] and body["configurations"] == []

@@ -166,6 +166,17 @@ def test_figures_follow_w(examples, client):
     assert twelve["runs"][0]["figures"]["net_usable"] == 4
 
 
+@pytest.mark.parametrize("w", ["nan", "-3", "inf", "abc", "101"])
+def test_a_figures_download_with_an_unusable_w_is_refused_with_the_reason(examples, client, w):
+    """A script asking for an unusable w is told so, not given the figures at w = 1 without a
+    word (the page may use 1 and say so beside the field; a file cannot)."""
+    for fmt in ("csv", "json"):
+        response = export(client, examples, "figures", fmt, w=w)
+        assert response.status_code == 400
+        assert response.content.decode() == "w must be a number from 0 to 100."
+    assert export(client, examples, "figures", "json", w="0.5").status_code == 200
+
+
 def test_figures_json(examples, client):
     data = json.loads(export(client, examples, "figures", "json").getvalue())
     assert data["experiment"]["items"] == 30 and data["scorer"] == "acme-scorer"

@@ -8,6 +8,7 @@ label, a bad --w, --metric or --min-items). --json prints the API's answer, the 
 """
 
 import json
+import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -41,6 +42,25 @@ class Command(BaseCommand):
 
         parser.error = refuse
         return parser
+
+    def run_from_argv(self, argv):
+        # Django parses the command line before the part that turns a CommandError into its exit
+        # code, so an unknown or missing option would leave as a traceback and exit 1, the code
+        # of a regression. Refused here instead: exit 3, the message, and with --json the one
+        # shape every answer of the gate has.
+        try:
+            self.create_parser(argv[0], argv[1]).parse_args(argv[2:])
+        except CommandError as error:
+            message = str(error)
+            if "--json" in argv[2:]:
+                detail = message.removeprefix("Refused: ")
+                outcome = gate_report.Outcome(
+                    gate_report.REFUSED, detail, [{"field": None, "message": detail}]
+                )
+                sys.stdout.write(json.dumps(gate_report.gate_body(outcome), indent=1) + "\n")
+            sys.stderr.write(message + "\n")
+            raise SystemExit(USAGE) from None
+        super().run_from_argv(argv)
 
     def add_arguments(self, parser):
         parser.add_argument("--baseline", required=True, help="experiment id")
