@@ -188,34 +188,6 @@ def is_confident_wrong(verdict: str, bucket: str) -> bool:
     return verdict == Judgement.Verdict.WRONG or bucket in CONFIDENT_WRONG_BUCKETS
 
 
-def asks_first(
-    assignment: Assignment, responses: list, verdict: str, bucket: str, *, off: bool = False
-) -> bool:
-    """Whether marking these responses wrong asks for a confirmation first.
-
-    A confident, specific disagreement is more often a correct model than a wrong key. The same
-    rule holds for W and for a wrong bucket chosen directly; the experiment says how often: every
-    time, once per item (the first HIGH answer marked wrong on an item asks, the rest do not), or
-    never. The scorer may turn it off for the rest of their session (``off``), and a re-check of
-    decisions already made (the key was amended) does not ask again.
-    """
-    if off or not is_confident_wrong(verdict, bucket):
-        return False
-    if not any(r.confidence == "HIGH" and not r.abstained for r in responses):
-        return False
-    mode = assignment.experiment.confirm_wrong
-    if mode == Experiment.ConfirmWrong.NEVER:
-        return False
-    judgements = Judgement.objects.filter(
-        assignment=assignment, response__in=[r.pk for r in responses]
-    )
-    if len(judgements) == len(responses) and all(j.needs_recheck for j in judgements):
-        return False
-    if mode == Experiment.ConfirmWrong.ONCE:
-        return not high_wrong_confirmed(assignment, item_id=responses[0].item_id)
-    return True
-
-
 def high_wrong_confirmed(assignment: Assignment, *, item_id: int) -> bool:
     """Whether this scorer already put a HIGH-confidence answer of the item in a wrong bucket."""
     return Judgement.objects.filter(
@@ -264,11 +236,12 @@ def group_responses(
     return list(groups.values())
 
 
-def assignment_counts(assignment: Assignment) -> dict[str, int]:
+def assignment_counts(assignment: Assignment, *, store: bool = False) -> dict[str, int]:
     """The scorer's judgements that stand and those sent back for a re-check.
 
     Read from the counters kept on the assignment (one lookup by primary key, whatever the
-    number of judgements); counted once, and stored, when they are unknown."""
+    number of judgements); counted when they are unknown, and stored then if ``store`` (a
+    decision does; a page shown writes nothing)."""
     judged, rechecks = (
         Assignment.objects.filter(pk=assignment.pk)
         .values_list("progress_judged", "progress_rechecks")
@@ -280,6 +253,8 @@ def assignment_counts(assignment: Assignment) -> dict[str, int]:
             rechecks=Count("pk", filter=Q(needs_recheck=True)),
         )
         judged, rechecks = counted["judged"], counted["rechecks"]
+        if not store:
+            return {"judged": judged, "rechecks": rechecks}
         Assignment.objects.filter(pk=assignment.pk).update(
             progress_judged=judged, progress_rechecks=rechecks
         )

@@ -115,10 +115,7 @@ def _render_item(request, assignment: Assignment, position: int, status: int = 2
 def scoring_item(request, assignment: Assignment, position: int):
     if not services.scoring_open(assignment.experiment):
         raise Http404
-    # The page fetches the next item ahead of time: only an item shown is where to resume.
-    prefetch = request.GET.get("prefetch") == "1"
-    if assignment.last_position != position and not prefetch:
-        Assignment.objects.filter(pk=assignment.pk).update(last_position=position)
+    # Where the scorer is gets written by their decisions (and the position POST), never here.
     dispute = request.GET.get("dispute", "")
     if dispute:
         return _render_item(
@@ -151,15 +148,18 @@ def scoring_decide(request, assignment: Assignment, position: int):
         )
     verdict = request.POST.get("verdict", "")
     bucket = request.POST.get("bucket", "")
-    confirmed = request.POST.get("confirmed") == "1"
-    off = confirm_off(request, assignment)
-    if not confirmed and selectors.asks_first(assignment, responses, verdict, bucket, off=off):
-        return _render_item(
-            request, assignment, position, confirm_tokens=",".join(tokens), confirm_bucket=bucket
-        )
     try:
         decision = services.judgement_decide(
-            assignment=assignment, responses=responses, verdict=verdict, bucket=bucket
+            assignment=assignment,
+            responses=responses,
+            verdict=verdict,
+            bucket=bucket,
+            confirmed=request.POST.get("confirmed") == "1",
+            confirm_off=confirm_off(request, assignment),
+        )
+    except services.ConfirmationNeeded:
+        return _render_item(
+            request, assignment, position, confirm_tokens=",".join(tokens), confirm_bucket=bucket
         )
     except services.BucketNeeded as error:
         return _render_item(
@@ -321,7 +321,6 @@ def scoring_next_open(request, assignment: Assignment):
         messages.info(request, _("Nothing left open: every answer is judged."))
         return redirect("scoring:reveal", assignment_token=assignment.token)
     if request.htmx:
-        Assignment.objects.filter(pk=assignment.pk).update(last_position=position)
         return _render_item(request, assignment, position)
     return redirect("scoring:item", assignment_token=assignment.token, position=position)
 
