@@ -79,6 +79,20 @@ class AnswerGroup:
         return group_state([m.judgement for m in self.members])
 
     @property
+    def variants(self) -> list[str]:
+        """The other ways the group's answers are written (grouped by ``group_key``: the same
+        once normalised), each once, in member order: shown beside the answer, so that a
+        decision on the group hides no wording the scorer did not see."""
+        if self.abstained:
+            return []
+        seen = [" ".join((self.answer or "").split())]
+        for m in self.members:
+            text = " ".join((m.response.answer or "").split())
+            if text not in seen:
+                seen.append(text)
+        return seen[1:]
+
+    @property
     def confidences(self) -> list[str]:
         return [m.response.confidence or "–" for m in self.members]
 
@@ -216,7 +230,11 @@ def shuffled(assignment: Assignment, responses: list[Response]) -> list[Response
 
 
 def group_key(response: Response) -> str:
-    """What the scoring page groups by: the normalised answer; every abstention is one group."""
+    """What the scoring page groups by: the answer normalised (``normalise_answer``: Unicode
+    NFKC, so full-width and half-width are one; case folded; whitespace collapsed; markdown
+    emphasis, surrounding quotes and brackets, and trailing punctuation dropped: "Paris",
+    " paris. " and "ＰＡＲＩＳ" are one group); every abstention ("UNKNOWN", "Unknown.") is
+    one group, and a missing answer another."""
     if response.answer is None:
         return "\x00missing"
     if response.abstained:

@@ -40,8 +40,9 @@ PROFILES = {
 }
 
 
-def collect_demo(world, profiles: dict, name: str):
-    data = bankformat.load(DEMO.read_bytes())
+def collect_demo(world, profiles: dict, name: str, text: bytes | None = None):
+    """The bank ``text`` (the demo bank by default) put to the simulated ``profiles`` twice."""
+    data = bankformat.load(text if text is not None else DEMO.read_bytes())
     bank = bank_import(team=world.team, user=None, data=data, name="Demo bank")
     knowledge = {
         "items": [

@@ -1,0 +1,164 @@
+"""Keypresses per response with "the rest" (Shift + a bucket's key), on simulated sheets.
+
+Two 30-item x 8-sheet experiments, every sheet written by the local simulator's four profiles
+(twice each) through the real adapter and collection code, none hand-made: the probe's own demo
+bank, and a fresh bank of keys of every shape the simulator rewords (years, counts, decimals,
+names, codes, phrases, sentences), whose answers are rarely byte-identical. A scorer decides the
+focused answer, or, once every answer still undecided on the item takes the same key, gives them
+all that key at once with Shift; the confident-wrong question is answered "A" the first time.
+The figures are printed and recorded in bench/README.md.
+"""
+
+import random
+from dataclasses import dataclass
+
+import pytest
+from playwright.sync_api import expect
+
+from probe.sheetparser import normalise_answer
+from scoring.models import Assignment, Judgement
+from tests.browser.test_scoring_flow import (
+    PROFILES,
+    TARGET_KEYPRESSES_PER_RESPONSE,
+    collect_demo,
+    sign_in,
+    start_scoring,
+    wait_ready,
+    wait_saved,
+)
+from tests.keyreading import says_the_key
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+ROWS = """() => Array.from(document.querySelectorAll('#scoring-item li.answer')).map(li => ({
+  focused: li === document.activeElement,
+  decided: li.classList.contains('decided'),
+  text: (li.querySelector('.answer-value') || {}).innerText || '',
+  choose: !!li.querySelector('[data-choose]'),
+}))"""
+
+
+def fresh_bank(size: int = 30) -> bytes:
+    """A bank in the plain-text form, 5 blocks of 6, with keys of every shape."""
+    rng = random.Random(2026)
+    lines, keys = ["# A fresh probe", "", ""], ["Answer key", ""]
+    for b, code in enumerate("ABCDE"):
+        lines += [f"Block {code}. Topic {code}"]
+        keys += [f"Block {code}. Topic {code}"]
+        for i in range(1, 7):
+            n = 6 * b + i
+            shape = n % 8
+            key = [
+                str(rng.randint(1500, 2020)),
+                str(rng.randint(2, 900)),
+                f"{rng.uniform(0, 99):.2f}",
+                f"Ada Name{n}",
+                f"Retry-After-{n}",
+                f"RFC {1000 + n}",
+                f"{n % 10} (round half to even {n})",
+                f"The lock {n} is held while the client writes its log",
+            ][shape]
+            lines.append(f"{i}. What is the value of Thing{n}?")
+            keys.append(f"{i}. {key}")
+        lines.append("")
+        keys.append("")
+    return "\n".join(lines + keys).encode()
+
+
+@dataclass
+class Keys:
+    pressed: int = 0
+    rest: int = 0  # of which Shift + a key: the rest of an item at once
+    confirmations: int = 0
+    groups: int = 0  # one key per group of identical answers would take this many
+
+
+def key_of(row: dict, key_answer: str) -> str:
+    if row["text"] and says_the_key(row["text"], key_answer):
+        return "c"
+    return "3" if row["choose"] else "w"
+
+
+def score_with_the_rest(page) -> Keys:
+    keys, shown = Keys(), None
+    while True:
+        wait_ready(page)
+        if page.locator("[data-reveal]:focus").count():
+            return keys
+        if page.locator("[data-confirm-wrong]:focus").count():
+            page.keyboard.press("a")
+            keys.pressed += 1
+            keys.confirmations += 1
+            continue
+        item = page.locator(".item-count").inner_text()
+        rows = page.evaluate(ROWS)
+        if item != shown:
+            shown = item
+            keys.groups += sum(1 for r in rows if not r["decided"])
+        key_answer = normalise_answer(page.locator(".scoring-key .key-answer").inner_text())
+        wanted = {key_of(r, key_answer) for r in rows if not r["decided"]}
+        if len(wanted) == 1:
+            page.keyboard.press("Shift+" + wanted.pop().upper())
+            keys.rest += 1
+        else:
+            (focused,) = [r for r in rows if r["focused"]]
+            page.keyboard.press(key_of(focused, key_answer))
+        keys.pressed += 1
+
+
+def score_and_count(page, live_server, world, experiment, label: str) -> float:
+    sign_in(page, live_server)
+    start_scoring(page, live_server, experiment)
+    keys = score_with_the_rest(page)
+    wait_saved(page)
+    total = 30 * 8
+    assignment = Assignment.objects.get(experiment=experiment, user=world.users["scorer"])
+    judgements = Judgement.objects.filter(assignment=assignment)
+    assert judgements.count() == total
+    per_response = keys.pressed / total
+    print(
+        f"\nkeypresses, {label} (30 items x 8 simulated sheets): {keys.pressed}"
+        f" ({keys.rest} of them Shift + a key for the rest of an item,"
+        f" {keys.confirmations} confirmation), {per_response:.3f} per response"
+        f" (target <= {TARGET_KEYPRESSES_PER_RESPONSE}); one key per group: {keys.groups},"
+        f" {keys.groups / total:.3f}"
+    )
+    assert keys.confirmations <= 1
+    return per_response, judgements
+
+
+def test_the_rest_of_a_fresh_bank_in_few_keys(live_server, page, world):
+    experiment = collect_demo(world, PROFILES, "Fresh sheets", text=fresh_bank())
+    per_response, judgements = score_and_count(page, live_server, world, experiment, "fresh bank")
+    assert per_response <= TARGET_KEYPRESSES_PER_RESPONSE
+    # Each answer's bucket is the one its key gave: the rest took the same as one by one would.
+    assert judgements.filter(verdict="correct", bucket="correct").count() > 0
+
+
+def test_the_rest_of_the_demo_bank_in_few_keys(live_server, page, world):
+    experiment = collect_demo(world, PROFILES, "Demo sheets")
+    per_response, _judgements = score_and_count(page, live_server, world, experiment, "demo bank")
+    assert per_response <= TARGET_KEYPRESSES_PER_RESPONSE
+
+
+def test_shift_c_gives_the_rest_of_the_item_and_the_help_says_so(live_server, page, world):
+    experiment = collect_demo(world, PROFILES, "Rest rules", text=fresh_bank())
+    sign_in(page, live_server)
+    start_scoring(page, live_server, experiment)
+    wait_ready(page)
+    undecided = page.locator("#scoring-item li.answer:not(.decided)")
+    n = undecided.count()
+    assert n > 1
+    page.keyboard.press("Shift+C")
+    wait_saved(page)
+    assignment = Assignment.objects.get(experiment=experiment, user=world.users["scorer"])
+    on_item_1 = Judgement.objects.filter(assignment=assignment, response__item__position=1)
+    # Every answer shown (the abstentions came preset) took C from the one keypress: each of
+    # the n groups, identical answers together.
+    assert on_item_1.filter(verdict="correct").count() >= n
+    assert on_item_1.exclude(verdict__in=["correct", "preset"]).count() == 0
+    assert on_item_1.count() == 8
+    expect(page.locator(".item-count")).to_have_text("Item 2 of 30")
+    # The help names it.
+    page.keyboard.press("?")
+    expect(page.locator("#help-overlay")).to_contain_text("the rest are correct")
