@@ -229,7 +229,9 @@ class Ledger:
                 self.judgements[r.pk] = judgement
                 self.created.append(judgement)
                 result.created += 1
-            elif (old_bucket, old_verdict) != (new_bucket, new_verdict):
+            elif old_bucket != new_bucket or (
+                old_verdict != new_verdict and not judgement.needs_recheck
+            ):
                 result.rechecked += judgement.needs_recheck
                 judgement.bucket, judgement.verdict = new_bucket, new_verdict
                 judgement.unblinded = judgement.unblinded or after_reveal
@@ -238,9 +240,11 @@ class Ledger:
                 self._dirty(judgement, now)
                 result.changed += 1
             elif judgement.needs_recheck:
-                # Re-checked and kept: the decision stands against the amended key.
+                # Re-checked and kept (by the same key, or another giving the same bucket, as
+                # W for a bucket once chosen directly): it stands against the amended key.
                 result.rechecked += 1
                 judgement.needs_recheck = False
+                judgement.verdict = new_verdict
                 judgement.key_decision_id = key_decision
                 self._dirty(judgement, now)
                 result.kept += 1
