@@ -388,6 +388,11 @@ def test_eight_sheets_by_keyboard_rows_at_two_widths_and_two_languages(
         page.keyboard.press("Enter")
         first += 1
     wait_saved(page)
+    # The decided row says its bucket, and no longer "undecided" beside it.
+    expect(page.locator("#scoring-item li.answer.decided .bucket").first).to_be_visible()
+    expect(page.locator("#scoring-item li.answer.decided .answer-state")).not_to_contain_text(
+        "undecided"
+    )
     item_url = page.url
     for width in (1280, 1920):
         page.set_viewport_size({"width": width, "height": 900})
