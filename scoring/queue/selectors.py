@@ -391,7 +391,13 @@ def next_open_position(assignment: Assignment, after: int) -> int | None:
 def experiment_size(experiment: Experiment) -> tuple[int, int]:
     """(items, responses): fixed once collection is complete, so kept in the cache."""
     finished = experiment.collection_finished.timestamp() if experiment.collection_finished else 0
-    key = f"experiment-size:{experiment.pk}:{experiment.status}:{finished:.6f}"
+    # The creation time too: a primary key is reused by another database sharing the cache
+    # (a benchmark's throwaway one, a test's), and an experiment marked collected by hand has
+    # no finishing time.
+    key = (
+        f"experiment-size:{experiment.pk}:{experiment.created.timestamp():.6f}:"
+        f"{experiment.status}:{finished:.6f}"
+    )
     size = cache.get(key)
     if size is None:
         size = (
