@@ -162,3 +162,57 @@ def test_shift_c_gives_the_rest_of_the_item_and_the_help_says_so(live_server, pa
     # The help names it.
     page.keyboard.press("?")
     expect(page.locator("#help-overlay")).to_contain_text("the rest are correct")
+
+
+def test_variants_and_the_rest_key_at_two_widths_in_both_languages(live_server, browser, world):
+    """A group written four ways shows the other three beside its answer, the strip stays one
+    line, and the help names Shift: screenshots at 1280 and 1920 px, English and Japanese."""
+    from scoring.queue import services
+    from tests.browser.test_scoring_flow import ARTIFACTS
+    from tests.conftest import scored_experiment
+    from tests.probe import factories
+
+    configs = [factories.ModelConfigFactory(team=world.team) for _ in range(5)]
+    experiment = scored_experiment(
+        world,
+        configs,
+        [
+            [("Retry-After", "HIGH")],
+            [("retry-after.", "LOW")],
+            [("ＲＥＴＲＹ-ＡＦＴＥＲ", "HIGH")],
+            [("Retry-After!", "MEDIUM")],
+            [("Expires", "HIGH")],
+        ],
+        name="Variants",
+    )
+    assignment = services.assignment_start(experiment=experiment, user=world.users["scorer"])
+    ARTIFACTS.mkdir(exist_ok=True)
+    for locale, username, password, logout in (
+        ("en-GB", "Username", "Password", "Log out"),
+        ("ja-JP", "ユーザー名", "パスワード", "ログアウト"),
+    ):
+        context = browser.new_context(locale=locale, viewport={"width": 1280, "height": 800})
+        page = context.new_page()
+        page.goto(live_server.url + "/")
+        page.get_by_label(username).fill("acme-scorer")
+        page.get_by_label(password).fill("correct horse battery staple")
+        page.get_by_label(password).press("Enter")
+        expect(page.get_by_role("button", name=logout)).to_be_visible()
+        page.goto(f"{live_server.url}/score/{assignment.token}/1/")
+        row = page.locator("#scoring-item li.answer", has=page.locator(".variants"))
+        expect(row).to_have_count(1)
+        expect(row.locator(".variant")).to_have_count(3)
+        for width in (1280, 1920):
+            page.set_viewport_size({"width": width, "height": 800})
+            strip = row.locator(".answer-actions").bounding_box()
+            value = row.locator(".answer-value").bounding_box()
+            assert value["width"] > strip["width"] / 2, (locale, width, value, strip)
+            tops = row.locator(".answer-actions button").evaluate_all(
+                "els => els.map(e => Math.round(e.getBoundingClientRect().top))"
+            )
+            assert len(set(tops)) == 1, (locale, width, tops)  # the strip: one line
+            page.screenshot(path=str(ARTIFACTS / f"scoring_variants_{locale[:2]}_{width}.png"))
+        page.keyboard.press("?")
+        expect(page.locator("#help-overlay")).to_contain_text("Shift")
+        page.screenshot(path=str(ARTIFACTS / f"scoring_help_{locale[:2]}.png"))
+        context.close()
