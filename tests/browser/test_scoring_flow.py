@@ -467,6 +467,7 @@ def test_a_queued_decision_survives_a_reload_and_a_lost_reply_applies_once(
     assignment = Assignment.objects.get(experiment=collected8, user=world.users["scorer"])
     # The server never hears: the decision waits in the browser, across a reload.
     page.route("**/record/", lambda route: route.abort())
+    wait_ready(page)  # the script has put the focus on the first answer
     tokens = page.evaluate("() => document.activeElement.dataset.tokens")
     page.keyboard.press("1")
     expect(page.locator("#queue-status")).to_have_attribute("data-state", "failed")

@@ -149,7 +149,12 @@ def test_shift_c_gives_the_rest_of_the_item_and_the_help_says_so(live_server, pa
     undecided = page.locator("#scoring-item li.answer:not(.decided)")
     n = undecided.count()
     assert n > 1
-    page.keyboard.press("Shift+C")
+    item_2 = f"/score/{Assignment.objects.get(experiment=experiment).token}/2/"
+    with page.expect_response(
+        lambda r: r.request.method == "POST" and r.url.endswith(item_2)
+    ) as shown:
+        page.keyboard.press("Shift+C")  # item 1 done: item 2 opens, and the page says so
+    assert shown.value.status == 204
     wait_saved(page)
     assignment = Assignment.objects.get(experiment=experiment, user=world.users["scorer"])
     on_item_1 = Judgement.objects.filter(assignment=assignment, response__item__position=1)
