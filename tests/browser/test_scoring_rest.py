@@ -221,3 +221,36 @@ def test_variants_and_the_rest_key_at_two_widths_in_both_languages(live_server, 
         expect(page.locator("#help-overlay")).to_contain_text("Shift")
         page.screenshot(path=str(ARTIFACTS / f"scoring_help_{locale[:2]}.png"))
         context.close()
+
+
+def test_the_rest_marked_wrong_asks_once_before_a_high_answer_and_then_saves_them_all(
+    live_server, page, world
+):
+    from probe.models import Experiment
+    from scoring.queue import services
+    from tests.conftest import scored_experiment
+    from tests.probe import factories
+
+    configs = [factories.ModelConfigFactory(team=world.team) for _ in range(3)]
+    experiment = scored_experiment(
+        world,
+        configs,
+        [[("wrong one", "HIGH")], [("wrong two", "LOW")], [("wrong three", "HIGH")]],
+        name="Rest wrong",
+    )
+    Experiment.objects.filter(pk=experiment.pk).update(confirm_wrong=Experiment.ConfirmWrong.ALWAYS)
+    assignment = services.assignment_start(experiment=experiment, user=world.users["scorer"])
+    sign_in(page, live_server)
+    page.goto(f"{live_server.url}/score/{assignment.token}/1/")
+    wait_ready(page)
+    page.keyboard.press("Shift+W")
+    # One question for the lot, on a HIGH answer; nothing is sent before it is answered.
+    expect(page.locator("[data-client-confirm]")).to_have_count(1)
+    expect(page.locator("[data-confirm-wrong]")).to_be_focused()
+    assert not Judgement.objects.filter(assignment=assignment).exists()
+    page.keyboard.press("Enter")
+    wait_saved(page)
+    buckets = sorted(
+        Judgement.objects.filter(assignment=assignment).values_list("bucket", flat=True)
+    )
+    assert buckets == ["confident_wrong", "confident_wrong", "hedged_wrong"]
