@@ -11,10 +11,20 @@ from datetime import UTC, datetime, timedelta
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Exists, F, OuterRef, Subquery
 from django.utils.translation import gettext as _
 
-from scoring.models import Assignment, Bucket, DecisionReceipt, Judgement, KeyDecision
+from probe.models import Response
+from scoring.models import (
+    Assignment,
+    Bucket,
+    DecisionReceipt,
+    Judgement,
+    KeyDecision,
+    Reconciliation,
+)
 from scoring.queue import selectors, services
+from scoring.reconciliation.finals import final_buckets_sync
 
 # How far a browser's clock is believed: a decision queued offline for longer than this, or
 # stamped in the future, is timed by the server's clock instead.
@@ -53,47 +63,125 @@ def browser_time(milliseconds, *, now: datetime) -> datetime | None:
 
 
 class Batch:
-    """What one request's decisions share: the locked assignment, its counters, the item
-    reads (several decisions of a batch are usually on one item)."""
+    """What one request's decisions share: the locked assignment and its counters, and every
+    response, judgement and key decision of the items the batch names, read once (three
+    queries whatever the number of decisions: the lock, the responses with their newest key
+    decisions, the judgements) and written once, in bulk, at the end (``finish``)."""
 
-    def __init__(self, assignment: Assignment):
+    def __init__(self, assignment: Assignment, decisions: list[QueuedDecision]):
         self.assignment = assignment
         row = (
-            Assignment.objects.select_for_update()
+            Assignment.objects.select_for_update(of=("self",))
             .filter(pk=assignment.pk)
-            .values_list("revealed_at", "progress_judged", "progress_rechecks")
+            .annotate(
+                reconciling=Exists(
+                    Reconciliation.objects.filter(experiment_id=OuterRef("experiment_id"))
+                )
+            )
+            .values_list(
+                "revealed_at",
+                "progress_judged",
+                "progress_rechecks",
+                "last_position",
+                "reconciling",
+            )
             .get()
         )
-        assignment.revealed_at = row[0]
-        self.judged = row[1] if row[1] is not None and row[2] is not None else None
+        assignment.revealed_at, assignment.last_position = row[0], row[3]
+        self.counted = row[1] is not None and row[2] is not None
+        self.judged = row[1] if self.counted else None
+        self.rechecks = row[2] if self.counted else None
+        self.reconciling = row[4]
         self.total = selectors.experiment_size(assignment.experiment)[1]
-        self.responses: dict[int, list] = {}
-        self.key_versions: dict[int, str] = {}
+        self.positions = sorted(
+            {d.position for d in decisions if d.op == "decide" and d.position >= 1}
+        )
+        self.ledger: services.Ledger | None = None
+        self.newly_judged = self.rechecked = 0
+
+    def read(self) -> services.Ledger:
+        if self.ledger is None:
+            newest = KeyDecision.objects.filter(item_id=OuterRef("item_id")).order_by("-pk")
+            responses = list(
+                Response.objects.filter(
+                    item__experiment_id=self.assignment.experiment_id,
+                    item__position__in=self.positions,
+                )
+                .only("pk", "item_id", "answer", "confidence", "abstained", "hedged")
+                .annotate(
+                    position=F("item__position"), newest_decision=Subquery(newest.values("pk")[:1])
+                )
+            )
+            judgements = {
+                j.response_id: j
+                for j in Judgement.objects.select_for_update().filter(
+                    assignment=self.assignment, response__in=[r.pk for r in responses]
+                )
+            }
+            decisions = {r.item_id: r.newest_decision for r in responses}
+            self.by_position: dict[int, list] = {}
+            for r in responses:
+                self.by_position.setdefault(r.position, []).append(r)
+            self.ledger = services.Ledger(self.assignment, responses, judgements, decisions)
+        return self.ledger
 
     def resolve(self, position: int, tokens: list[str]) -> list:
-        if position not in self.responses:
-            self.responses[position] = list(
-                selectors.item_responses(self.assignment.experiment, position)
-            )
+        self.read()
         wanted = set(tokens)
         return [
             r
-            for r in self.responses[position]
+            for r in self.by_position.get(position, [])
             if selectors.answer_token(self.assignment, r.pk) in wanted
         ]
 
     def key_version(self, item_id: int) -> str:
-        if item_id not in self.key_versions:
-            newest = KeyDecision.objects.filter(item_id=item_id).order_by("-pk").first()
-            self.key_versions[item_id] = selectors.key_version(
-                self.assignment, item_id, newest.pk if newest else None
-            )
-        return self.key_versions[item_id]
+        return selectors.key_version(self.assignment, item_id, self.read().key_decisions[item_id])
+
+    def write(self) -> None:
+        """What the decisions so far changed, written (before an undo, and at the end)."""
+        if self.ledger is not None:
+            self.ledger.flush()
+            self.newly_judged += self.ledger.newly_judged
+            self.rechecked += self.ledger.rechecked
+            self.ledger.newly_judged = self.ledger.rechecked = 0
+
+    def forget(self) -> None:
+        """An undo changed judgements behind the ledger: read them again if needed."""
+        self.ledger = None
+        self.judged = self.rechecks = None
+        self.counted = False
+        self.newly_judged = self.rechecked = 0
+
+    def moved(self, result: services.Decision) -> None:
+        if self.judged is not None:
+            self.judged += result.newly_judged + result.rechecked
 
     def progress(self) -> dict:
         if self.judged is None:
-            self.judged = selectors.assignment_counts(self.assignment)["judged"]
+            self.write()  # the count reads the database: what is still in memory first
+            counts = selectors.assignment_counts(self.assignment, store=True)
+            self.judged, self.rechecks = counts["judged"], counts["rechecks"]
+            self.counted = True
+            self.newly_judged = self.rechecked = 0
         return {"judged": self.judged, "total": self.total}
+
+    def finish(self, last_position: int | None) -> None:
+        """The judgements written, then the counters and where the scorer is, in one update
+        of the row this batch holds locked (no query when neither moved)."""
+        touched = self.ledger is not None and self.ledger.touched
+        self.write()
+        fields = {}
+        if self.counted and (self.newly_judged or self.rechecked):
+            fields["progress_judged"] = self.judged
+            fields["progress_rechecks"] = self.rechecks - self.rechecked
+        if fields:
+            if last_position and last_position != self.assignment.last_position:
+                fields["last_position"] = last_position
+            Assignment.objects.filter(pk=self.assignment.pk).update(**fields)
+        elif last_position:
+            services.position_remember(assignment=self.assignment, position=last_position)
+        if touched and self.reconciling:
+            final_buckets_sync(experiment=self.assignment.experiment)
 
 
 def _state_outcome(batch: Batch, status: str, message: str, responses, judgements, **extra):
@@ -121,12 +209,8 @@ def _decide(batch: Batch, decision: QueuedDecision) -> dict:
     if not responses:
         message = _("That answer is not on this item any more: nothing was saved.")
         return {"status": "gone", "message": message, "state": "", "buckets": []}
-    judgements = {
-        j.response_id: j
-        for j in Judgement.objects.select_for_update().filter(
-            assignment=assignment, response__in=[r.pk for r in responses]
-        )
-    }
+    ledger = batch.read()
+    judgements = ledger.judgements
 
     def refuse(status: str, message: str, **extra) -> dict:
         return _state_outcome(batch, status, message, responses, judgements, **extra)
@@ -167,24 +251,21 @@ def _decide(batch: Batch, decision: QueuedDecision) -> dict:
             ),
             reason="changed",
         )
-    if not decision.confirmed and selectors.asks_first(
-        assignment, responses, decision.verdict, decision.bucket, off=decision.confirm_off
+    if not decision.confirmed and services.asks_first(
+        mode=assignment.experiment.confirm_wrong,
+        responses=responses,
+        judgements=judgements,
+        verdict=decision.verdict,
+        bucket=decision.bucket,
+        off=decision.confirm_off,
+        high_wrong_confirmed=lambda: ledger.high_wrong_confirmed(responses[0].item_id),
     ):
         return refuse(
             "confirm",
             _("This answer was given with HIGH confidence: confirm before it is marked wrong."),
         )
-    result = services.judgement_decide(
-        assignment=assignment,
-        responses=responses,
-        verdict=decision.verdict,
-        bucket=decision.bucket,
-        decided_at=decision.decided_at,
-        shown_at=decision.shown_at,
-        locked=judgements,
-    )
-    if batch.judged is not None:
-        batch.judged += result.newly_judged + result.rechecked
+    result = ledger.apply(responses, targets, decision.decided_at, decision.shown_at)
+    batch.moved(result)
     if result.no_op:
         message = _("Already decided so (another tab, or a second keypress): nothing changed.")
     elif result.kept and not result.changed and not result.created:
@@ -203,8 +284,9 @@ def _decide(batch: Batch, decision: QueuedDecision) -> dict:
 
 
 def _undo(batch: Batch) -> dict:
+    batch.write()  # the decisions before it, so that it can take the last of them back
     position = services.judgement_undo(assignment=batch.assignment)
-    batch.judged = None  # the undo forgot the counters
+    batch.forget()  # the undo forgot the counters
     return {
         "status": "undone" if position is not None else "nothing",
         "message": _("Undone.") if position is not None else _("Nothing to undo."),
@@ -220,7 +302,7 @@ def decisions_record(*, assignment: Assignment, decisions: list[QueuedDecision])
     The scorer's assignment row is locked first, so a retry that arrives while the first send
     is still being applied waits for it and then finds the receipts.
     """
-    batch = Batch(assignment)
+    batch = Batch(assignment, decisions)
     keys = [d.key for d in decisions]
     done = {
         r.key: r.outcome
@@ -242,8 +324,7 @@ def decisions_record(*, assignment: Assignment, decisions: list[QueuedDecision])
         done[decision.key] = outcome
         receipts.append(DecisionReceipt(assignment=assignment, key=decision.key, outcome=outcome))
         outcomes.append(outcome)
-    DecisionReceipt.objects.bulk_create(receipts)
     last = next((d.position for d in reversed(decisions) if d.op == "decide"), None)
-    if last and last != assignment.last_position:
-        Assignment.objects.filter(pk=assignment.pk).update(last_position=last)
+    batch.finish(last)
+    DecisionReceipt.objects.bulk_create(receipts)
     return outcomes

@@ -79,6 +79,20 @@ class AnswerGroup:
         return group_state([m.judgement for m in self.members])
 
     @property
+    def variants(self) -> list[str]:
+        """The other ways the group's answers are written (grouped by ``group_key``: the same
+        once normalised), each once, in member order: shown beside the answer, so that a
+        decision on the group hides no wording the scorer did not see."""
+        if self.abstained:
+            return []
+        seen = [" ".join((self.answer or "").split())]
+        for m in self.members:
+            text = " ".join((m.response.answer or "").split())
+            if text not in seen:
+                seen.append(text)
+        return seen[1:]
+
+    @property
     def confidences(self) -> list[str]:
         return [m.response.confidence or "–" for m in self.members]
 
@@ -188,34 +202,6 @@ def is_confident_wrong(verdict: str, bucket: str) -> bool:
     return verdict == Judgement.Verdict.WRONG or bucket in CONFIDENT_WRONG_BUCKETS
 
 
-def asks_first(
-    assignment: Assignment, responses: list, verdict: str, bucket: str, *, off: bool = False
-) -> bool:
-    """Whether marking these responses wrong asks for a confirmation first.
-
-    A confident, specific disagreement is more often a correct model than a wrong key. The same
-    rule holds for W and for a wrong bucket chosen directly; the experiment says how often: every
-    time, once per item (the first HIGH answer marked wrong on an item asks, the rest do not), or
-    never. The scorer may turn it off for the rest of their session (``off``), and a re-check of
-    decisions already made (the key was amended) does not ask again.
-    """
-    if off or not is_confident_wrong(verdict, bucket):
-        return False
-    if not any(r.confidence == "HIGH" and not r.abstained for r in responses):
-        return False
-    mode = assignment.experiment.confirm_wrong
-    if mode == Experiment.ConfirmWrong.NEVER:
-        return False
-    judgements = Judgement.objects.filter(
-        assignment=assignment, response__in=[r.pk for r in responses]
-    )
-    if len(judgements) == len(responses) and all(j.needs_recheck for j in judgements):
-        return False
-    if mode == Experiment.ConfirmWrong.ONCE:
-        return not high_wrong_confirmed(assignment, item_id=responses[0].item_id)
-    return True
-
-
 def high_wrong_confirmed(assignment: Assignment, *, item_id: int) -> bool:
     """Whether this scorer already put a HIGH-confidence answer of the item in a wrong bucket."""
     return Judgement.objects.filter(
@@ -244,7 +230,11 @@ def shuffled(assignment: Assignment, responses: list[Response]) -> list[Response
 
 
 def group_key(response: Response) -> str:
-    """What the scoring page groups by: the normalised answer; every abstention is one group."""
+    """What the scoring page groups by: the answer normalised (``normalise_answer``: Unicode
+    NFKC, so full-width and half-width are one; case folded; whitespace collapsed; markdown
+    emphasis, surrounding quotes and brackets, and trailing punctuation dropped: "Paris",
+    " paris. " and "ＰＡＲＩＳ" are one group); every abstention ("UNKNOWN", "Unknown.") is
+    one group, and a missing answer another."""
     if response.answer is None:
         return "\x00missing"
     if response.abstained:
@@ -264,11 +254,12 @@ def group_responses(
     return list(groups.values())
 
 
-def assignment_counts(assignment: Assignment) -> dict[str, int]:
+def assignment_counts(assignment: Assignment, *, store: bool = False) -> dict[str, int]:
     """The scorer's judgements that stand and those sent back for a re-check.
 
     Read from the counters kept on the assignment (one lookup by primary key, whatever the
-    number of judgements); counted once, and stored, when they are unknown."""
+    number of judgements); counted when they are unknown, and stored then if ``store`` (a
+    decision does; a page shown writes nothing)."""
     judged, rechecks = (
         Assignment.objects.filter(pk=assignment.pk)
         .values_list("progress_judged", "progress_rechecks")
@@ -280,6 +271,8 @@ def assignment_counts(assignment: Assignment) -> dict[str, int]:
             rechecks=Count("pk", filter=Q(needs_recheck=True)),
         )
         judged, rechecks = counted["judged"], counted["rechecks"]
+        if not store:
+            return {"judged": judged, "rechecks": rechecks}
         Assignment.objects.filter(pk=assignment.pk).update(
             progress_judged=judged, progress_rechecks=rechecks
         )
@@ -398,7 +391,13 @@ def next_open_position(assignment: Assignment, after: int) -> int | None:
 def experiment_size(experiment: Experiment) -> tuple[int, int]:
     """(items, responses): fixed once collection is complete, so kept in the cache."""
     finished = experiment.collection_finished.timestamp() if experiment.collection_finished else 0
-    key = f"experiment-size:{experiment.pk}:{experiment.status}:{finished:.6f}"
+    # The creation time too: a primary key is reused by another database sharing the cache
+    # (a benchmark's throwaway one, a test's), and an experiment marked collected by hand has
+    # no finishing time.
+    key = (
+        f"experiment-size:{experiment.pk}:{experiment.created.timestamp():.6f}:"
+        f"{experiment.status}:{finished:.6f}"
+    )
     size = cache.get(key)
     if size is None:
         size = (

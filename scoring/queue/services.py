@@ -3,6 +3,7 @@
 import uuid
 from dataclasses import dataclass
 
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F, Q
@@ -123,6 +124,172 @@ def judgement_targets(
     return targets
 
 
+class ConfirmationNeeded(ValidationError):
+    """A HIGH-confidence answer marked wrong: the scorer confirms first (see ``asks_first``)."""
+
+
+def asks_first(
+    *,
+    mode: str,
+    responses: list[Response],
+    judgements: dict,
+    verdict: str,
+    bucket: str,
+    off: bool,
+    high_wrong_confirmed,
+) -> bool:
+    """Whether marking these responses wrong asks for a confirmation first.
+
+    A confident, specific disagreement is more often a correct model than a wrong key. The same
+    rule holds for W, for a wrong bucket chosen directly and for the rest of an item given one
+    bucket at once; the experiment says how often (``mode``): every time, once per item (the
+    first HIGH answer marked wrong on an item asks, the rest do not), or never. The scorer may
+    turn it off for the rest of their session (``off``), and a re-check of decisions already
+    made (the key was amended) does not ask again. ``judgements``: response id -> this scorer's
+    judgement; ``high_wrong_confirmed``: a callable, read only when the mode is once per item.
+    """
+    if off or not selectors.is_confident_wrong(verdict, bucket):
+        return False
+    if not any(r.confidence == "HIGH" and not r.abstained for r in responses):
+        return False
+    if mode == Experiment.ConfirmWrong.NEVER:
+        return False
+    members = [judgements.get(r.pk) for r in responses]
+    if all(j is not None and j.needs_recheck for j in members):
+        return False
+    if mode == Experiment.ConfirmWrong.ONCE:
+        return not high_wrong_confirmed()
+    return True
+
+
+class Ledger:
+    """One scorer's judgements of some responses, read once under the lock of their assignment,
+    changed in memory decision by decision and written in bulk (``flush``): a decision costs no
+    query of its own, however many are applied together."""
+
+    def __init__(self, assignment: Assignment, responses, judgements: dict, key_decisions: dict):
+        self.assignment = assignment
+        self.responses = {r.pk: r for r in responses}
+        self.judgements = judgements  # response id -> Judgement (saved or still to create)
+        self.key_decisions = key_decisions  # item id -> the newest key decision's id, or None
+        self.created: list[Judgement] = []
+        self.dirty: dict[int, Judgement] = {}
+        self.changes: list[JudgementChange] = []
+        self.newly_judged = self.rechecked = 0
+        self.touched = False
+
+    @classmethod
+    def read(cls, assignment: Assignment, responses: list[Response]) -> "Ledger":
+        """The judgements and key decisions of ``responses`` (the caller holds the lock)."""
+        judgements = {
+            j.response_id: j
+            for j in Judgement.objects.select_for_update().filter(
+                assignment=assignment, response__in=[r.pk for r in responses]
+            )
+        }
+        key_decisions: dict[int, int] = {}
+        for item_id, decision_id in KeyDecision.objects.filter(
+            item_id__in={r.item_id for r in responses}
+        ).values_list("item_id", "pk"):
+            key_decisions[item_id] = max(decision_id, key_decisions.get(item_id, 0))
+        return cls(assignment, responses, judgements, key_decisions)
+
+    def high_wrong_confirmed(self, item_id: int) -> bool:
+        """A HIGH answer of the item already in a wrong bucket (of the responses read)."""
+        return any(
+            r.item_id == item_id
+            and r.confidence == "HIGH"
+            and (j := self.judgements.get(pk)) is not None
+            and j.bucket in selectors.CONFIDENT_WRONG_BUCKETS
+            for pk, r in self.responses.items()
+        )
+
+    def apply(self, responses, targets: dict, decided_at=None, shown_at=None) -> Decision:
+        """Set each response's (bucket, verdict) from ``targets``, in memory."""
+        assignment = self.assignment
+        result = Decision(batch=uuid.uuid4().hex)
+        after_reveal = assignment.revealed
+        now = timezone.now()
+        for r in responses:
+            new_bucket, new_verdict = targets[r.pk]
+            key_decision = self.key_decisions.get(r.item_id)
+            judgement = self.judgements.get(r.pk)
+            old_bucket, old_verdict = (
+                ("", "") if judgement is None else (judgement.bucket, judgement.verdict)
+            )
+            if judgement is None:
+                judgement = Judgement(
+                    assignment=assignment,
+                    response=r,
+                    bucket=new_bucket,
+                    verdict=new_verdict,
+                    unblinded=after_reveal,
+                    key_decision_id=key_decision,
+                )
+                self.judgements[r.pk] = judgement
+                self.created.append(judgement)
+                result.created += 1
+            elif old_bucket != new_bucket or (
+                old_verdict != new_verdict and not judgement.needs_recheck
+            ):
+                result.rechecked += judgement.needs_recheck
+                judgement.bucket, judgement.verdict = new_bucket, new_verdict
+                judgement.unblinded = judgement.unblinded or after_reveal
+                judgement.needs_recheck = False
+                judgement.key_decision_id = key_decision
+                self._dirty(judgement, now)
+                result.changed += 1
+            elif judgement.needs_recheck:
+                # Re-checked and kept (by the same key, or another giving the same bucket, as
+                # W for a bucket once chosen directly): it stands against the amended key.
+                result.rechecked += 1
+                judgement.needs_recheck = False
+                judgement.verdict = new_verdict
+                judgement.key_decision_id = key_decision
+                self._dirty(judgement, now)
+                result.kept += 1
+                continue
+            else:
+                result.unchanged += 1
+                continue
+            self.changes.append(
+                JudgementChange(
+                    assignment=assignment,
+                    judgement=judgement,
+                    batch=result.batch,
+                    old_bucket=old_bucket,
+                    old_verdict=old_verdict,
+                    new_bucket=new_bucket,
+                    new_verdict=new_verdict,
+                    after_reveal=after_reveal,
+                    decided_at=decided_at,
+                    shown_at=shown_at,
+                )
+            )
+        result.newly_judged = result.created
+        self.newly_judged += result.newly_judged
+        self.rechecked += result.rechecked
+        self.touched = self.touched or not result.no_op
+        return result
+
+    def _dirty(self, judgement: Judgement, now) -> None:
+        if judgement.pk is not None:
+            judgement.updated = now  # bulk_update does not stamp auto_now fields
+            self.dirty[judgement.pk] = judgement
+
+    def flush(self) -> None:
+        """Write what the decisions changed: one query per kind of write, none per decision.
+        The caller moves the progress counters (``newly_judged``, ``rechecked``)."""
+        Judgement.objects.bulk_create(self.created)  # sets their primary keys (PostgreSQL)
+        if self.dirty:
+            Judgement.objects.bulk_update(
+                list(self.dirty.values()),
+                ["bucket", "verdict", "unblinded", "needs_recheck", "key_decision", "updated"],
+            )
+        JudgementChange.objects.bulk_create(self.changes)
+        self.created, self.dirty, self.changes = [], {}, []
+
+
 def judgement_decide(
     *,
     assignment: Assignment,
@@ -131,117 +298,65 @@ def judgement_decide(
     bucket: str = "",
     decided_at=None,
     shown_at=None,
-    locked: dict | None = None,
+    confirmed: bool = True,
+    confirm_off: bool = False,
 ) -> Decision:
     """Set the bucket of every response in a group.
 
     Idempotent: deciding a group again (two tabs, a double keypress, a retry) changes what
     differs and leaves the rest; the result says which. Decisions of one scorer are serialised on
     their assignment row, so two concurrent requests never both insert the same judgement. Each
-    judgement records the key decision in force when it was made. ``locked``: the caller holds
-    the assignment's row already and read the group's judgements under it (response id ->
-    judgement), in its own transaction.
+    judgement records the key decision in force when it was made. A scorer's decision passes
+    ``confirmed=False`` until they confirmed: a HIGH answer marked wrong then raises
+    ``ConfirmationNeeded`` (``asks_first``), and nothing is written. The page's batched
+    decisions go through ``scoring.queue.decisions`` (one ``Ledger`` for the whole batch).
     """
     # What the decision asks is checked before anything is written or locked.
     targets = judgement_targets(assignment, responses, verdict, bucket)
-    with transaction.atomic(savepoint=locked is None):
-        if locked is None:
-            Assignment.objects.select_for_update().filter(pk=assignment.pk).values_list(
-                "pk"
-            ).first()
-            locked = {
-                j.response_id: j
-                for j in Judgement.objects.select_for_update().filter(
-                    assignment=assignment, response__in=[r.pk for r in responses]
-                )
-            }
-        return _decide_locked(assignment, responses, targets, locked, decided_at, shown_at)
-
-
-def _decide_locked(assignment, responses, targets, existing, decided_at, shown_at) -> Decision:
-    key_decisions: dict[int, int] = {}  # item id -> the newest key decision's id
-    for item_id, decision_id in KeyDecision.objects.filter(
-        item_id__in={r.item_id for r in responses}
-    ).values_list("item_id", "pk"):
-        key_decisions[item_id] = max(decision_id, key_decisions.get(item_id, 0))
-    result = Decision(batch=uuid.uuid4().hex)
-    newly_judged = rechecked = 0  # for the progress counters
-    after_reveal = assignment.revealed
-    changes = []
-    created: list[Judgement] = []
-    for r in responses:
-        new_bucket, new_verdict = targets[r.pk]
-        key_decision = key_decisions.get(r.item_id)
-        judgement = existing.get(r.pk)
-        old_bucket, old_verdict = (
-            ("", "") if judgement is None else (judgement.bucket, judgement.verdict)
-        )
-        if judgement is None:
-            judgement = Judgement(
-                assignment=assignment,
-                response=r,
-                bucket=new_bucket,
-                verdict=new_verdict,
-                unblinded=after_reveal,
-                key_decision_id=key_decision,
+    with transaction.atomic():
+        Assignment.objects.select_for_update().filter(pk=assignment.pk).values_list("pk").first()
+        ledger = Ledger.read(assignment, responses)
+        if not confirmed and asks_first(
+            mode=assignment.experiment.confirm_wrong,
+            responses=responses,
+            judgements=ledger.judgements,
+            verdict=verdict,
+            bucket=bucket,
+            off=confirm_off,
+            high_wrong_confirmed=lambda: selectors.high_wrong_confirmed(
+                assignment, item_id=responses[0].item_id
+            ),
+        ):
+            raise ConfirmationNeeded(
+                _("This answer was given with HIGH confidence: confirm before it is marked wrong.")
             )
-            created.append(judgement)
-            result.created += 1
-            newly_judged += 1
-        elif (old_bucket, old_verdict) != (new_bucket, new_verdict):
-            rechecked += judgement.needs_recheck
-            judgement.bucket, judgement.verdict = new_bucket, new_verdict
-            judgement.unblinded = judgement.unblinded or after_reveal
-            judgement.needs_recheck = False
-            judgement.key_decision_id = key_decision
-            judgement.save(
-                update_fields=[
-                    "bucket",
-                    "verdict",
-                    "unblinded",
-                    "needs_recheck",
-                    "key_decision",
-                    "updated",
-                ]
+        result = ledger.apply(responses, targets, decided_at, shown_at)
+        ledger.flush()
+        if ledger.newly_judged or ledger.rechecked:
+            # The assignment's row is locked above: the counters move with the judgements.
+            Assignment.objects.filter(pk=assignment.pk, progress_judged__isnull=False).update(
+                progress_judged=F("progress_judged") + ledger.newly_judged + ledger.rechecked,
+                progress_rechecks=F("progress_rechecks") - ledger.rechecked,
             )
-            result.changed += 1
-        elif judgement.needs_recheck:
-            # Re-checked and kept: the decision stands against the amended key.
-            rechecked += 1
-            judgement.needs_recheck = False
-            judgement.key_decision_id = key_decision
-            judgement.save(update_fields=["needs_recheck", "key_decision", "updated"])
-            result.kept += 1
-            continue
-        else:
-            result.unchanged += 1
-            continue
-        changes.append(
-            JudgementChange(
-                assignment=assignment,
-                judgement=judgement,
-                batch=result.batch,
-                old_bucket=old_bucket,
-                old_verdict=old_verdict,
-                new_bucket=new_bucket,
-                new_verdict=new_verdict,
-                after_reveal=after_reveal,
-                decided_at=decided_at,
-                shown_at=shown_at,
-            )
-        )
-    Judgement.objects.bulk_create(created)  # sets their primary keys (PostgreSQL and SQLite)
-    JudgementChange.objects.bulk_create(changes)
-    result.newly_judged, result.rechecked = newly_judged, rechecked
-    if newly_judged or rechecked:
-        # The assignment's row is locked above: the counters move with the judgements.
-        Assignment.objects.filter(pk=assignment.pk, progress_judged__isnull=False).update(
-            progress_judged=F("progress_judged") + newly_judged + rechecked,
-            progress_rechecks=F("progress_rechecks") - rechecked,
-        )
-    if not result.no_op:
-        _sync_final_buckets(assignment.experiment)
+        if ledger.touched:
+            _sync_final_buckets(assignment.experiment)
     return result
+
+
+POSITION_THROTTLE_SECONDS = 5
+
+
+def position_remember(*, assignment: Assignment, position: int) -> bool:
+    """Where the scorer is (to resume there), written at most once every few seconds per
+    scorer: moving through items quickly writes the newest place, not every place passed.
+    Returns whether it wrote. Called from a decision or a POST, never from a GET."""
+    if position < 1 or position == assignment.last_position:
+        return False
+    if not cache.add(f"scoring-position:{assignment.pk}", 1, POSITION_THROTTLE_SECONDS):
+        return False
+    Assignment.objects.filter(pk=assignment.pk).update(last_position=position)
+    assignment.last_position = position
+    return True
 
 
 @transaction.atomic

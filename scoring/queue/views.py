@@ -1,42 +1,45 @@
 """The blind queue: item by item across every sheet, one keypress per answer."""
 
 import csv
-import json
-import re
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.translation import gettext as _
+from django_htmx.http import push_url
+from django_htmx.middleware import HtmxDetails
 
 from probe.access import team_view
 from probe.models import Experiment, Role, Team
 from scoring.models import Assignment, Bucket
-from scoring.queue import decisions, lead_queue, selectors, services, timing
+from scoring.queue import decisions, forms, lead_queue, selectors, services, timing
 from scoring.queue.carry import carried_by_run, carry_counts
 
 URL_NAMES = ("decide", "dispute", "item", "note")
-# A key the page names a queued decision by: a UUID, or any short run of these characters.
-DECISION_KEY = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 # The assignments whose scorer turned the confident-wrong confirmation off for this session.
 CONFIRM_OFF_SESSION_KEY = "scoring_confirm_off"
 
 
-def confirm_off(request, assignment: Assignment) -> bool:
+class HtmxHttpRequest(HttpRequest):
+    """A request through django-htmx's middleware (``request.htmx``), for the type checker."""
+
+    htmx: HtmxDetails
+
+
+def confirm_off(request: HtmxHttpRequest, assignment: Assignment) -> bool:
     return assignment.token in request.session.get(CONFIRM_OFF_SESSION_KEY, [])
 
 
-def confirm_off_set(request, assignment: Assignment) -> None:
+def confirm_off_set(request: HtmxHttpRequest, assignment: Assignment) -> None:
     tokens = request.session.get(CONFIRM_OFF_SESSION_KEY, [])
     if assignment.token not in tokens:
         request.session[CONFIRM_OFF_SESSION_KEY] = [*tokens[-49:], assignment.token]
 
 
 @team_view(scope="experiment_pk", get=Role.SCORER, post=Role.SCORER)
-def scoring_start(request, experiment: Experiment):
+def scoring_start(request: HtmxHttpRequest, experiment: Experiment):
     """The way in: join as a scorer (once) and go to where this scorer left off."""
     assignment = Assignment.objects.filter(experiment=experiment, user=request.user).first()
     if request.method == "POST":
@@ -69,7 +72,7 @@ def scoring_start(request, experiment: Experiment):
     )
 
 
-def _item_context(request, assignment: Assignment, position: int, **extra) -> dict:
+def _item_context(request: HtmxHttpRequest, assignment: Assignment, position: int, **extra) -> dict:
     queue = selectors.queue_item(assignment, position)
     if queue is None:
         raise Http404
@@ -99,26 +102,35 @@ def _item_context(request, assignment: Assignment, position: int, **extra) -> di
     }
 
 
-def _render_item(request, assignment: Assignment, position: int, status: int = 200, **extra):
+def _render_item(
+    request: HtmxHttpRequest, assignment: Assignment, position: int, status: int = 200, **extra
+):
     context = _item_context(request, assignment, position, **extra)
     template = "scoring/partials/_item.html" if request.htmx else "scoring/item.html"
     response = render(request, template, context, status=status)
     if request.htmx:
         # Keep the address bar on the item shown, so reload and back land here.
-        response["HX-Push-Url"] = reverse(
-            "scoring:item", kwargs={"assignment_token": assignment.token, "position": position}
+        response = push_url(
+            response,
+            reverse(
+                "scoring:item", kwargs={"assignment_token": assignment.token, "position": position}
+            ),
         )
     return response
 
 
-@team_view(scope="assignment_token", get=Role.SCORER)
-def scoring_item(request, assignment: Assignment, position: int):
+@team_view(scope="assignment_token", get=Role.SCORER, post=Role.SCORER)
+def scoring_item(request: HtmxHttpRequest, assignment: Assignment, position: int):
     if not services.scoring_open(assignment.experiment):
         raise Http404
-    # The page fetches the next item ahead of time: only an item shown is where to resume.
-    prefetch = request.GET.get("prefetch") == "1"
-    if assignment.last_position != position and not prefetch:
-        Assignment.objects.filter(pk=assignment.pk).update(last_position=position)
+    if request.method == "POST":
+        # The page says which item it shows (a GET writes nothing; decisions say it too).
+        form = forms.PositionForm({"position": position})
+        if form.is_valid():
+            services.position_remember(
+                assignment=assignment, position=form.cleaned_data["position"]
+            )
+        return HttpResponse(status=204)
     dispute = request.GET.get("dispute", "")
     if dispute:
         return _render_item(
@@ -138,8 +150,9 @@ def _decision_notice(decision: services.Decision) -> str:
 
 
 @team_view(scope="assignment_token", get=None, post=Role.SCORER)
-def scoring_decide(request, assignment: Assignment, position: int):
-    tokens = [t for t in request.POST.get("tokens", "").split(",") if t]
+def scoring_decide(request: HtmxHttpRequest, assignment: Assignment, position: int):
+    form = forms.read_form(forms.DecideForm, request.POST)
+    tokens = form.cleaned_data["tokens"]
     responses = selectors.resolve_tokens(assignment, position, tokens)
     if not responses:
         return _render_item(
@@ -149,17 +162,19 @@ def scoring_decide(request, assignment: Assignment, position: int):
             status=400,
             error=_("That answer is not on this item any more: nothing was saved."),
         )
-    verdict = request.POST.get("verdict", "")
-    bucket = request.POST.get("bucket", "")
-    confirmed = request.POST.get("confirmed") == "1"
-    off = confirm_off(request, assignment)
-    if not confirmed and selectors.asks_first(assignment, responses, verdict, bucket, off=off):
-        return _render_item(
-            request, assignment, position, confirm_tokens=",".join(tokens), confirm_bucket=bucket
-        )
+    bucket = form.cleaned_data["bucket"]
     try:
         decision = services.judgement_decide(
-            assignment=assignment, responses=responses, verdict=verdict, bucket=bucket
+            assignment=assignment,
+            responses=responses,
+            verdict=form.cleaned_data["verdict"],
+            bucket=bucket,
+            confirmed=form.cleaned_data["confirmed"],
+            confirm_off=confirm_off(request, assignment),
+        )
+    except services.ConfirmationNeeded:
+        return _render_item(
+            request, assignment, position, confirm_tokens=",".join(tokens), confirm_bucket=bucket
         )
     except services.BucketNeeded as error:
         return _render_item(
@@ -182,66 +197,31 @@ def scoring_decide(request, assignment: Assignment, position: int):
     return _render_item(request, assignment, position, focus_after=",".join(tokens), notice=notice)
 
 
-def _queued_decision(raw, request, assignment: Assignment, now) -> decisions.QueuedDecision:
-    """One decision of the page's batch, checked; ValueError names what is wrong with it."""
-    if not isinstance(raw, dict) or not DECISION_KEY.match(str(raw.get("key", ""))):
-        raise ValueError(_("A decision came without a valid key: nothing was saved."))
-    if raw.get("op") == "undo":
-        return decisions.QueuedDecision(key=raw["key"], op="undo")
-    position = raw.get("position")
-    if not isinstance(position, int) or position < 1:
-        raise ValueError(_("A decision names no item: nothing was saved."))
-    confirmed = raw.get("confirmed") is True
-    if confirmed and raw.get("confirm_off") is True:
-        confirm_off_set(request, assignment)
-    decided_at = decisions.browser_time(raw.get("decided_at"), now=now) or now
-    shown_at = decisions.browser_time(raw.get("shown_at"), now=now)
-    expect = raw.get("expect", "*")
-    return decisions.QueuedDecision(
-        key=raw["key"],
-        position=position,
-        tokens=[t for t in str(raw.get("tokens", "")).split(",") if t],
-        verdict=str(raw.get("verdict", "")),
-        bucket=str(raw.get("bucket", "")),
-        confirmed=confirmed,
-        expect=None if expect == "*" else str(expect),
-        key_seen=str(raw.get("key_seen", "")),
-        blind=raw.get("blind") is True,
-        confirm_off=confirm_off(request, assignment),
-        decided_at=decided_at,
-        shown_at=min(shown_at, decided_at) if shown_at else None,
-    )
-
-
 @team_view(scope="assignment_token", get=None, post=Role.SCORER)
-def scoring_record(request, assignment: Assignment):
+def scoring_record(request: HtmxHttpRequest, assignment: Assignment):
     """Decisions (and undos) from the page's queue, in the order made, each named by the
     browser's key: JSON in ({"decisions": [...]}), one outcome per decision out."""
     if not services.scoring_open(assignment.experiment):
         raise Http404
-    unreadable = _("The page sent no decisions it could read: nothing was saved.")
     try:
-        payload = json.loads(request.body or b"{}")
-    except ValueError:
-        payload = None
-    batch = payload.get("decisions") if isinstance(payload, dict) else None
-    if not isinstance(batch, list) or not 1 <= len(batch) <= decisions.BATCH_LIMIT:
-        return JsonResponse({"status": "invalid", "message": unreadable}, status=400)
-    now = timezone.now()
-    try:
-        queued = [_queued_decision(raw, request, assignment, now) for raw in batch]
-    except ValueError as error:
+        queued, turned_off = forms.decision_batch(
+            request.body, confirm_off=confirm_off(request, assignment)
+        )
+    except forms.BatchError as error:
         return JsonResponse({"status": "invalid", "message": str(error)}, status=400)
+    if turned_off:
+        confirm_off_set(request, assignment)
     outcomes = decisions.decisions_record(assignment=assignment, decisions=queued)
     return JsonResponse({"outcomes": outcomes})
 
 
 @team_view(scope="assignment_token", get=None, post=Role.SCORER)
-def scoring_note(request, assignment: Assignment, position: int):
+def scoring_note(request: HtmxHttpRequest, assignment: Assignment, position: int):
     """The scorer's note on a decided answer: for the lead at reconciliation only."""
-    tokens = [t for t in request.POST.get("tokens", "").split(",") if t]
+    form = forms.read_form(forms.NoteForm, request.POST)
+    tokens = form.cleaned_data["tokens"]
     responses = selectors.resolve_tokens(assignment, position, tokens)
-    note = request.POST.get("note", "")
+    note = form.cleaned_data["note"]
     if not responses:
         return _render_item(
             request,
@@ -270,20 +250,15 @@ def scoring_note(request, assignment: Assignment, position: int):
 
 
 @team_view(scope="assignment_token", get=Role.SCORER)
-def scoring_overview(request, assignment: Assignment):
+def scoring_overview(request: HtmxHttpRequest, assignment: Assignment):
     """Every item at a glance (open, done, re-check, flagged); jump to any by its number."""
     if not services.scoring_open(assignment.experiment):
         raise Http404
     overview = selectors.item_overview(assignment)
-    error = ""
     wanted = request.GET.get("go", "").strip()
-    if wanted:
-        if wanted.isdigit() and 1 <= int(wanted) <= len(overview):
-            return redirect("scoring:item", assignment_token=assignment.token, position=wanted)
-        error = _("There is no item %(n)s: the items are numbered 1 to %(total)s.") % {
-            "n": wanted,
-            "total": len(overview),
-        }
+    position, error = forms.jump_target(wanted, len(overview))
+    if position is not None:
+        return redirect("scoring:item", assignment_token=assignment.token, position=position)
     judged, total = services.assignment_progress(assignment)
     counts = {state: sum(1 for o in overview if o.state == state) for state in ("open", "done")}
     counts["recheck"] = sum(1 for o in overview if o.state == "recheck")
@@ -308,7 +283,7 @@ def scoring_overview(request, assignment: Assignment):
 
 
 @team_view(scope="assignment_token", get=Role.SCORER)
-def scoring_next_open(request, assignment: Assignment):
+def scoring_next_open(request: HtmxHttpRequest, assignment: Assignment):
     """The next item with something to judge or re-check, across items (wrapping round)."""
     current = request.GET.get("from", "")
     after = int(current) if current.isdigit() else assignment.last_position
@@ -321,13 +296,12 @@ def scoring_next_open(request, assignment: Assignment):
         messages.info(request, _("Nothing left open: every answer is judged."))
         return redirect("scoring:reveal", assignment_token=assignment.token)
     if request.htmx:
-        Assignment.objects.filter(pk=assignment.pk).update(last_position=position)
         return _render_item(request, assignment, position)
     return redirect("scoring:item", assignment_token=assignment.token, position=position)
 
 
 @team_view(scope="assignment_token", get=None, post=Role.SCORER)
-def scoring_undo(request, assignment: Assignment):
+def scoring_undo(request: HtmxHttpRequest, assignment: Assignment):
     position = services.judgement_undo(assignment=assignment)
     current = request.POST.get("position", "")
     if position is None:
@@ -341,17 +315,18 @@ def scoring_undo(request, assignment: Assignment):
 
 
 @team_view(scope="assignment_token", get=None, post=Role.SCORER)
-def scoring_dispute(request, assignment: Assignment, position: int):
+def scoring_dispute(request: HtmxHttpRequest, assignment: Assignment, position: int):
     queue = selectors.queue_item(assignment, position)
     if queue is None:
         raise Http404
-    tokens = [t for t in request.POST.get("tokens", "").split(",") if t]
+    form = forms.read_form(forms.DisputeForm, request.POST)
+    tokens = form.cleaned_data["tokens"]
     responses = selectors.resolve_tokens(assignment, position, tokens)
     try:
         services.dispute_raise(
             assignment=assignment,
             item=queue.item,
-            note=request.POST.get("note", ""),
+            note=form.cleaned_data["note"],
             response=responses[0] if responses else None,
         )
     except ValidationError as error:
@@ -363,7 +338,7 @@ def scoring_dispute(request, assignment: Assignment, position: int):
             confirm_tokens=",".join(tokens),
             dispute_error=" ".join(error.messages),
             show_dispute=True,
-            dispute_note=request.POST.get("note", ""),
+            dispute_note=form.cleaned_data["note"],
         )
     if not request.htmx:
         return redirect("scoring:item", assignment_token=assignment.token, position=position)
@@ -373,7 +348,7 @@ def scoring_dispute(request, assignment: Assignment, position: int):
 
 
 @team_view(scope="assignment_token", get=Role.SCORER, post=Role.SCORER)
-def scoring_reveal(request, assignment: Assignment):
+def scoring_reveal(request: HtmxHttpRequest, assignment: Assignment):
     judged, total = services.assignment_progress(assignment)
     if request.method == "POST":
         try:
@@ -420,7 +395,7 @@ def scoring_reveal(request, assignment: Assignment):
 
 
 @team_view(scope="experiment_pk", get=Role.EDITOR)
-def scoring_times(request, experiment: Experiment):
+def scoring_times(request: HtmxHttpRequest, experiment: Experiment):
     """The scorers' time on an experiment, for the lead: each scorer once they have revealed
     (a lead who scores it too sees only their own until reconciliation begins); CSV too."""
     times = timing.experiment_times(experiment, visible_to=request.user)
@@ -450,7 +425,7 @@ def scoring_times(request, experiment: Experiment):
 
 
 @team_view(scope="team_slug", get=Role.EDITOR)
-def lead_queue_page(request, team: Team):
+def lead_queue_page(request: HtmxHttpRequest, team: Team):
     """What waits for a lead across the team's experiments (the fragment fetches itself again
     every 15 seconds while the page is open, so the counts follow the decisions)."""
     rows = lead_queue.lead_queue(team, user=request.user, membership=request.membership)

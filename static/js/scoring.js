@@ -391,7 +391,11 @@
   let shownPosition = null;
   function shown(extra) {
     const root = item();
-    if (root && root.dataset.position !== shownPosition) { shownAt = Date.now(); shownPosition = root.dataset.position; }
+    if (root && root.dataset.position !== shownPosition) {
+      shownAt = Date.now();
+      if (shownPosition !== null) rememberPosition(root);
+      shownPosition = root.dataset.position;
+    }
     overlay();
     render();
     if (extra.notice) notice(extra.notice);
@@ -402,6 +406,16 @@
     }
     placeFocus();
     prefetchNext();
+  }
+
+  // Where to resume: the server keeps the item shown (a page's GET writes nothing; a decision
+  // says where it was made). Nothing waits for it, and a failure costs only the resume point.
+  function rememberPosition(root) {
+    if (!root.dataset.itemUrl) return;
+    fetch(root.dataset.itemUrl, {
+      method: "POST", credentials: "same-origin", keepalive: true,
+      headers: { "X-CSRFToken": csrfToken() },
+    }).catch(function () { /* the next decision says it */ });
   }
 
   // After each swap: put focus where the scorer will act next.
@@ -449,16 +463,20 @@
     return true;
   }
 
-  function decide(li, key) {
-    if (!li || li.querySelector("[data-client-confirm]")) return false;
-    const button = buttonFor(li, key === "1" ? "c" : key);
-    if (!button) return false;
-    const action = {
+  function actionOf(button) {
+    return {
       verdict: button.name === "verdict" ? button.value : "",
       bucket: button.name === "bucket" ? button.value : "",
       confidentWrong: button.hasAttribute("data-confident-wrong"),
       label: labelOf(button),
     };
+  }
+
+  function decide(li, key) {
+    if (!li || li.querySelector("[data-client-confirm]")) return false;
+    const button = buttonFor(li, key === "1" ? "c" : key);
+    if (!button) return false;
+    const action = actionOf(button);
     if (action.verdict === "wrong" && li.querySelector("[data-choose]") && !li.classList.contains("decided")) {
       notice(text("t-choose"));
       return true;
@@ -468,7 +486,33 @@
     return true;
   }
 
-  function record(li, action, confirmed, confirmOff) {
+  // Shift + a bucket's key: every answer of the item still undecided gets that bucket ("the
+  // rest are correct"). Each is its own decision on the server, which still asks before a HIGH
+  // answer is marked wrong: here the question is asked once, on the first such answer.
+  function decideRest(current, key) {
+    const rows = answers().filter(function (x) { return !x.classList.contains("decided") && !x.querySelector("[data-client-confirm]"); });
+    if (!rows.length) return false;
+    const button = buttonFor(rows[0], key === "1" ? "c" : key);
+    if (!button) return false;
+    const action = actionOf(button);
+    // A wrong answer whose confidence leaves the bucket open needs its bucket chosen: left so.
+    const targets = action.verdict === "wrong" ? rows.filter(function (x) { return !x.querySelector("[data-choose]"); }) : rows;
+    if (!targets.length) { notice(text("t-choose")); return true; }
+    action.rows = targets;
+    const asking = targets.find(function (x) { return needsConfirm(x, action); });
+    if (asking) { openConfirm(asking, action); return true; }
+    record(targets[0], action, false, false);
+    return true;
+  }
+
+  // One decision (or, for the rest of an item, one per answer, moving on after the last).
+  function record(li, action, confirmed, confirmOff, stay) {
+    if (action.rows) {
+      const rows = action.rows;
+      const one = Object.assign({}, action, { rows: null });
+      rows.forEach(function (row, i) { record(row, one, confirmed, confirmOff, i < rows.length - 1); });
+      return;
+    }
     const root = item();
     const position = Number(root.dataset.position);
     const tokens = li.dataset.tokens;
@@ -499,7 +543,7 @@
     markPending(li, op);
     paintAttention(li);
     enqueue(op);
-    moveOn(li);
+    if (!stay) moveOn(li);
   }
 
   // The next undecided answer at once; once every answer is decided, the next item.
@@ -729,6 +773,7 @@
     if (key === "?") toggleHelp(true);
     else if (key === "ArrowDown" || key === "j") focusAnswer(list[Math.min(index + 1, list.length - 1)] || list[0]);
     else if (key === "ArrowUp" || key === "k") focusAnswer(list[Math.max(index - 1, 0)]);
+    else if (event.shiftKey && ["c", "C", "w", "W", "1", "2", "3", "4"].includes(key)) handled = decideRest(current, key.toLowerCase());
     else if (key === "c" || key === "C") handled = decide(current, "c");
     else if (key === "w" || key === "W" || key === "x") handled = decide(current, "w");
     else if (["1", "2", "3", "4"].includes(key)) handled = decide(current, key);

@@ -40,8 +40,9 @@ PROFILES = {
 }
 
 
-def collect_demo(world, profiles: dict, name: str):
-    data = bankformat.load(DEMO.read_bytes())
+def collect_demo(world, profiles: dict, name: str, text: bytes | None = None):
+    """The bank ``text`` (the demo bank by default) put to the simulated ``profiles`` twice."""
+    data = bankformat.load(text if text is not None else DEMO.read_bytes())
     bank = bank_import(team=world.team, user=None, data=data, name="Demo bank")
     knowledge = {
         "items": [
@@ -387,6 +388,11 @@ def test_eight_sheets_by_keyboard_rows_at_two_widths_and_two_languages(
         page.keyboard.press("Enter")
         first += 1
     wait_saved(page)
+    # The decided row says its bucket, and no longer "undecided" beside it.
+    expect(page.locator("#scoring-item li.answer.decided .bucket").first).to_be_visible()
+    expect(page.locator("#scoring-item li.answer.decided .answer-state")).not_to_contain_text(
+        "undecided"
+    )
     item_url = page.url
     for width in (1280, 1920):
         page.set_viewport_size({"width": width, "height": 900})
@@ -461,6 +467,7 @@ def test_a_queued_decision_survives_a_reload_and_a_lost_reply_applies_once(
     assignment = Assignment.objects.get(experiment=collected8, user=world.users["scorer"])
     # The server never hears: the decision waits in the browser, across a reload.
     page.route("**/record/", lambda route: route.abort())
+    wait_ready(page)  # the script has put the focus on the first answer
     tokens = page.evaluate("() => document.activeElement.dataset.tokens")
     page.keyboard.press("1")
     expect(page.locator("#queue-status")).to_have_attribute("data-state", "failed")

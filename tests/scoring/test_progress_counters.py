@@ -20,7 +20,7 @@ def _counted(assignment):
 
 
 def _check(assignment):
-    assert selectors.assignment_counts(assignment) == _counted(assignment)
+    assert selectors.assignment_counts(assignment, store=True) == _counted(assignment)
     stored = Assignment.objects.values_list("progress_judged", "progress_rechecks").get(
         pk=assignment.pk
     )

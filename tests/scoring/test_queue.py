@@ -260,3 +260,31 @@ def test_the_second_scheme_scores_incorrect_partial_and_not_attempted(scorer, wo
         reverse("scoring:item", kwargs={"assignment_token": assignment.token, "position": 2})
     ).content.decode()
     assert "Not attempted" in page and "Confidently wrong" not in page
+
+
+def test_a_group_shows_every_way_its_answer_is_written(scorer, world):
+    from tests.probe import factories
+
+    configs = [factories.ModelConfigFactory(team=world.team) for _ in range(4)]
+    experiment = scored_experiment(
+        world,
+        configs,
+        [
+            [("Retry-After", "HIGH")],
+            [("retry-after.", "LOW")],
+            [("ＲＥＴＲＹ-ＡＦＴＥＲ", "HIGH")],
+            [("  Retry-After  ", "MEDIUM")],
+        ],
+        name="Variants",
+    )
+    assignment = start(scorer, experiment)
+    (group,) = selectors.queue_item(assignment, 1).groups
+    assert group.size == 4
+    assert sorted(group.variants + [group.answer]) == sorted(
+        ["Retry-After", "retry-after.", "ＲＥＴＲＹ-ＡＦＴＥＲ"]
+    )
+    url = reverse("scoring:item", kwargs={"assignment_token": assignment.token, "position": 1})
+    body = scorer.get(url).content.decode()
+    assert "also written:" in body
+    for variant in group.variants:
+        assert f'<span class="variant">{variant}</span>' in body

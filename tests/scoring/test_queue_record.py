@@ -223,3 +223,49 @@ def test_what_the_queue_answers_names_no_sheet(client, world):
     for run in world.scored.runs.all():
         assert run.config_snapshot["label"] not in text
         assert f'"{run.pk}"' not in text
+
+
+def test_a_recheck_kept_by_another_key_giving_the_same_bucket_is_not_a_change(client, world):
+    experiment = high_wrong_experiment(world, confirm_wrong=Experiment.ConfirmWrong.NEVER)
+    assignment = start(client, world, experiment)
+    one = tokens_of(assignment, 1, "wrong one")
+    # The bucket set directly (2), then re-checked with W, which derives the same bucket.
+    decide(client, assignment, 1, tokens=one, bucket=Bucket.CONFIDENT_WRONG)
+    key_decision(experiment, 1, world.users["editor"], new_answer="a better key")
+    response = decide(client, assignment, 1, tokens=one, verdict="wrong")
+    assert b"Decision kept against the amended key." in response.content
+    assert b"Decision changed." not in response.content
+    judgement = Judgement.objects.get(assignment=assignment, response__answer="wrong one")
+    assert (judgement.bucket, judgement.needs_recheck) == (Bucket.CONFIDENT_WRONG, False)
+
+
+def test_the_rest_of_an_item_at_once_still_asks_before_a_high_answer_is_marked_wrong(client, world):
+    """Shift + W on the page sends one decision per undecided group: the server asks for the
+    HIGH one that was not confirmed, and saves the others."""
+    experiment = high_wrong_experiment(world, confirm_wrong=Experiment.ConfirmWrong.ALWAYS)
+    assignment = start(client, world, experiment)
+    queue = selectors.queue_item(assignment, 2)  # x, y, z: all LOW
+    rest = [decision(assignment, 2, g.tokens, verdict="wrong") for g in queue.groups]
+    assert {o["status"] for o in outcomes(record(client, assignment, *rest))} == {"saved"}
+    queue = selectors.queue_item(assignment, 1)  # three HIGH answers
+    rest = [decision(assignment, 1, g.tokens, verdict="wrong") for g in queue.groups]
+    rest[0]["confirmed"] = True
+    statuses = [o["status"] for o in outcomes(record(client, assignment, *rest))]
+    assert statuses == ["saved", "confirm", "confirm"]
+    assert Judgement.objects.filter(assignment=assignment, response__item__position=1).count() == 1
+    # Turned off with the first: the rest go through.
+    rest = [decision(assignment, 1, g.tokens, verdict="wrong", expect="*") for g in queue.groups]
+    rest[0].update(confirmed=True, confirm_off=True)
+    statuses = [o["status"] for o in outcomes(record(client, assignment, *rest))]
+    assert statuses == ["saved", "saved", "saved"]
+
+
+def test_the_page_says_which_item_it_shows_by_a_post(client, world):
+    assignment = start(client, world, world.scored)
+    url = reverse("scoring:item", kwargs={"assignment_token": assignment.token, "position": 3})
+    assert client.get(url).status_code == 200
+    assignment.refresh_from_db()
+    assert assignment.last_position == 1
+    assert client.post(url).status_code == 204
+    assignment.refresh_from_db()
+    assert assignment.last_position == 3
