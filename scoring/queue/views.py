@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from probe.access import team_view
 from probe.models import Experiment, Role, Team
 from scoring.models import Assignment, Bucket
-from scoring.queue import decisions, lead_queue, selectors, services, timing
+from scoring.queue import decisions, lead_queue, panels, selectors, services, timing
 from scoring.queue.carry import carried_by_run, carry_counts
 
 URL_NAMES = ("decide", "dispute", "item", "note")
@@ -95,6 +95,7 @@ def _item_context(request, assignment: Assignment, position: int, **extra) -> di
         "hide_confidence": experiment.hide_confidence,
         "note_tokens": "",
         "scheme": experiment.scheme_obj,
+        "answer_panels": panels.item_panels(request, assignment, position, queue),
         **extra,
     }
 
@@ -109,6 +110,12 @@ def _render_item(request, assignment: Assignment, position: int, status: int = 2
             "scoring:item", kwargs={"assignment_token": assignment.token, "position": position}
         )
     return response
+
+
+def render_item(request, assignment: Assignment, position: int, status: int = 200, **extra):
+    """The item page or its fragment, for another app's view that ends on it (grading's
+    answer to a second opinion)."""
+    return _render_item(request, assignment, position, status=status, **extra)
 
 
 @team_view(scope="assignment_token", get=Role.SCORER)
