@@ -83,7 +83,9 @@ def compare(a: Sequence, b: Sequence, labels: Sequence[str]) -> Comparison:
     """Rater a (the grader, or a scorer) against rater b, unit by unit (None: not rated)."""
     pairs = [(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]
     n = len(pairs)
-    order = [label for label in labels if any(label in p for p in pairs)] or list(labels)
+    # The scheme's buckets, as on the scorers' agreement page: AC1's chance agreement depends
+    # on how many there were to choose from, not only on those someone used.
+    order = list(labels)
     xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
     same = sum(1 for x, y in pairs if x == y)
     wrong_b = [(x, y) for x, y in pairs if y != Bucket.CORRECT]
@@ -152,6 +154,7 @@ def _slice(title, units, grader, finals, scorers, names, labels) -> dict:
     return {
         "title": title,
         "n_units": len(units),
+        "n_graded": sum(1 for u in units if u in grader),
         "against_final": compare(
             [grader.get(u) for u in units], [finals.get(u) for u in units], labels
         )
@@ -193,11 +196,12 @@ def trust_verdict(overall: dict, threshold: TrustThreshold) -> tuple[bool, str]:
         return False, _(
             "Not met: no answer was both judged by people and put in a bucket by this grader."
         )
-    if grader.n < threshold.min_answers:
+    answers = overall["n_graded"]
+    if answers < threshold.min_answers:
         return False, _(
             "Not met: only %(n)d judged answers have this grader's verdict; the threshold needs "
             "at least %(min)d."
-        ) % {"n": grader.n, "min": threshold.min_answers}
+        ) % {"n": answers, "min": threshold.min_answers}
     if humans is None or getattr(humans, metric).value is None:
         return False, _(
             "Not met: the scorers' agreement with each other is not known yet (it needs two "
@@ -207,7 +211,7 @@ def trust_verdict(overall: dict, threshold: TrustThreshold) -> tuple[bool, str]:
     target = getattr(humans, metric).value - threshold.margin
     if low is None:
         return False, _("Not met: the %(name)s of this grader has no interval.") % {"name": name}
-    values = {"name": name, "low": low, "target": target, "n": grader.n}
+    values = {"name": name, "low": low, "target": target, "n": answers}
     if low >= target:
         return True, _(
             "Met: the lower end of this grader's %(name)s (%(low).3f, over %(n)d answers) is no "

@@ -99,8 +99,11 @@ class Regrade:
     def rows(self) -> list[dict]:
         """One row per configuration and headline: before and after with their intervals."""
 
+        # A headline's interval is under its summary column's ci key ("net" for net usable).
+        ci_key = {c.name: c.ci for c in self.new.experiment.scheme_obj.summary_columns}
+
         def ci(table, key, name, unit):
-            interval = table.get(key, {}).get(name)
+            interval = table.get(key, {}).get(ci_key.get(name) or name)
             if interval is None:
                 return ""
             return f"[{figure_text(interval.low, unit)}, {figure_text(interval.high, unit)}]"
