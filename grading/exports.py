@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from .agreement import Comparison, GraderAgreement
-from .costs import Costs
+from .agreement import Comparison, GraderAgreement, grader_agreement
+from .costs import Costs, experiment_costs
 from .models import Grade, GradingJob
 
 GRADE_COLUMNS = [
@@ -155,3 +155,22 @@ COST_COLUMNS = [
     "tokens_per_response",
     "latency_ms_per_response",
 ]
+
+
+def experiment_dict(experiment) -> dict:
+    """Everything grading knows of an experiment: its jobs and their versions, every grade, the
+    agreement of each finished job, the costs. For those no longer blind to it only."""
+    jobs = list(
+        GradingJob.objects.filter(experiment=experiment)
+        .select_related("grader", "prompt")
+        .order_by("-created", "-pk")
+    )
+    return {
+        "experiment": experiment.pk,
+        "jobs": [job_version(j) for j in jobs],
+        "grades": list(grade_rows(jobs)),
+        "agreement": [
+            agreement_dict(grader_agreement(j)) for j in jobs if j.status == GradingJob.Status.DONE
+        ],
+        "costs": costs_dict(experiment_costs(experiment)),
+    }

@@ -211,17 +211,7 @@ def experiment_export(request, experiment: Experiment, fmt: str):
     what = request.GET.get("what", "grades")
     name = f"experiment-{experiment.pk}-grading"
     if fmt == "json":
-        body = {
-            "experiment": experiment.pk,
-            "jobs": [exports.job_version(j) for j in jobs],
-            "grades": list(exports.grade_rows(jobs)),
-            "agreement": [
-                exports.agreement_dict(grader_agreement(j))
-                for j in jobs
-                if j.status == GradingJob.Status.DONE
-            ],
-            "costs": exports.costs_dict(experiment_costs(experiment)),
-        }
+        body = exports.experiment_dict(experiment)
         response = HttpResponse(
             json.dumps(body, ensure_ascii=False, indent=1), content_type="application/json"
         )

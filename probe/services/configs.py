@@ -11,6 +11,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -41,7 +42,11 @@ FIELDS = (
     "seed",
     "api_key_env",
     "concurrency_limit",
+    "price_input_per_million",
+    "price_output_per_million",
 )
+PRICE_FIELDS = ("price_input_per_million", "price_output_per_million")
+MAX_PRICE = Decimal("100000")
 DEFAULTS = {
     "base_url": "",
     "temperature": None,
@@ -51,6 +56,8 @@ DEFAULTS = {
     "seed": None,
     "api_key_env": "",
     "concurrency_limit": 4,
+    "price_input_per_million": None,
+    "price_output_per_million": None,
 }
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -139,9 +146,35 @@ def config_validate(*, team: Team, data: Mapping, instance: ModelConfig | None =
             "concurrency_limit",
             _("Allow from 1 to %(max)s concurrent requests.") % {"max": MAX_CONCURRENCY},
         )
+    for field in PRICE_FIELDS:
+        values[field] = _price(values[field], field, refuse)
     if errors:
         raise ValidationError(errors)
     return values
+
+
+def _price(value, field: str, refuse) -> Decimal | None:
+    """A price per million tokens in US dollars: empty, or a number from 0 to MAX_PRICE with at
+    most 4 decimal places."""
+    if value is None or value == "":
+        return None
+    try:
+        price = Decimal(str(value).strip())
+    except (InvalidOperation, ValueError):
+        refuse(field, _("Give the price as a number of US dollars, such as 2.50."))
+        return None
+    if (
+        not price.is_finite()
+        or not 0 <= price <= MAX_PRICE
+        or price != price.quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
+    ):
+        refuse(
+            field,
+            _("Give a price from 0 to %(max)s US dollars, with at most 4 decimal places.")
+            % {"max": MAX_PRICE},
+        )
+        return None
+    return price
 
 
 def field_label(name: str) -> str:
@@ -263,6 +296,9 @@ def config_update(*, config: ModelConfig, user, **changes) -> ModelConfig:
     current = {field: getattr(config, field) for field in FIELDS}
     values = config_validate(team=config.team, data={**current, **changes}, instance=config)
     changed = {f: [current[f], values[f]] for f in FIELDS if current[f] != values[f]}
+    audited = {
+        f: [str(v) if isinstance(v, Decimal) else v for v in pair] for f, pair in changed.items()
+    }
     if not changed:
         return config
     for field in changed:
@@ -280,7 +316,7 @@ def config_update(*, config: ModelConfig, user, **changes) -> ModelConfig:
         action=AuditEvent.Action.UPDATE,
         subject=SUBJECT,
         summary=config.label,
-        details={"changes": changed},
+        details={"changes": audited},
     )
     return config
 
