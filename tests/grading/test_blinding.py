@@ -14,7 +14,7 @@ from tests.scoring.test_blinding import crawl
 pytestmark = pytest.mark.django_db
 
 GRADING_WORDS = re.compile(
-    r"grader|grading|second opinion|LABEL:|採点モデル|セカンドオピニオン", re.I
+    r"grader|grading|second opinion|LABEL:|採点モデル|自動採点|セカンドオピニオン", re.I
 )
 
 
