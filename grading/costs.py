@@ -18,6 +18,8 @@ from probe.models import Attempt, Experiment, ModelConfig, Response, Run
 from .models import GradeAttempt, GradingJob
 
 MILLION = Decimal(1_000_000)
+# Providers whose replies count thinking tokens apart from the output tokens they bill with them.
+THINKING_APART = ("gemini",)
 
 
 def price_of(config: ModelConfig | None, input_tokens: int, output_tokens: int) -> Decimal | None:
@@ -101,8 +103,11 @@ def experiment_costs(experiment: Experiment) -> Costs:
         .select_related("model_config")
         .order_by("order", "pk")
     ):
-        s = _sums(Attempt.objects.filter(run=run))
+        attempts = Attempt.objects.filter(run=run)
+        s = _sums(attempts)
         inp, out = s["inp"] or 0, s["out"] or 0
+        if run.model_config.provider in THINKING_APART:
+            out += attempts.aggregate(n=Sum("reasoning_tokens"))["n"] or 0
         costs.runs.append(
             Line(
                 label=f"{run.model_config.label} · {run.repeat}",

@@ -11,7 +11,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import Decimal
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -24,6 +24,7 @@ from adapters.errors import CONNECTION_CHECK_TIMEOUT
 
 from ..models import AuditEvent, ModelConfig, Team
 from .audit import audit_record
+from .config_prices import PRICE_FIELDS, price_clean
 from .hosts import check_url, provider_host_problem
 
 logger = logging.getLogger(__name__)
@@ -45,8 +46,6 @@ FIELDS = (
     "price_input_per_million",
     "price_output_per_million",
 )
-PRICE_FIELDS = ("price_input_per_million", "price_output_per_million")
-MAX_PRICE = Decimal("100000")
 DEFAULTS = {
     "base_url": "",
     "temperature": None,
@@ -147,34 +146,10 @@ def config_validate(*, team: Team, data: Mapping, instance: ModelConfig | None =
             _("Allow from 1 to %(max)s concurrent requests.") % {"max": MAX_CONCURRENCY},
         )
     for field in PRICE_FIELDS:
-        values[field] = _price(values[field], field, refuse)
+        values[field] = price_clean(values[field], field, refuse)
     if errors:
         raise ValidationError(errors)
     return values
-
-
-def _price(value, field: str, refuse) -> Decimal | None:
-    """A price per million tokens in US dollars: empty, or a number from 0 to MAX_PRICE with at
-    most 4 decimal places."""
-    if value is None or value == "":
-        return None
-    try:
-        price = Decimal(str(value).strip())
-    except (InvalidOperation, ValueError):
-        refuse(field, _("Give the price as a number of US dollars, such as 2.50."))
-        return None
-    if (
-        not price.is_finite()
-        or not 0 <= price <= MAX_PRICE
-        or price != price.quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
-    ):
-        refuse(
-            field,
-            _("Give a price from 0 to %(max)s US dollars, with at most 4 decimal places.")
-            % {"max": MAX_PRICE},
-        )
-        return None
-    return price
 
 
 def field_label(name: str) -> str:
