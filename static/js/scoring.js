@@ -522,14 +522,25 @@
   // Once the item is committed the server may have a second opinion on it (grading): the item
   // is asked for again once every decision is in; with an opinion to answer it stays, else the
   // next item opens. Before the commit nothing of it exists in the page.
+  const OPINION_WAIT_MS = 1500;
   function advanceOrOpinion(root) {
     const position = Number(root.dataset.position);
-    drained().then(function () { return fetchFragment(urlFor(position), false); }).then(function (fragment) {
+    // Offline or slow, the decisions wait in the queue: go on as before, never wait for them.
+    let settled = false;
+    const timer = setTimeout(function () { if (!settled) { settled = true; advance(); } }, OPINION_WAIT_MS);
+    drained().then(function () {
+      return settled ? null : fetchFragment(urlFor(position), false);
+    }).then(function (fragment) {
+      if (settled || !fragment) return;
+      settled = true;
+      clearTimeout(timer);
       const here = item();
       if (!here || Number(here.dataset.position) !== position) return;
       if (fragment.html.indexOf("data-opinion-pending") >= 0) swapIn(fragment, {});
       else advance();
-    }).catch(function () { advance(); });
+    }).catch(function () {
+      if (!settled) { settled = true; clearTimeout(timer); advance(); }
+    });
   }
 
   // "Keep mine" (Y) or "take the grader's" (T) on the focused answer's second opinion.
