@@ -150,3 +150,26 @@ def test_the_trust_threshold_says_why(graded_world):
     threshold.margin = 0.2
     result = grader_agreement(job, threshold)
     assert result.meets and result.verdict.startswith("Met")
+
+
+def test_against_the_final_buckets_once_there_are_any(graded_world):
+    from scoring.models import FinalBucket, Judgement
+
+    world = graded_world
+    mine = _judge(world, world.users["scorer"], WRONG_A)
+    _judge(world, world.users["editor"], WRONG_B)
+    job = _rules_job(world)
+    # The team settled on scorer B's buckets, except W1-2 (B alone called it wrong).
+    theirs = Judgement.objects.filter(assignment__user=world.users["editor"]).exclude(
+        assignment=mine
+    )
+    for judgement in theirs.select_related("response__run__model_config", "response__item"):
+        key = (judgement.response.run.model_config.label, judgement.response.item.position)
+        bucket = "correct" if key == ("Writer one", 2) else judgement.bucket
+        FinalBucket.objects.create(response=judgement.response, bucket=bucket)
+    final = grader_agreement(job).overall["against_final"]
+    # Against B the rules agree on 5 of 8; W1-2 now agrees too.
+    assert (final.n, final.percent.value) == (8, 6 / 8)
+    threshold = TrustThreshold.objects.create(team=world.team, min_answers=8, margin=0.5)
+    result = grader_agreement(job, threshold)
+    assert result.meets, result.verdict
