@@ -134,7 +134,9 @@ def experiment_grading(request, experiment: Experiment):
             "form": form,
             "can_edit": can(request.membership, Role.EDITOR),
             "prompts": GradingPrompt.objects.filter(team=team),
-            "done_jobs": [j for j in jobs if j.status == GradingJob.Status.DONE],
+            "done_jobs": [
+                j for j in jobs if j.status == GradingJob.Status.DONE and j.grader.uses_model
+            ],
             "costs": experiment_costs(experiment),
         },
         status=status,
