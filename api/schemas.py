@@ -162,6 +162,8 @@ class ConfigOut(Schema):
     simulated: bool
     archived: bool
     concurrency_limit: int | None
+    price_input_per_million: float | None = None
+    price_output_per_million: float | None = None
 
 
 class ConfigIn(Strict):
@@ -178,6 +180,12 @@ class ConfigIn(Strict):
     seed: int | None = None
     api_key_env: str = Field("", max_length=100, description="the NAME of the variable")
     concurrency_limit: int = 4
+    price_input_per_million: float | None = Field(
+        None, description="US dollars per million input tokens, for costs only"
+    )
+    price_output_per_million: float | None = Field(
+        None, description="US dollars per million output tokens, for costs only"
+    )
 
 
 class RunOut(Schema):

@@ -5,7 +5,7 @@ from ninja import NinjaAPI
 
 from . import errors
 from .auth import TokenAuth
-from .views import banks, configs, experiments, gate, prompts, results, teams
+from .views import banks, configs, experiments, gate, grading, prompts, results, teams
 
 RETRY_AFTER = {
     "description": "whole seconds until the rate's window ends",
@@ -45,7 +45,7 @@ api = API(
     docs_url="/docs",
     openapi_url="/openapi.json",
 )
-for module in (teams, banks, prompts, configs, experiments, results, gate):
+for module in (teams, banks, prompts, configs, experiments, results, gate, grading):
     api.add_router("/", module.router)
 errors.install(api)
 

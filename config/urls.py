@@ -56,6 +56,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("probe.urls")),
     path("", include("scoring.urls")),
+    path("", include("grading.urls")),
     path("api/", include("api.urls")),
     path("account/tokens/", api_pages.token_list, name="token_list"),
     path("account/tokens/<int:token_pk>/revoke/", api_pages.token_revoke, name="token_revoke"),

@@ -14,13 +14,12 @@ from __future__ import annotations
 import dataclasses
 import logging
 import queue
-import secrets
 import time
 from datetime import timedelta
 
 from django.db import DatabaseError, transaction
-from django.db.models import Case, F, Q, Value, When
-from django.db.models.functions import Coalesce, Now
+from django.db.models import F, Q
+from django.db.models.functions import Now
 from django.utils import timezone
 
 from adapters import CompletionRequest, ConfigurationError, get_adapter
@@ -29,6 +28,7 @@ from probe.models import Response
 from probe.services.collection import (
     FLUSH_BATCH,
     FLUSH_SECONDS,
+    Leases,
     Result,
     Sender,
     Unit,
@@ -50,50 +50,15 @@ from .parser import parse_reply
 logger = logging.getLogger("grading")
 
 
-# Leases on jobs, as collection's on runs (probe.services.collection.lease) ---------------------
+# Leases on jobs: collection's leases on runs (probe.services.collection.lease), on the job.
 
-
-def _expiry():
-    return Now() + timedelta(seconds=setting("PROBE_RUN_LEASE_SECONDS"))
-
-
-def lease_take(job_pk: int) -> str | None:
-    token = secrets.token_hex(16)
-    taken = (
-        GradingJob.objects.filter(pk=job_pk, status__in=GradingJob.ACTIVE)
-        .filter(Q(lease_expires__isnull=True) | Q(lease_expires__lt=Now()))
-        .update(
-            lease_token=token,
-            lease_expires=_expiry(),
-            status=Case(
-                When(status=GradingJob.Status.QUEUED, then=Value(GradingJob.Status.RUNNING)),
-                default=F("status"),
-            ),
-            started_at=Coalesce(F("started_at"), Now()),
-        )
-    )
-    return token if taken else None
-
-
-def lease_renew(job_pk: int, token: str, activity: dict) -> bool:
-    return (
-        GradingJob.objects.filter(
-            pk=job_pk, lease_token=token, status__in=GradingJob.ACTIVE
-        ).update(lease_expires=_expiry(), activity=activity)
-        > 0
-    )
-
-
-def lease_release(job_pk: int, token: str) -> None:
-    GradingJob.objects.filter(pk=job_pk, lease_token=token).update(
-        lease_token="", lease_expires=None, activity={}
-    )
-
-
-def lease_holder_live(job_pk: int) -> bool:
-    term = setting("PROBE_RUN_LEASE_SECONDS")
-    fresh = Now() + timedelta(seconds=term - 2 * renew_every())
-    return GradingJob.objects.filter(pk=job_pk, lease_expires__gt=fresh).exists()
+JOB_LEASES = Leases(
+    GradingJob, GradingJob.ACTIVE, GradingJob.Status.QUEUED, GradingJob.Status.RUNNING
+)
+lease_take = JOB_LEASES.take
+lease_renew = JOB_LEASES.renew
+lease_release = JOB_LEASES.release
+lease_holder_live = JOB_LEASES.holder_live
 
 
 def fail_job(job_pk: int, message: str) -> None:

@@ -264,3 +264,29 @@ class SecondOpinion(models.Model):
 
     def __str__(self) -> str:
         return f"second opinion on response {self.response_id} for assignment {self.assignment_id}"
+
+
+class TrustThreshold(models.Model):
+    """When a team trusts a grader version: the lower end of its agreement interval (against
+    the final buckets, else against the scorers) no worse than the scorers' agreement with each
+    other less ``margin``, over at least ``min_answers`` answers judged by both."""
+
+    class Metric(models.TextChoices):
+        PERCENT = "percent", _("percent agreement")
+        KAPPA = "kappa", _("Cohen's kappa")
+        AC1 = "ac1", _("Gwet's AC1")
+
+    team = models.OneToOneField(Team, on_delete=models.CASCADE, related_name="trust_threshold")
+    metric = models.CharField(
+        _("figure"), max_length=8, choices=Metric.choices, default=Metric.PERCENT
+    )
+    min_answers = models.PositiveIntegerField(_("at least this many judged answers"), default=300)
+    margin = models.FloatField(
+        _("allowed shortfall"),
+        default=0.0,
+        help_text=_("How far below the scorers' agreement the lower end may be (0: none)."),
+    )
+    updated = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"trust threshold of {self.team}"

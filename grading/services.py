@@ -182,12 +182,24 @@ def grader_create(
 
 @transaction.atomic
 def grading_start(
-    *, experiment: Experiment, grader: Grader, user, queue: bool = True
+    *,
+    experiment: Experiment,
+    grader: Grader,
+    user,
+    queue: bool = True,
+    prompt: GradingPrompt | None = None,
 ) -> GradingJob:
     """A new job of the grader's current version over the experiment's frozen responses.
 
     Only once every run is collected (or closed): a grader reads responses, never asks the
-    models again. The task is sent after the commit (`queue=False`: by the next sweep)."""
+    models again. The task is sent after the commit (`queue=False`: by the next sweep).
+    ``prompt``: another version of the grader's prompt (a re-grade with a new version)."""
+    if prompt is not None:
+        if not grader.uses_model:
+            raise ValidationError(_("The rules alone take no grading prompt."))
+        if prompt.team_id != grader.team_id:
+            raise ValidationError(_("The grading prompt must be the team's own."))
+    prompt = prompt or grader.prompt
     if grader.team_id != experiment.team_id:
         raise ValidationError(_("The grader must be the experiment's team's own."))
     if experiment.runs.exclude(status__in=Run.FINISHED).exists():
@@ -202,8 +214,8 @@ def grading_start(
         grader=grader,
         config_snapshot=snapshot,
         config_hash=texts.config_hash(snapshot) if snapshot else "",
-        prompt=grader.prompt,
-        prompt_hash=grader.prompt.content_hash if grader.prompt else "",
+        prompt=prompt,
+        prompt_hash=prompt.content_hash if prompt else "",
         parser_version=PARSER_VERSION if grader.uses_model else "",
         rules_version=RULES_VERSION,
         created_by=_user(user),

@@ -35,7 +35,13 @@ def config_out(config) -> dict:
         "simulated": config.is_simulated,
         "archived": config.archived,
         "concurrency_limit": config.concurrency_limit,
+        "price_input_per_million": _float(config.price_input_per_million),
+        "price_output_per_million": _float(config.price_output_per_million),
     }
+
+
+def _float(value) -> float | None:
+    return None if value is None else float(value)
 
 
 @router.get(

@@ -141,6 +141,22 @@ class ModelConfigForm(forms.Form):
         help_text=_model_help("concurrency_limit"),
     )
 
+    # Prices: for the costs shown after the reveal; never sent (docs/providers.md, "Prices").
+    price_input_per_million = forms.DecimalField(
+        label=_model_label("price_input_per_million"),
+        required=False,
+        min_value=0,
+        decimal_places=4,
+        help_text=_model_help("price_input_per_million"),
+    )
+    price_output_per_million = forms.DecimalField(
+        label=_model_label("price_output_per_million"),
+        required=False,
+        min_value=0,
+        decimal_places=4,
+        help_text=_model_help("price_output_per_million"),
+    )
+
     SECRET_FIELDS = ("api_key_env", "label", "model_name", "base_url")
 
     def __init__(self, *args, team, instance: ModelConfig | None = None, **kwargs):

@@ -60,6 +60,24 @@ class ModelConfig(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
 
+    # What the provider charges, in US dollars per million tokens: for costs only, never sent.
+    price_input_per_million = models.DecimalField(
+        _("price per million input tokens"),
+        max_digits=10,
+        decimal_places=4,
+        null=True,
+        blank=True,
+        help_text=_("In US dollars, from the provider's price list; empty: cost not known."),
+    )
+    price_output_per_million = models.DecimalField(
+        _("price per million output tokens"),
+        max_digits=10,
+        decimal_places=4,
+        null=True,
+        blank=True,
+        help_text=_("In US dollars, from the provider's price list; empty: cost not known."),
+    )
+
     class Meta:
         ordering = ["label", "pk"]
         constraints = [

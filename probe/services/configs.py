@@ -11,6 +11,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -23,6 +24,7 @@ from adapters.errors import CONNECTION_CHECK_TIMEOUT
 
 from ..models import AuditEvent, ModelConfig, Team
 from .audit import audit_record
+from .config_prices import PRICE_FIELDS, price_clean
 from .hosts import check_url, provider_host_problem
 
 logger = logging.getLogger(__name__)
@@ -41,6 +43,8 @@ FIELDS = (
     "seed",
     "api_key_env",
     "concurrency_limit",
+    "price_input_per_million",
+    "price_output_per_million",
 )
 DEFAULTS = {
     "base_url": "",
@@ -51,6 +55,8 @@ DEFAULTS = {
     "seed": None,
     "api_key_env": "",
     "concurrency_limit": 4,
+    "price_input_per_million": None,
+    "price_output_per_million": None,
 }
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -139,6 +145,8 @@ def config_validate(*, team: Team, data: Mapping, instance: ModelConfig | None =
             "concurrency_limit",
             _("Allow from 1 to %(max)s concurrent requests.") % {"max": MAX_CONCURRENCY},
         )
+    for field in PRICE_FIELDS:
+        values[field] = price_clean(values[field], field, refuse)
     if errors:
         raise ValidationError(errors)
     return values
@@ -263,6 +271,9 @@ def config_update(*, config: ModelConfig, user, **changes) -> ModelConfig:
     current = {field: getattr(config, field) for field in FIELDS}
     values = config_validate(team=config.team, data={**current, **changes}, instance=config)
     changed = {f: [current[f], values[f]] for f in FIELDS if current[f] != values[f]}
+    audited = {
+        f: [str(v) if isinstance(v, Decimal) else v for v in pair] for f, pair in changed.items()
+    }
     if not changed:
         return config
     for field in changed:
@@ -280,7 +291,7 @@ def config_update(*, config: ModelConfig, user, **changes) -> ModelConfig:
         action=AuditEvent.Action.UPDATE,
         subject=SUBJECT,
         summary=config.label,
-        details={"changes": changed},
+        details={"changes": audited},
     )
     return config
 

@@ -14,7 +14,7 @@ from django_htmx.middleware import HtmxDetails
 from probe.access import team_view
 from probe.models import Experiment, Role, Team
 from scoring.models import Assignment, Bucket
-from scoring.queue import decisions, forms, lead_queue, selectors, services, timing
+from scoring.queue import decisions, forms, lead_queue, panels, selectors, services, timing
 from scoring.queue.carry import carried_by_run, carry_counts
 
 URL_NAMES = ("decide", "dispute", "item", "note")
@@ -98,6 +98,7 @@ def _item_context(request: HtmxHttpRequest, assignment: Assignment, position: in
         "hide_confidence": experiment.hide_confidence,
         "note_tokens": "",
         "scheme": experiment.scheme_obj,
+        "answer_panels": panels.item_panels(request, assignment, position, queue),
         **extra,
     }
 
@@ -117,6 +118,14 @@ def _render_item(
             ),
         )
     return response
+
+
+def render_item(
+    request: HtmxHttpRequest, assignment: Assignment, position: int, status: int = 200, **extra
+):
+    """The item page or its fragment, for another app's view that ends on it (grading's
+    answer to a second opinion)."""
+    return _render_item(request, assignment, position, status=status, **extra)
 
 
 @team_view(scope="assignment_token", get=Role.SCORER, post=Role.SCORER)

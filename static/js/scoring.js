@@ -426,6 +426,8 @@
     const disputeOnly = root.querySelector(".confirm-panel.dispute-only [data-dispute-note]");
     if (disputeOnly) { disputeOnly.focus(); return; }
     if (confirm) { confirm.focus(); return; }
+    const opinion = root.querySelector("li.answer [data-opinion-pending]");
+    if (opinion) { focusAnswer(opinion.closest("li.answer")); return; }
     const list = answers();
     const after = root.dataset.focusAfter;
     let start = 0;
@@ -556,9 +558,43 @@
     root.dataset.itemDone = "1";
     const next = root.querySelector("[data-next]");
     if (next) next.classList.add("primary");
-    if (autoAdvance()) { advance(); return; }
+    if (autoAdvance()) { advanceOrOpinion(root); return; }
     const reveal = root.querySelector("[data-reveal]:not([hidden])");
     (next || reveal || li).focus();
+  }
+
+  // Once the item is committed the server may have a second opinion on it (grading): the item
+  // is asked for again once every decision is in; with an opinion to answer it stays, else the
+  // next item opens. Before the commit nothing of it exists in the page.
+  const OPINION_WAIT_MS = 1500;
+  function advanceOrOpinion(root) {
+    const position = Number(root.dataset.position);
+    // Offline or slow, the decisions wait in the queue: go on as before, never wait for them.
+    let settled = false;
+    const timer = setTimeout(function () { if (!settled) { settled = true; advance(); } }, OPINION_WAIT_MS);
+    drained().then(function () {
+      return settled ? null : fetchFragment(urlFor(position), false);
+    }).then(function (fragment) {
+      if (settled || !fragment) return;
+      settled = true;
+      clearTimeout(timer);
+      const here = item();
+      if (!here || Number(here.dataset.position) !== position) return;
+      if (fragment.html.indexOf("data-opinion-pending") >= 0) swapIn(fragment, {});
+      else advance();
+    }).catch(function () {
+      if (!settled) { settled = true; clearTimeout(timer); advance(); }
+    });
+  }
+
+  // "Keep mine" (Y) or "take the grader's" (T) on the focused answer's second opinion.
+  function answerOpinion(li, key) {
+    const root = item();
+    const row = (li && li.querySelector("[data-opinion-pending]")) ? li : root.querySelector("li.answer [data-opinion-pending]");
+    const button = row ? row.closest("li.answer").querySelector('[data-opinion-pending] button[data-opinion-key="' + key + '"]') : null;
+    if (!button) return false;
+    button.click();
+    return true;
   }
 
   function confirmButtons(li, action) {
@@ -781,6 +817,8 @@
     else if (key === "n" || key === "ArrowRight") go(root.dataset.nextUrl);
     else if (key === "o" || key === "O") drained().then(function () { go(root.dataset.nextOpenUrl); });
     else if (key === "g" || key === "G") { const link = root.querySelector("[data-overview]"); if (link) drained().then(function () { window.location.href = link.href; }); }
+    else if (key === "y" || key === "Y") handled = answerOpinion(current, "y");
+    else if (key === "t" || key === "T") handled = answerOpinion(current, "t");
     else if (key === "m" || key === "M") handled = openNote(current);
     else if (key === "f" || key === "F") { const box = document.getElementById("undecided-only"); if (box) box.click(); }
     else if (key === "p" || key === "ArrowLeft") go(root.dataset.prevUrl);

@@ -35,6 +35,7 @@ NEEDED = {
     "results_figures": Role.VIEWER,
     "results_responses": Role.VIEWER,
     "compare_experiments": Role.VIEWER,
+    "experiment_grading": Role.SCORER,
 }
 # What a permitted request may get besides 200/201: results before any reveal (409), an
 # action on an experiment in the wrong state (409), an empty body refused (422).
@@ -44,6 +45,7 @@ ALSO_FINE = {
     "experiment_start": {409},
     "experiment_cancel": {409},
     "compare_experiments": {409, 422},
+    "experiment_grading": {409},  # still blind to the experiment: nothing, whatever exists
 }
 
 

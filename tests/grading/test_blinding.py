@@ -14,7 +14,7 @@ from tests.scoring.test_blinding import crawl
 pytestmark = pytest.mark.django_db
 
 GRADING_WORDS = re.compile(
-    r"grader|grading|second opinion|LABEL:|採点モデル|セカンドオピニオン", re.I
+    r"grader|grading|second opinion|LABEL:|採点モデル|自動採点|セカンドオピニオン", re.I
 )
 
 
@@ -59,3 +59,45 @@ def test_nothing_reachable_tells_of_a_grader(client, world, role):
         match = GRADING_WORDS.search(body)
         assert match is None, f"{match.group(0)!r} in {where}"
         assert "grad" not in url.lower()
+
+
+@pytest.mark.parametrize("role", ["scorer", "editor"])
+def test_grading_pages_answer_a_blinded_scorer_alike_with_or_without_a_grader(client, world, role):
+    """Fetched by hand (nothing links to them for a blinded scorer), every grading page sends a
+    scorer still blind to the experiment to its page: the same answer for an experiment with a
+    grader as for one without."""
+    from scoring.queue import services as scoring
+    from tests.conftest import scored_experiment
+
+    graded = world.scored
+    plain = scored_experiment(
+        world,
+        [world.config],
+        [[("429", "HIGH"), ("Retry-After", "HIGH"), ("UNKNOWN", "LOW")]],
+        name="Plain",
+    )
+    rules = services.grader_create(team=world.team, user=None, label="Acme-rules-grader-xyzzy")
+    job = services.grading_start(experiment=graded, grader=rules, user=None, queue=False)
+    assert engine.job_grade(job_pk=job.pk) == "done"
+    user = world.users[role]
+    client.force_login(user)
+    scoring.assignment_start(experiment=graded, user=user)
+
+    def answers(experiment):
+        out = []
+        for name, kwargs in (
+            ("grading:experiment", {}),
+            ("grading:agreement", {}),
+            ("grading:regrade", {}),
+            ("grading:export", {"fmt": "csv"}),
+            ("grading:export", {"fmt": "json"}),
+        ):
+            url = reverse(name, kwargs={"experiment_pk": experiment.pk, **kwargs})
+            response = client.get(url)
+            location = response.get("Location", "").replace(str(experiment.pk), "N")
+            out.append((response.status_code, location, len(response.content)))
+        return out
+
+    scoring.assignment_start(experiment=plain, user=user)
+    assert answers(graded) == answers(plain)
+    assert {status for status, _l, _n in answers(graded)} == {302}

@@ -31,6 +31,7 @@ ALLOWED = {
     *"Chat Completions Responses Messages".split(),  # the names of the provider APIs
     "Lines",  # the JSON Lines format
     *"Cohen Fleiss Krippendorff Holm RFC Markdown".split(),
+    *"Gwet Wilson AC".split(),  # Gwet's AC1, Wilson's interval
 }
 WORD = re.compile(r"[A-Za-z][A-Za-z’']+")
 # Identifiers, not words: gpt-4.1, sim-expert, OPENAI_API_KEY, api.openai.com, docs/x.md,
@@ -88,7 +89,7 @@ def _user_data() -> list[str]:
     """Every string stored in the database: what users and models wrote, not the interface."""
     values: set[str] = set()
     for model in apps.get_models():
-        if model._meta.app_label not in {"probe", "scoring", "auth"}:
+        if model._meta.app_label not in {"probe", "scoring", "grading", "auth"}:
             continue
         fields = [
             f.name

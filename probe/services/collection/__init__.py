@@ -24,7 +24,14 @@ collector), `attempts` (what is stored of each result), `parsing`, `manual`
 
 from .attempts import attempt_row, final_message
 from .dispatch import COLLECT_RUN_TASK, queue_run, send_run
-from .lease import lease_holder_live, lease_release, lease_renew, lease_take, renew_every
+from .lease import (
+    Leases,
+    lease_holder_live,
+    lease_release,
+    lease_renew,
+    lease_take,
+    renew_every,
+)
 from .manual import MAX_PASTE_CHARS, run_paste
 from .parsing import parse_attempt, response_row, run_reparse, store_from_attempt
 from .rollup import experiment_rollup, run_rollup, runs_with_failed_units
@@ -60,6 +67,7 @@ from .units import (
 
 __all__ = [
     "ACTIVE",
+    "Leases",
     "COLLECTION_DEFAULTS",
     "COLLECT_RUN_TASK",
     "FLUSH_BATCH",

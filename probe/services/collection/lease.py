@@ -29,40 +29,71 @@ def _lease_expiry():
     return Now() + timedelta(seconds=setting("PROBE_RUN_LEASE_SECONDS"))
 
 
+class Leases:
+    """Leases on the rows of a model that is worked on as a run is: its ``lease_token``,
+    ``lease_expires``, ``status``, ``started_at`` and ``activity`` fields (a run; a grading job
+    uses the same timings)."""
+
+    def __init__(self, model, active, queued, running):
+        self.model, self.active, self.queued, self.running = model, tuple(active), queued, running
+
+    def take(self, pk: int) -> str | None:
+        """Take the lease if nobody holds it and the row is active; the token, or None."""
+        token = secrets.token_hex(16)
+        taken = (
+            self.model.objects.filter(pk=pk, status__in=self.active)
+            .filter(Q(lease_expires__isnull=True) | Q(lease_expires__lt=Now()))
+            .update(
+                lease_token=token,
+                lease_expires=_lease_expiry(),
+                status=Case(
+                    When(status=self.queued, then=Value(self.running)),
+                    default=F("status"),
+                ),
+                started_at=Coalesce(F("started_at"), Now()),
+            )
+        )
+        return token if taken else None
+
+    def renew(self, pk: int, token: str, activity: dict) -> bool:
+        """Renew a held lease and say what the worker is doing; False: stop (cancelled,
+        failed, or the lease was lost)."""
+        return (
+            self.model.objects.filter(pk=pk, lease_token=token, status__in=self.active).update(
+                lease_expires=_lease_expiry(), activity=activity
+            )
+            > 0
+        )
+
+    def release(self, pk: int, token: str) -> None:
+        self.model.objects.filter(pk=pk, lease_token=token).update(
+            lease_token="", lease_expires=None, activity={}
+        )
+
+    def holder_live(self, pk: int) -> bool:
+        """Whether the lease was renewed within the last two renewal periods: its holder is
+        working (a duplicate task can leave at once), not a worker that died a moment ago."""
+        term = setting("PROBE_RUN_LEASE_SECONDS")
+        fresh = Now() + timedelta(seconds=term - 2 * renew_every())
+        return self.model.objects.filter(pk=pk, lease_expires__gt=fresh).exists()
+
+
+RUN_LEASES = Leases(Run, ACTIVE, Run.Status.QUEUED, Run.Status.RUNNING)
+
+
 def lease_take(run_pk: int) -> str | None:
     """Take the run's lease if nobody holds it and the run is active; the token, or None."""
-    token = secrets.token_hex(16)
-    taken = (
-        Run.objects.filter(pk=run_pk, status__in=ACTIVE)
-        .filter(Q(lease_expires__isnull=True) | Q(lease_expires__lt=Now()))
-        .update(
-            lease_token=token,
-            lease_expires=_lease_expiry(),
-            status=Case(
-                When(status=Run.Status.QUEUED, then=Value(Run.Status.RUNNING)),
-                default=F("status"),
-            ),
-            started_at=Coalesce(F("started_at"), Now()),
-        )
-    )
-    return token if taken else None
+    return RUN_LEASES.take(run_pk)
 
 
 def lease_renew(run_pk: int, token: str, activity: dict) -> bool:
     """Renew a held lease and say what the collector is doing; False: stop (cancelled, failed,
     or the lease was lost)."""
-    return (
-        Run.objects.filter(pk=run_pk, lease_token=token, status__in=ACTIVE).update(
-            lease_expires=_lease_expiry(), activity=activity
-        )
-        > 0
-    )
+    return RUN_LEASES.renew(run_pk, token, activity)
 
 
 def lease_release(run_pk: int, token: str) -> None:
-    Run.objects.filter(pk=run_pk, lease_token=token).update(
-        lease_token="", lease_expires=None, activity={}
-    )
+    RUN_LEASES.release(run_pk, token)
 
 
 def renew_every() -> float:
@@ -71,8 +102,5 @@ def renew_every() -> float:
 
 
 def lease_holder_live(run_pk: int) -> bool:
-    """Whether the run's lease was renewed within the last two renewal periods: its holder is
-    working (a duplicate task can leave at once), not a worker that died a moment ago."""
-    term = setting("PROBE_RUN_LEASE_SECONDS")
-    fresh = Now() + timedelta(seconds=term - 2 * renew_every())
-    return Run.objects.filter(pk=run_pk, lease_expires__gt=fresh).exists()
+    """Whether the run's lease was renewed within the last two renewal periods."""
+    return RUN_LEASES.holder_live(run_pk)
