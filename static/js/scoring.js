@@ -398,6 +398,7 @@
     }
     overlay();
     render();
+    opinionLink();
     if (extra.notice) notice(extra.notice);
     // Moving on by itself: an item with nothing left to decide (every answer UNKNOWN, or
     // decided in an earlier visit) is passed over too.
@@ -563,28 +564,41 @@
     (next || reveal || li).focus();
   }
 
-  // Once the item is committed the server may have a second opinion on it (grading): the item
-  // is asked for again once every decision is in; with an opinion to answer it stays, else the
-  // next item opens. Before the commit nothing of it exists in the page.
-  const OPINION_WAIT_MS = 1500;
+  // Once the item is committed the server may have a second opinion on it (grading). The next
+  // item opens at once, as always; once the item's decisions are saved it is asked for again in
+  // the background, and a second opinion waiting there is named in the status line (V opens
+  // it). Before the commit nothing of it exists in the page, and nothing here waits for it.
+  const opinionsWaiting = [];
   function advanceOrOpinion(root) {
     const position = Number(root.dataset.position);
-    // Offline or slow, the decisions wait in the queue: go on as before, never wait for them.
-    let settled = false;
-    const timer = setTimeout(function () { if (!settled) { settled = true; advance(); } }, OPINION_WAIT_MS);
+    advance();
     drained().then(function () {
-      return settled ? null : fetchFragment(urlFor(position), false);
+      return fetchFragment(urlFor(position), false);
     }).then(function (fragment) {
-      if (settled || !fragment) return;
-      settled = true;
-      clearTimeout(timer);
-      const here = item();
-      if (!here || Number(here.dataset.position) !== position) return;
-      if (fragment.html.indexOf("data-opinion-pending") >= 0) swapIn(fragment, {});
-      else advance();
-    }).catch(function () {
-      if (!settled) { settled = true; clearTimeout(timer); advance(); }
-    });
+      if (!fragment || fragment.html.indexOf("data-opinion-pending") < 0) return;
+      if (opinionsWaiting.indexOf(position) < 0) opinionsWaiting.push(position);
+      opinionLink();
+    }).catch(function () { /* the item's page shows it when visited */ });
+  }
+
+  function opinionLink() {
+    const link = document.querySelector("#queue-status [data-opinion-link]");
+    if (!link) return;
+    const here = item() ? Number(item().dataset.position) : null;
+    const open = opinionsWaiting.filter(function (p) { return p !== here; });
+    link.hidden = !open.length;
+    if (!open.length) return;
+    link.textContent = interpolate(ngettext("A second opinion waits on item %(item)s (V)", "Second opinions wait on %(n)s items, first on item %(item)s (V)", open.length), { n: open.length, item: open[0] }, true);
+    link.href = urlFor(open[0]);
+  }
+
+  function openOpinion() {
+    const link = document.querySelector("#queue-status [data-opinion-link]");
+    if (!link || link.hidden) return false;
+    const position = opinionsWaiting.find(function (p) { return !item() || p !== Number(item().dataset.position); });
+    opinionsWaiting.splice(opinionsWaiting.indexOf(position), 1);
+    go(urlFor(position));
+    return true;
   }
 
   // "Keep mine" (Y) or "take the grader's" (T) on the focused answer's second opinion.
@@ -819,6 +833,7 @@
     else if (key === "g" || key === "G") { const link = root.querySelector("[data-overview]"); if (link) drained().then(function () { window.location.href = link.href; }); }
     else if (key === "y" || key === "Y") handled = answerOpinion(current, "y");
     else if (key === "t" || key === "T") handled = answerOpinion(current, "t");
+    else if (key === "v" || key === "V") handled = openOpinion();
     else if (key === "m" || key === "M") handled = openNote(current);
     else if (key === "f" || key === "F") { const box = document.getElementById("undecided-only"); if (box) box.click(); }
     else if (key === "p" || key === "ArrowLeft") go(root.dataset.prevUrl);

@@ -31,9 +31,18 @@ def test_commit_then_take_the_second_opinion_by_keyboard(live_server, page, grad
     page.keyboard.press("c")
     wait_ready(page)
     page.keyboard.press("c")
+    # The next item opens at once, as without a grader: nothing waits for a second opinion.
+    expect(page.locator(".item-count")).to_have_text("Item 2 of 6")
+    expect(page.locator("[data-opinion]")).to_have_count(0)
+    # Once item 1's decisions are saved, the status line names its second opinion; V opens it.
+    link = page.locator("#queue-status [data-opinion-link]")
+    expect(link).to_be_visible()
+    expect(link).to_contain_text("item 1")
+    page.keyboard.press("v")
     pending = page.locator("li.answer [data-opinion-pending]")
     expect(pending).to_have_count(1)
     expect(page.locator(".item-count")).to_have_text("Item 1 of 6")
+    expect(link).to_be_hidden()
     expect(page.locator("li.answer:focus [data-opinion-pending]")).to_have_count(1)
     page.screenshot(path=str(ARTIFACTS / "second_opinion.png"))
     page.keyboard.press("t")
