@@ -2,10 +2,11 @@
 invitee creates."""
 
 from django import forms
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.utils.translation import gettext_lazy as _
 
 from ..models import Role
+from ..services.oidc import oidc_required_problem
 from ..services.teams import USERNAME_TAKEN
 
 
@@ -35,3 +36,14 @@ class InvitationSignupForm(UserCreationForm):
         if username and self._meta.model.objects.filter(username__iexact=username).exists():
             raise forms.ValidationError(USERNAME_TAKEN, code="username_taken")
         return username
+
+
+class LoginForm(AuthenticationForm):
+    """Django's login form; a member of a team that requires the identity provider is told to
+    sign in there instead (the password was right, but is not the way in for them)."""
+
+    def confirm_login_allowed(self, user):
+        super().confirm_login_allowed(user)
+        problem = oidc_required_problem(user)
+        if problem:
+            raise forms.ValidationError(problem, code="oidc_required")

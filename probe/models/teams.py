@@ -44,6 +44,14 @@ class Team(models.Model):
             "A key entry whose sources were last checked longer ago than this is due for a re-check."
         ),
     )
+    require_oidc = models.BooleanField(
+        _("require sign-in through the identity provider"),
+        default=False,
+        help_text=_(
+            "When on, members log in only through the identity provider; their local "
+            "passwords are refused. Staff accounts still log in locally."
+        ),
+    )
     # Shown to members who have not chosen a time zone of their own (nor had one offered by
     # their browser at login); empty: the server's TIME_ZONE.
     time_zone = models.CharField(_("time zone"), max_length=64, blank=True)

@@ -404,3 +404,20 @@ def team_set_recheck_after(*, team: Team, user, days: int) -> Team:
             details={"changes": {"recheck_after_days": [old, days]}},
         )
     return team
+
+
+@transaction.atomic
+def team_set_require_oidc(*, team: Team, user, required: bool) -> Team:
+    """Whether the team's members sign in only through the identity provider."""
+    if team.require_oidc != required:
+        team.require_oidc = required
+        team.save(update_fields=["require_oidc"])
+        audit_record(
+            team=team,
+            user=user,
+            action=AuditEvent.Action.UPDATE,
+            subject="team",
+            summary=team.name,
+            details={"changes": {"require_oidc": [not required, required]}},
+        )
+    return team
