@@ -277,8 +277,6 @@ def csp_allow_issuer(policy: dict, issuer: str) -> dict:
     of 'self' alone would stop)."""
     if not issuer:
         return policy
-    from urllib.parse import urlsplit
-
     parts = urlsplit(issuer)
     directives = dict(policy["DIRECTIVES"])
     directives["form-action"] = [*directives["form-action"], f"{parts.scheme}://{parts.netloc}"]

@@ -8,6 +8,7 @@ the first team joined.
 from allauth.core.exceptions import ImmediateHttpResponse
 from allauth.socialaccount.adapter import DefaultSocialAccountAdapter
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 
 from .services import oidc as oidc_services
 
@@ -51,8 +52,6 @@ class TeamSocialAccountAdapter(DefaultSocialAccountAdapter):
     def on_authentication_error(self, request, provider, error=None, exception=None, **kwargs):
         # The provider said no, the user cancelled, or the answer did not verify: the site's
         # own page, in the user's language, instead of allauth's bare one.
-        from django.utils.translation import gettext as _
-
         raise ImmediateHttpResponse(
             refused(
                 request,

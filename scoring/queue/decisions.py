@@ -67,6 +67,9 @@ class Batch:
         assignment.revealed_at = row[0]
         self.judged = row[1] if row[1] is not None and row[2] is not None else None
         self.total = selectors.experiment_size(assignment.experiment)[1]
+        share_total = selectors.scorer_total(assignment)  # None: every item is theirs
+        if share_total is not None:
+            self.total = share_total
         self.responses: dict[int, list] = {}
         self.key_versions: dict[int, str] = {}
 

@@ -10,6 +10,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from probe.models import Experiment, ExperimentItem, Response
+from scoring.allocation.selectors import allocated_item_ids, scorer_total
 from scoring.models import (
     Assignment,
     Judgement,
@@ -143,6 +144,9 @@ def judgement_decide(
     judgement), in its own transaction.
     """
     # What the decision asks is checked before anything is written or locked.
+    share = allocated_item_ids(assignment)
+    if share is not None and any(r.item_id not in share for r in responses):
+        raise ValidationError(_("This item is not in your share of the experiment's items."))
     targets = judgement_targets(assignment, responses, verdict, bucket)
     with transaction.atomic(savepoint=locked is None):
         if locked is None:
@@ -293,7 +297,9 @@ def _sync_final_buckets(experiment: Experiment) -> None:
 
 def assignment_progress(assignment: Assignment) -> tuple[int, int]:
     """(judged, total): a judgement sent back for a re-check counts as open."""
-    total = Response.objects.filter(run__experiment_id=assignment.experiment_id).count()
+    total = scorer_total(assignment)
+    if total is None:
+        total = Response.objects.filter(run__experiment_id=assignment.experiment_id).count()
     judged = assignment.judgements.filter(needs_recheck=False).count()
     return judged, total
 
