@@ -65,6 +65,6 @@ class TeamSocialAccountAdapter(DefaultSocialAccountAdapter):
 
     @staticmethod
     def _land(sociallogin, user, email):
-        team = oidc_services.oidc_invitations_accept(user=user, email=email)
-        if team is not None:
-            sociallogin.state["next"] = team.get_absolute_url()
+        landing = oidc_services.oidc_invitations_accept(user=user, email=email)
+        if landing:
+            sociallogin.state["next"] = landing

@@ -7,10 +7,15 @@ class ScoringConfig(AppConfig):
     verbose_name = _("Scoring")
 
     def ready(self):
+        from django.db.models.signals import post_save
+
         from probe.access import Scope, register_blinding_check, register_scope
+        from probe.models import Experiment
+        from probe.services.teams import register_invitation_hook
 
         from .models import Assignment
         from .queue.selectors import blinded
+        from .reconciliation.services import invitation_scoring, scorers_join_open
 
         register_scope(
             "assignment_token",
@@ -23,3 +28,14 @@ class ScoringConfig(AppConfig):
             ),
         )
         register_blinding_check(blinded)
+        # An invitation that names experiments makes its invitee their scorer; a member who
+        # joined to score every experiment joins each one as its scoring opens.
+        register_invitation_hook(invitation_scoring)
+
+        def join_open(sender, instance, update_fields=None, **kwargs):
+            if update_fields is None or "status" in update_fields:
+                scorers_join_open(experiment=instance)
+
+        post_save.connect(
+            join_open, sender=Experiment, dispatch_uid="scoring_join_open", weak=False
+        )

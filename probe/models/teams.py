@@ -78,6 +78,9 @@ class Membership(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
     )
     role = models.CharField(_("role"), max_length=10, choices=Role.choices, default=Role.VIEWER)
+    # Joined from an invitation to score every current and future experiment: each experiment
+    # whose scoring opens makes this member one of its scorers.
+    scores_all_experiments = models.BooleanField(default=False)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -121,6 +124,12 @@ class Invitation(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     revoked = models.DateTimeField(null=True, blank=True)
+    # What the invitee will score: these experiments, or every current and future one of the
+    # team; accepting puts them there and lands on the first one's scoring page.
+    experiments = models.ManyToManyField(
+        "probe.Experiment", blank=True, related_name="+", verbose_name=_("experiments to score")
+    )
+    all_experiments = models.BooleanField(_("every current and future experiment"), default=False)
 
     class Meta:
         ordering = ["-created", "-pk"]

@@ -105,17 +105,17 @@ def oidc_sign_in_check(*, email: str, email_verified: bool | None, user=None) ->
 
 
 @transaction.atomic
-def oidc_invitations_accept(*, user, email: str) -> Team | None:
+def oidc_invitations_accept(*, user, email: str) -> str:
     """Accept every pending, unexpired invitation to the address the provider vouched for;
-    returns the first team joined (where the sign-in lands), or None."""
+    returns where the sign-in lands (the first invitation's experiment or team), or ""."""
     first = None
     now = timezone.now()
     for invitation in _pending_invitations(email).filter(expires__gt=now).order_by("created"):
         if Membership.objects.filter(team=invitation.team, user=user).exists():
             continue
-        team_services.invitation_accept(invitation=invitation, user=user)
-        first = first or invitation.team
-    return first
+        membership = team_services.invitation_accept(invitation=invitation, user=user)
+        first = first or membership.landing
+    return first or ""
 
 
 def oidc_required_problem(user) -> str:

@@ -129,11 +129,13 @@ def invitation_accept(request, token: str):
     if request.method == "POST":
         try:
             if request.user.is_authenticated and "accept" in request.POST:
-                team_services.invitation_accept(invitation=invitation, user=request.user)
+                membership = team_services.invitation_accept(
+                    invitation=invitation, user=request.user
+                )
                 messages.success(
                     request, _("Welcome to %(team)s.") % {"team": invitation.team.name}
                 )
-                return redirect(invitation.team)
+                return redirect(membership.landing)
             if signup is not None and signup.is_valid():
                 membership = team_services.invitation_accept_with_new_account(
                     invitation=invitation,
@@ -146,7 +148,7 @@ def invitation_accept(request, token: str):
                     _("Your account is ready. Welcome to %(team)s.")
                     % {"team": invitation.team.name},
                 )
-                return redirect(invitation.team)
+                return redirect(membership.landing)
         except ValidationError as error:
             if signup is not None:
                 apply_service_errors(signup, error)

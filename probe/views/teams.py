@@ -100,7 +100,7 @@ def team_sign_in(request, team: Team):
 
 @team_view(scope="team_slug", get=Role.OWNER, post=Role.OWNER)
 def member_list(request, team: Team):
-    form = InvitationForm(request.POST or None)
+    form = InvitationForm(request.POST or None, team=team)
     if request.method == "POST" and form.is_valid():
         try:
             issued = team_services.invitation_create(
@@ -109,6 +109,8 @@ def member_list(request, team: Team):
                 invitee=form.cleaned_data["invitee"],
                 role=form.cleaned_data["role"],
                 site_url=request.build_absolute_uri("/").rstrip("/"),
+                experiments=form.cleaned_data["experiments"],
+                all_experiments=form.cleaned_data["all_experiments"],
             )
         except ValidationError as error:
             apply_service_errors(form, error)
