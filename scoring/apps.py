@@ -7,10 +7,8 @@ class ScoringConfig(AppConfig):
     verbose_name = _("Scoring")
 
     def ready(self):
-        from django.db.models.signals import post_save
-
         from probe.access import Scope, register_blinding_check, register_scope
-        from probe.models import Experiment
+        from probe.events import experiment_collected
         from probe.services.teams import register_invitation_hook
 
         from .models import Assignment
@@ -32,10 +30,7 @@ class ScoringConfig(AppConfig):
         # joined to score every experiment joins each one as its scoring opens.
         register_invitation_hook(invitation_scoring)
 
-        def join_open(sender, instance, update_fields=None, **kwargs):
-            if update_fields is None or "status" in update_fields:
-                scorers_join_open(experiment=instance)
+        def join_open(sender, experiment_pk, **kwargs):
+            scorers_join_open(experiment=sender.objects.get(pk=experiment_pk))
 
-        post_save.connect(
-            join_open, sender=Experiment, dispatch_uid="scoring_join_open", weak=False
-        )
+        experiment_collected.connect(join_open, dispatch_uid="scoring_join_open", weak=False)

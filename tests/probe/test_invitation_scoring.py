@@ -7,7 +7,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from probe.models import Experiment, Invitation, Membership
+from probe.models import Experiment, Invitation, Membership, Run
+from probe.services.experiments import experiment_finish
 from scoring.models import Assignment
 
 pytestmark = pytest.mark.django_db
@@ -59,8 +60,11 @@ def test_every_current_and_future_experiment(client, world):
     assert set(
         Assignment.objects.filter(user=membership.user).values_list("experiment", flat=True)
     ) == {world.scored.pk}
-    world.experiment.status = Experiment.Status.COLLECTED
-    world.experiment.save()
+    # Its collection completes (an editor finishes it): the member becomes its scorer.
+    Experiment.objects.filter(pk=world.experiment.pk).update(status=Experiment.Status.COLLECTING)
+    Run.objects.filter(experiment=world.experiment).update(status=Run.Status.COLLECTED)
+    world.experiment.refresh_from_db()
+    experiment_finish(experiment=world.experiment, user=world.member("editor"))
     assert Assignment.objects.filter(user=membership.user, experiment=world.experiment).exists()
 
 
