@@ -310,6 +310,8 @@ EMAIL_ENABLED = bool(env.str("EMAIL_URL", default=""))
 if EMAIL_ENABLED:
     globals().update(env.email_url("EMAIL_URL"))  # EMAIL_BACKEND, EMAIL_HOST, EMAIL_PORT, ...
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="blind-probe@localhost")
+# The site's address (https://probe.example.org) for the links in notification mails.
+SITE_URL = env.str("SITE_URL", default="").rstrip("/")
 # How long a password-reset link stays valid (Django's own token), and an invitation link.
 PASSWORD_RESET_TIMEOUT = env.int("PASSWORD_RESET_HOURS", default=72) * 3600
 INVITATION_DAYS = env.int("INVITATION_DAYS", default=7)

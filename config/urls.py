@@ -12,6 +12,7 @@ from api import pages as api_pages
 from probe.views import accounts as views_accounts
 from probe.views import errors as views_errors
 from probe.views import language as views_language
+from probe.views import notifications as views_notifications
 from probe.views import preferences as views_preferences
 from probe.views import teams as views
 
@@ -46,6 +47,7 @@ urlpatterns = [
     # The JavaScript catalogue (gettext() for static/js), needed on the login page too.
     path("jsi18n/", login_not_required(JavaScriptCatalog.as_view()), name="javascript-catalog"),
     path("accounts/time-zone/", views_preferences.time_zone_edit, name="time_zone"),
+    path("accounts/notifications/", views_notifications.inbox, name="inbox"),
     path(
         "accounts/password/",
         views_accounts.PasswordChangeView.as_view(),

@@ -162,6 +162,8 @@ class UserPreference(models.Model):
         _("language"), max_length=10, choices=settings.LANGUAGES, blank=True
     )
     time_zone = models.CharField(_("time zone"), max_length=64, blank=True)
+    # Notifications by e-mail too (where the server sends mail), not only in the inbox.
+    notify_by_email = models.BooleanField(_("e-mail me my notifications"), default=True)
     changed = models.DateTimeField(auto_now=True)
 
     class Meta:

@@ -24,6 +24,7 @@ UNSCOPED = {
     "javascript-catalog": 200,  # the translations static/js uses, the login page's too
     "password_change": 302,  # a member's own password: login first
     "time_zone": 302,  # a member's own time zone: login first
+    "inbox": 302,  # a member's own notifications: login first
     "password_reset": 200,  # "ask an owner", or the e-mail form when mail is configured
     "password_reset_done": 200,
     "password_reset_confirm": 200,  # a wrong link says it no longer works
