@@ -77,6 +77,12 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "csp",
+    # Sign-in through an OpenID Connect identity provider, beside local accounts (probe/oidc.py;
+    # nothing changes while OIDC_ISSUER_URL is unset).
+    "allauth",
+    "allauth.account",
+    "allauth.socialaccount",
+    "allauth.socialaccount.providers.openid_connect",
     "ninja",
     "probe",
     "scoring",
@@ -96,6 +102,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
     "probe.middleware.UserLanguageMiddleware",
     "probe.middleware.TimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -161,6 +168,47 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
+# Sign-in through the team's identity provider (OpenID Connect, through django-allauth), beside
+# local accounts; docs/accounts.md has the set-up. Unset OIDC_ISSUER_URL: local accounts only.
+# OIDC_ALLOWED_DOMAINS: the e-mail domains that may sign in this way (empty: any the provider
+# vouches for). Local password logins, their lockout and password resets are unchanged; staff
+# accounts always log in locally.
+OIDC_ISSUER_URL = env.str("OIDC_ISSUER_URL", default="").rstrip("/")
+OIDC_CLIENT_ID = env.str("OIDC_CLIENT_ID", default="")
+OIDC_CLIENT_SECRET = env.str("OIDC_CLIENT_SECRET", default="")
+OIDC_PROVIDER_NAME = env.str("OIDC_PROVIDER_NAME", default="")  # on the button; default "SSO"
+OIDC_ALLOWED_DOMAINS = [d.lower().lstrip("@") for d in env_list("OIDC_ALLOWED_DOMAINS")]
+OIDC_SCOPES = env_list("OIDC_SCOPES") or ["openid", "profile", "email"]
+
+
+def oidc_providers(issuer: str, client_id: str, secret: str, name: str) -> dict:
+    """allauth's provider setting for one OpenID Connect issuer (empty without an issuer)."""
+    if not issuer:
+        return {}
+    app = {
+        "provider_id": "oidc",
+        "name": name or "SSO",
+        "client_id": client_id,
+        "secret": secret,
+        "settings": {"server_url": issuer, "oauth_pkce_enabled": True},
+    }
+    return {"openid_connect": {"APPS": [app], "SCOPE": OIDC_SCOPES, "OAUTH_PKCE_ENABLED": True}}
+
+
+SOCIALACCOUNT_PROVIDERS = oidc_providers(
+    OIDC_ISSUER_URL, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, OIDC_PROVIDER_NAME
+)
+SOCIALACCOUNT_ADAPTER = "probe.oidc.TeamSocialAccountAdapter"
+SOCIALACCOUNT_AUTO_SIGNUP = True
+SOCIALACCOUNT_EMAIL_VERIFICATION = "none"  # the provider vouches for the address
+SOCIALACCOUNT_STORE_TOKENS = False  # nothing is asked of the provider after sign-in
+SOCIALACCOUNT_LOGIN_ON_GET = False  # the button posts (CSRF); a bare GET shows a confirm page
+ACCOUNT_EMAIL_VERIFICATION = "none"
+ACCOUNT_LOGIN_METHODS = {"username"}
+ACCOUNT_SIGNUP_FIELDS = ["email*", "username*"]
+ACCOUNT_UNIQUE_EMAIL = False  # local accounts may share an address, as before
+ACCOUNT_RATE_LIMITS = False  # local logins have their own lockout (probe/backends.py)
+
 # Interface languages: the browser's Accept-Language picks one until the user chooses in the
 # switcher (a cookie, and remembered on the user). Dates follow the language's formats in
 # config/formats/; docs/i18n.md has the catalogue workflow.
@@ -222,6 +270,21 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 
+
+def csp_allow_issuer(policy: dict, issuer: str) -> dict:
+    """The policy with the identity provider's origin added to form-action: the sign-in button
+    posts here, and the answer redirects the browser to the provider (a redirect a form-action
+    of 'self' alone would stop)."""
+    if not issuer:
+        return policy
+    parts = urlsplit(issuer)
+    directives = dict(policy["DIRECTIVES"])
+    directives["form-action"] = [*directives["form-action"], f"{parts.scheme}://{parts.netloc}"]
+    return {**policy, "DIRECTIVES": directives}
+
+
+CONTENT_SECURITY_POLICY = csp_allow_issuer(CONTENT_SECURITY_POLICY, OIDC_ISSUER_URL)
+
 # --- Login lockout (probe/selectors/logins.py, docs/deploy.md#accounts) -----------------------
 # Wrong passwords are counted per (username, address), per address and per username, in the
 # database (every web process shares them), and forgotten after the window. A counter at its
@@ -247,6 +310,8 @@ EMAIL_ENABLED = bool(env.str("EMAIL_URL", default=""))
 if EMAIL_ENABLED:
     globals().update(env.email_url("EMAIL_URL"))  # EMAIL_BACKEND, EMAIL_HOST, EMAIL_PORT, ...
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="blind-probe@localhost")
+# The site's address (https://probe.example.org) for the links in notification mails.
+SITE_URL = env.str("SITE_URL", default="").rstrip("/")
 # How long a password-reset link stays valid (Django's own token), and an invitation link.
 PASSWORD_RESET_TIMEOUT = env.int("PASSWORD_RESET_HOURS", default=72) * 3600
 INVITATION_DAYS = env.int("INVITATION_DAYS", default=7)

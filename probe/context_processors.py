@@ -2,7 +2,7 @@
 
 from django.utils.functional import SimpleLazyObject
 
-from .models import Membership
+from .models import Membership, Notification
 
 
 def teams(request):
@@ -16,6 +16,10 @@ def teams(request):
     current = getattr(request, "membership", None)  # set by access.team_view
     role = current.role if current is not None else ""
     return {
+        # The top bar's count of unread notifications (lazy: fragments never show it).
+        "unread_notifications": SimpleLazyObject(
+            lambda: Notification.objects.filter(user=user, read_at=None).count()
+        ),
         "nav_section": _section(request),
         "my_memberships": memberships,
         "team_role": role,

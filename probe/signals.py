@@ -5,8 +5,10 @@ while the user has chosen none)."""
 from django.contrib.auth.signals import user_logged_in
 from django.dispatch import receiver
 
+from .events import experiment_collected
 from .middleware import SESSION_LANGUAGE_KEY, session_time_zone_store
 from .selectors.preferences import user_language, user_time_zone
+from .services.notifications import notify_collected
 from .services.preferences import user_time_zone_offer
 
 
@@ -30,3 +32,7 @@ def time_zone_at_login(sender, request, user, **kwargs):
     if offered:
         user_time_zone_offer(user=user, time_zone=offered[:64])
     session_time_zone_store(request, user_time_zone(user=user))
+
+
+# An experiment finished collecting: its leads and the team's scorers are told.
+experiment_collected.connect(notify_collected, dispatch_uid="probe_notify_collected")

@@ -11,11 +11,13 @@ from probe.models import Experiment, ExperimentItem, Response
 from .schemes import Bucket
 
 __all__ = [
+    "Allocation",
     "Assignment",
     "Bucket",
     "CarriedBucket",
     "DecisionReceipt",
     "FinalBucket",
+    "ItemAllocation",
     "Judgement",
     "JudgementChange",
     "KeyDecision",
@@ -264,3 +266,44 @@ class DecisionReceipt(models.Model):
 
     def __str__(self) -> str:
         return f"{self.assignment_id}/{self.key}"
+
+
+class Allocation(models.Model):
+    """How an experiment's items are shared among a pool of its scorers: each item goes to
+    ``per_item`` of them, balanced, in a random draw recorded by its seed. Without one, every
+    scorer gets every item (scoring/allocation.py)."""
+
+    experiment = models.OneToOneField(
+        Experiment, on_delete=models.CASCADE, related_name="allocation"
+    )
+    per_item = models.PositiveIntegerField(_("scorers per item"))
+    seed = models.BigIntegerField(editable=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.experiment_id}: {self.per_item} per item (seed {self.seed})"
+
+
+class ItemAllocation(models.Model):
+    """One item in one scorer's share. Released when handed on to another scorer (a departed
+    scorer's open item): what they judged on it is kept, but it leaves their queue."""
+
+    allocation = models.ForeignKey(Allocation, on_delete=models.CASCADE, related_name="items")
+    assignment = models.ForeignKey(
+        Assignment, on_delete=models.CASCADE, related_name="allocated_items"
+    )
+    item = models.ForeignKey(ExperimentItem, on_delete=models.CASCADE, related_name="+")
+    created = models.DateTimeField(auto_now_add=True)
+    released = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "item"], name="item_allocation_unique")
+        ]
+        indexes = [models.Index(fields=["allocation", "item"])]
+
+    def __str__(self) -> str:
+        return f"{self.assignment_id}: item {self.item_id}"

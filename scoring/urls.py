@@ -1,6 +1,7 @@
 """Scoring URLs, one ``scoring`` namespace gathered from the contexts' url modules. A scorer's
 pages are addressed by their opaque assignment token only."""
 
+from scoring.allocation import urls as allocation_urls
 from scoring.comparison import urls as comparison_urls
 from scoring.queue import urls as queue_urls
 from scoring.reconciliation import urls as reconciliation_urls
@@ -15,4 +16,5 @@ urlpatterns = [
     *report_urls.urlpatterns,
     *review_urls.urlpatterns,
     *reconciliation_urls.urlpatterns,
+    *allocation_urls.urlpatterns,
 ]

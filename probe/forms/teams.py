@@ -2,14 +2,37 @@
 invitee creates."""
 
 from django import forms
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.utils.translation import gettext_lazy as _
 
-from ..models import Role
+from ..models import Experiment, Role
+from ..services.oidc import oidc_required_problem
 from ..services.teams import USERNAME_TAKEN
 
 
-class InvitationForm(forms.Form):
+class InvitationScoringMixin(forms.Form):
+    """What the invitee will score: experiments of the team, or every current and future one."""
+
+    experiments = forms.ModelMultipleChoiceField(
+        label=_("Experiments to score"),
+        queryset=Experiment.objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=_("Accepting makes them a scorer there and opens the first one's scoring page."),
+    )
+    all_experiments = forms.BooleanField(
+        label=_("Every current and future experiment of the team"), required=False
+    )
+
+    def __init__(self, *args, team=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if team is not None:
+            self.fields["experiments"].queryset = Experiment.objects.filter(team=team).order_by(
+                "-created"
+            )
+
+
+class InvitationForm(InvitationScoringMixin):
     invitee = forms.CharField(
         label=_("E-mail address or username"),
         max_length=254,
@@ -20,6 +43,8 @@ class InvitationForm(forms.Form):
         widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
     )
     role = forms.ChoiceField(label=_("Role"), choices=Role.choices, initial=Role.SCORER)
+
+    field_order = ["invitee", "role", "experiments", "all_experiments"]
 
 
 class MemberRoleForm(forms.Form):
@@ -35,3 +60,14 @@ class InvitationSignupForm(UserCreationForm):
         if username and self._meta.model.objects.filter(username__iexact=username).exists():
             raise forms.ValidationError(USERNAME_TAKEN, code="username_taken")
         return username
+
+
+class LoginForm(AuthenticationForm):
+    """Django's login form; a member of a team that requires the identity provider is told to
+    sign in there instead (the password was right, but is not the way in for them)."""
+
+    def confirm_login_allowed(self, user):
+        super().confirm_login_allowed(user)
+        problem = oidc_required_problem(user)
+        if problem:
+            raise forms.ValidationError(problem, code="oidc_required")

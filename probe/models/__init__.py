@@ -10,6 +10,7 @@ from .banks import AnswerKind, Bank, Block, Item, ItemVersion, KeyEntry, KeyEntr
 from .configs import ModelConfig
 from .experiments import Experiment, ExperimentItem
 from .logins import LoginAttempt
+from .notifications import Notification
 from .prompts import PromptVersion
 from .runs import Attempt, Response, Run
 from .teams import ROLE_RANK, Invitation, Membership, Role, Team, UserPreference, role_at_least
@@ -31,6 +32,7 @@ __all__ = [
     "LoginAttempt",
     "Membership",
     "ModelConfig",
+    "Notification",
     "PromptVersion",
     "Response",
     "Role",

@@ -44,6 +44,14 @@ class Team(models.Model):
             "A key entry whose sources were last checked longer ago than this is due for a re-check."
         ),
     )
+    require_oidc = models.BooleanField(
+        _("require sign-in through the identity provider"),
+        default=False,
+        help_text=_(
+            "When on, members log in only through the identity provider; their local "
+            "passwords are refused. Staff accounts still log in locally."
+        ),
+    )
     # Shown to members who have not chosen a time zone of their own (nor had one offered by
     # their browser at login); empty: the server's TIME_ZONE.
     time_zone = models.CharField(_("time zone"), max_length=64, blank=True)
@@ -70,6 +78,9 @@ class Membership(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
     )
     role = models.CharField(_("role"), max_length=10, choices=Role.choices, default=Role.VIEWER)
+    # Joined from an invitation to score every current and future experiment: each experiment
+    # whose scoring opens makes this member one of its scorers.
+    scores_all_experiments = models.BooleanField(default=False)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -113,6 +124,12 @@ class Invitation(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     revoked = models.DateTimeField(null=True, blank=True)
+    # What the invitee will score: these experiments, or every current and future one of the
+    # team; accepting puts them there and lands on the first one's scoring page.
+    experiments = models.ManyToManyField(
+        "probe.Experiment", blank=True, related_name="+", verbose_name=_("experiments to score")
+    )
+    all_experiments = models.BooleanField(_("every current and future experiment"), default=False)
 
     class Meta:
         ordering = ["-created", "-pk"]
@@ -145,6 +162,8 @@ class UserPreference(models.Model):
         _("language"), max_length=10, choices=settings.LANGUAGES, blank=True
     )
     time_zone = models.CharField(_("time zone"), max_length=64, blank=True)
+    # Notifications by e-mail too (where the server sends mail), not only in the inbox.
+    notify_by_email = models.BooleanField(_("e-mail me my notifications"), default=True)
     changed = models.DateTimeField(auto_now=True)
 
     class Meta:

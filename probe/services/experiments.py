@@ -15,6 +15,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from ..events import experiment_collected
 from ..models import (
     AuditEvent,
     Bank,
@@ -453,6 +454,7 @@ def experiment_finish(*, experiment: Experiment, user) -> Experiment:
     experiment.collection_started = experiment.collection_started or now
     experiment.collection_finished = now
     experiment.save(update_fields=["status", "collection_started", "collection_finished"])
+    experiment_collected.send(sender=Experiment, experiment_pk=experiment.pk)
     audit_record(
         team=experiment.team,
         user=user,

@@ -29,6 +29,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from ..models import AuditEvent, Invitation, Membership, Role, Team
+from ..models.teams import role_at_least
 from .audit import audit_record
 from .prompts import prompt_defaults_ensure
 
@@ -121,9 +122,36 @@ NOT_INVITABLE = gettext_lazy(
 )
 
 
+# What accepting an invitation does beyond the membership: scoring registers one when its app
+# starts (making the invitee a scorer of the experiments the invitation names), so that probe
+# never imports it. Each hook takes (invitation, membership) and may return where to land.
+_accept_hooks: list = []
+
+
+def register_invitation_hook(hook) -> None:
+    if hook not in _accept_hooks:
+        _accept_hooks.append(hook)
+
+
+def invitation_landing(*, invitation: Invitation, membership: Membership) -> str:
+    """Where the invitee goes once in: the first experiment's scoring page, or the team."""
+    for hook in _accept_hooks:
+        url = hook(invitation=invitation, membership=membership)
+        if url:
+            return url
+    return invitation.team.get_absolute_url()
+
+
 @transaction.atomic
 def invitation_create(
-    *, team: Team, by, invitee: str, role: str, site_url: str = ""
+    *,
+    team: Team,
+    by,
+    invitee: str,
+    role: str,
+    site_url: str = "",
+    experiments=(),
+    all_experiments: bool = False,
 ) -> IssuedInvitation:
     """Invite by e-mail address or by the username of someone who shares a team with `by`.
 
@@ -164,6 +192,16 @@ def invitation_create(
         created_by=by,
         expires=now + timedelta(days=settings.INVITATION_DAYS),
     )
+    experiments = [e for e in experiments if e.team_id == team.pk]
+    if (experiments or all_experiments) and not role_at_least(role, Role.SCORER):
+        raise ValidationError(
+            {"role": _("Someone invited to score needs the role scorer or above.")}
+        )
+    if all_experiments:
+        invitation.all_experiments = True
+        invitation.save(update_fields=["all_experiments"])
+    elif experiments:
+        invitation.experiments.set(experiments)
     path = reverse("invitation_accept", kwargs={"token": token})
     audit_record(
         team=team,
@@ -247,7 +285,12 @@ def invitation_accept(*, invitation: Invitation, user) -> Membership:
     invitation.accepted = timezone.now()
     invitation.accepted_by = user
     invitation.save(update_fields=["accepted", "accepted_by"])
-    membership = Membership.objects.create(team=invitation.team, user=user, role=invitation.role)
+    membership = Membership.objects.create(
+        team=invitation.team,
+        user=user,
+        role=invitation.role,
+        scores_all_experiments=invitation.all_experiments,
+    )
     audit_record(
         team=invitation.team,
         user=user,
@@ -260,6 +303,8 @@ def invitation_accept(*, invitation: Invitation, user) -> Membership:
             "who": invitation.addressee,
         },
     )
+    # The experiments it names (scoring's hook): where the invitee lands.
+    membership.landing = invitation_landing(invitation=invitation, membership=membership)
     return membership
 
 
@@ -402,5 +447,22 @@ def team_set_recheck_after(*, team: Team, user, days: int) -> Team:
             subject="team",
             summary=team.name,
             details={"changes": {"recheck_after_days": [old, days]}},
+        )
+    return team
+
+
+@transaction.atomic
+def team_set_require_oidc(*, team: Team, user, required: bool) -> Team:
+    """Whether the team's members sign in only through the identity provider."""
+    if team.require_oidc != required:
+        team.require_oidc = required
+        team.save(update_fields=["require_oidc"])
+        audit_record(
+            team=team,
+            user=user,
+            action=AuditEvent.Action.UPDATE,
+            subject="team",
+            summary=team.name,
+            details={"changes": {"require_oidc": [not required, required]}},
         )
     return team

@@ -15,6 +15,7 @@ urlpatterns = [
         views_preferences.team_time_zone,
         name="team_time_zone",
     ),
+    path("t/<slug:team_slug>/sign-in/", views.team_sign_in, name="team_sign_in"),
     path("members/<int:member_pk>/role/", views.member_update, name="member_update"),
     path("members/<int:member_pk>/remove/", views.member_remove, name="member_remove"),
     path("members/<int:member_pk>/reset-link/", views.member_reset_link, name="member_reset_link"),

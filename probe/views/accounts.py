@@ -16,8 +16,9 @@ from django.views.decorators.cache import never_cache
 
 from .. import login_devices
 from ..forms.common import apply_service_errors
-from ..forms.teams import InvitationSignupForm
+from ..forms.teams import InvitationSignupForm, LoginForm
 from ..services import logins as login_services
+from ..services import oidc as oidc_services
 from ..services import teams as team_services
 
 
@@ -31,11 +32,23 @@ def _short_password_help(form, name: str):
     return form
 
 
+def oidc_context() -> dict:
+    """What a page needs to offer sign-in through the identity provider (nothing when unset)."""
+    return {
+        "oidc_enabled": oidc_services.oidc_enabled(),
+        "oidc_provider_name": oidc_services.oidc_provider_name(),
+    }
+
+
 class LoginView(auth_views.LoginView):
     """Django's login page; a login the lockout refused gets a page saying how long the pause
     lasts (HTTP 429) instead of "wrong password"."""
 
     redirect_authenticated_user = True
+    authentication_form = LoginForm
+
+    def get_context_data(self, **kwargs):
+        return super().get_context_data(**oidc_context(), **kwargs)
 
     def form_valid(self, form):
         response = super().form_valid(form)
@@ -100,21 +113,29 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
 def invitation_accept(request, token: str):
     invitation = team_services.invitation_find(token=token)
     problem = team_services.invitation_problem(invitation=invitation, user=request.user)
-    context = {"invitation": invitation, "problem": problem}
+    context = {"invitation": invitation, "problem": problem, **oidc_context()}
     if problem:
         return render(request, "registration/invitation.html", context, status=410)
     signup = None
-    if not request.user.is_authenticated and not invitation.invitee_id:
+    # A team that requires the identity provider takes no new local account.
+    context["oidc_required"] = context["oidc_enabled"] and invitation.team.require_oidc
+    if (
+        not request.user.is_authenticated
+        and not invitation.invitee_id
+        and not context["oidc_required"]
+    ):
         signup = InvitationSignupForm(request.POST if "signup" in request.POST else None)
         _short_password_help(signup, "password1")
     if request.method == "POST":
         try:
             if request.user.is_authenticated and "accept" in request.POST:
-                team_services.invitation_accept(invitation=invitation, user=request.user)
+                membership = team_services.invitation_accept(
+                    invitation=invitation, user=request.user
+                )
                 messages.success(
                     request, _("Welcome to %(team)s.") % {"team": invitation.team.name}
                 )
-                return redirect(invitation.team)
+                return redirect(membership.landing)
             if signup is not None and signup.is_valid():
                 membership = team_services.invitation_accept_with_new_account(
                     invitation=invitation,
@@ -127,7 +148,7 @@ def invitation_accept(request, token: str):
                     _("Your account is ready. Welcome to %(team)s.")
                     % {"team": invitation.team.name},
                 )
-                return redirect(invitation.team)
+                return redirect(membership.landing)
         except ValidationError as error:
             if signup is not None:
                 apply_service_errors(signup, error)

@@ -23,6 +23,7 @@ from ..models import AuditEvent, Membership, Role, Team
 from ..selectors import teams as selectors
 from ..selectors.banks import banks_of_team
 from ..selectors.preferences import time_zone_names
+from ..services import oidc as oidc_services
 from ..services import teams as team_services
 
 # Home and health ---------------------------------------------------------------------------
@@ -73,14 +74,33 @@ def _member_page(request, team: Team, form: InvitationForm, *, status: int = 200
             "now": timezone.now(),
             "time_zones": sorted(time_zone_names()),
             "server_time_zone": settings.TIME_ZONE,
+            "oidc_enabled": oidc_services.oidc_enabled(),
+            "oidc_provider_name": oidc_services.oidc_provider_name(),
         },
         status=status,
     )
 
 
+@team_view(scope="team_slug", get=None, post=Role.OWNER)
+def team_sign_in(request, team: Team):
+    """The owner's choice: members sign in only through the identity provider, or also with a
+    local password."""
+    required = request.POST.get("require_oidc") == "on"
+    team_services.team_set_require_oidc(team=team, user=request.user, required=required)
+    if required:
+        messages.success(
+            request,
+            _("Members now sign in only through %(provider)s.")
+            % {"provider": oidc_services.oidc_provider_name()},
+        )
+    else:
+        messages.success(request, _("Members may log in with a local password again."))
+    return redirect("probe:member_list", team_slug=team.slug)
+
+
 @team_view(scope="team_slug", get=Role.OWNER, post=Role.OWNER)
 def member_list(request, team: Team):
-    form = InvitationForm(request.POST or None)
+    form = InvitationForm(request.POST or None, team=team)
     if request.method == "POST" and form.is_valid():
         try:
             issued = team_services.invitation_create(
@@ -89,6 +109,8 @@ def member_list(request, team: Team):
                 invitee=form.cleaned_data["invitee"],
                 role=form.cleaned_data["role"],
                 site_url=request.build_absolute_uri("/").rstrip("/"),
+                experiments=form.cleaned_data["experiments"],
+                all_experiments=form.cleaned_data["all_experiments"],
             )
         except ValidationError as error:
             apply_service_errors(form, error)

@@ -9,6 +9,7 @@ from itertools import combinations
 
 from probe.models import Experiment
 from scoring.agreement import figures as agreement
+from scoring.allocation.selectors import allocation_of
 from scoring.models import Judgement
 from scoring.reconciliation.selectors import participants, reconciliation_of, scorer_labels
 
@@ -38,6 +39,10 @@ class AgreementReport:
     bucket_labels: dict[str, str]
     left_out: int  # UNKNOWN answers every scorer left at the preset: nobody judged them
     awaiting: int  # judgements awaiting a re-check (counted with their current bucket)
+    # With the items shared out (each to k of the pool): the responses judged by two or more
+    # scorers, the only ones agreement is computed on; None when every scorer judged all.
+    overlap: int | None = None
+    per_item: int | None = None
 
 
 def agreement_report(experiment: Experiment) -> AgreementReport | None:
@@ -73,6 +78,10 @@ def agreement_report(experiment: Experiment) -> AgreementReport | None:
         if verdict not in (Judgement.Verdict.PRESET, Judgement.Verdict.CARRIED):
             judged.add(response_id)
         awaiting += bool(recheck)
+    shared = allocation_of(experiment)
+    if shared is not None:
+        # Agreement needs two judgements of the same response: the overlapping items only.
+        judged = {u for u in judged if len(triples[u]) >= 2}
     units = sorted(judged)
     raters = [a.pk for a in parts]
 
@@ -90,7 +99,14 @@ def agreement_report(experiment: Experiment) -> AgreementReport | None:
     pairs = []
     for a, b in combinations(parts, 2):
         col_a, col_b = overall.rater_column(a.pk), overall.rater_column(b.pk)
-        pair_rows = [(x, y) for x, y in zip(col_a, col_b, strict=True)]
+        # Both scorers judged the response (always so when every scorer judges every item).
+        both = [
+            (x, y) for x, y in zip(col_a, col_b, strict=True) if x is not None and y is not None
+        ]
+        if not both:
+            continue  # two scorers who share no item: nothing to compare
+        col_a, col_b = [x for x, _y in both], [y for _x, y in both]
+        pair_rows = both
         pairs.append(
             PairTable(
                 labels[a.pk],
@@ -113,6 +129,8 @@ def agreement_report(experiment: Experiment) -> AgreementReport | None:
         ],
         pairs=pairs,
         bucket_labels={b: scheme.bucket_label(b) for b in order},
-        left_out=len(triples) - len(units),
+        left_out=len(triples) - len(units) if shared is None else 0,
         awaiting=awaiting,
+        overlap=len(units) if shared is not None else None,
+        per_item=shared.per_item if shared is not None else None,
     )

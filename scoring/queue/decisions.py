@@ -23,6 +23,7 @@ from scoring.models import (
     KeyDecision,
     Reconciliation,
 )
+from scoring.allocation.selectors import allocated_item_ids
 from scoring.queue import selectors, services
 from scoring.reconciliation.finals import final_buckets_sync
 
@@ -93,6 +94,9 @@ class Batch:
         self.rechecks = row[2] if self.counted else None
         self.reconciling = row[4]
         self.total = selectors.experiment_size(assignment.experiment)[1]
+        share_total = selectors.scorer_total(assignment)  # None: every item is theirs
+        if share_total is not None:
+            self.total = share_total
         self.positions = sorted(
             {d.position for d in decisions if d.op == "decide" and d.position >= 1}
         )
@@ -124,6 +128,12 @@ class Batch:
                 self.by_position.setdefault(r.position, []).append(r)
             self.ledger = services.Ledger(self.assignment, responses, judgements, decisions)
         return self.ledger
+
+    def share(self) -> set | None:
+        """The items this scorer was dealt (None: every item), read once a batch."""
+        if not hasattr(self, "_share"):
+            self._share = allocated_item_ids(self.assignment)
+        return self._share
 
     def resolve(self, position: int, tokens: list[str]) -> list:
         self.read()
@@ -214,6 +224,10 @@ def _decide(batch: Batch, decision: QueuedDecision) -> dict:
 
     def refuse(status: str, message: str, **extra) -> dict:
         return _state_outcome(batch, status, message, responses, judgements, **extra)
+
+    share = batch.share()
+    if share is not None and any(r.item_id not in share for r in responses):
+        return refuse("invalid", _("This item is not in your share of the experiment's items."))
 
     if decision.blind and assignment.revealed:
         return refuse(

@@ -11,6 +11,7 @@ from django.utils.crypto import salted_hmac
 
 from probe.models import Experiment, ExperimentItem, Response
 from probe.sheetparser import normalise_answer
+from scoring.allocation.selectors import allocated_item_ids, scorer_total
 from scoring.models import Assignment, Bucket, Judgement, KeyDispute
 from scoring.review.keys import KeyInForce, key_in_force, keys_in_force
 
@@ -289,8 +290,9 @@ def queue_item(assignment: Assignment, position: int) -> QueueItem | None:
     """Everything one scoring page needs, in a fixed number of queries whatever the sheets."""
     experiment = assignment.experiment
     item = ExperimentItem.objects.filter(experiment=experiment, position=position).first()
-    if item is None:
-        return None
+    share = allocated_item_ids(assignment)
+    if item is None or (share is not None and item.pk not in share):
+        return None  # not in this scorer's share of the items
     # Only the fields the page shows: nothing that reaches a run's identity.
     responses = list(
         Response.objects.filter(item=item).only(
@@ -308,6 +310,8 @@ def queue_item(assignment: Assignment, position: int) -> QueueItem | None:
     carried = {pk for pk, j in judgements.items() if j.verdict == Judgement.Verdict.CARRIED}
     responses = [r for r in responses if r.pk not in carried]
     n_items, total = experiment_size(experiment)
+    if share is not None:
+        n_items, total = len(share), scorer_total(assignment)
     disputes = list(KeyDispute.objects.filter(assignment=assignment, item=item))
     return QueueItem(
         item=item,
@@ -345,9 +349,12 @@ class OverviewItem:
 def item_overview(assignment: Assignment) -> list[OverviewItem]:
     """Every item with this scorer's state on it: open, done, re-check, flagged (5 queries)."""
     experiment = assignment.experiment
+    share = allocated_item_ids(assignment)
+    items = ExperimentItem.objects.filter(experiment=experiment)
+    if share is not None:
+        items = items.filter(pk__in=share)
     items = list(
-        ExperimentItem.objects.filter(experiment=experiment)
-        .order_by("position")
+        items.order_by("position")
         .values("pk", "position", "block_code")
         .annotate(n=Count("responses"))
     )
@@ -433,9 +440,12 @@ def first_open_position(assignment: Assignment) -> int:
     )
     if recheck:
         return recheck
+    responses = Response.objects.filter(run__experiment=assignment.experiment)
+    share = allocated_item_ids(assignment)
+    if share is not None:
+        responses = responses.filter(item_id__in=share)
     undecided = (
-        Response.objects.filter(run__experiment=assignment.experiment)
-        .exclude(judgements__assignment=assignment)
+        responses.exclude(judgements__assignment=assignment)
         .order_by("item__position")
         .values_list("item__position", flat=True)
         .first()

@@ -7,10 +7,13 @@ from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F, Q
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from probe.models import Experiment, ExperimentItem, Response
+from probe.models import Experiment, ExperimentItem, Notification, Response
+from probe.services import notifications
+from scoring.allocation.selectors import allocated_item_ids, scorer_total
 from scoring.models import (
     Assignment,
     Judgement,
@@ -22,6 +25,7 @@ from scoring.models import (
 from scoring.queue import selectors
 from scoring.queue.carry import carried_of, carry_sync
 from scoring.reconciliation.finals import final_buckets_sync
+from scoring.reconciliation.selectors import participants
 from scoring.schemes import scheme_for
 
 
@@ -68,6 +72,14 @@ def assignment_start(*, experiment: Experiment, user, invited_by=None) -> Assign
             ]
         )
         carry_sync(experiment=experiment)
+        if invited_by is not None and invited_by != user:
+            notifications.notify(
+                users=[user],
+                kind=Notification.Kind.TO_SCORE,
+                experiment=experiment,
+                url=reverse("scoring:start", kwargs={"experiment_pk": experiment.pk}),
+                key=f"to_score:{experiment.pk}",
+            )
         if not experiment.team.recheck_carried:
             # Carried buckets are decided: out of this scorer's queue, in their figures.
             Judgement.objects.bulk_create(
@@ -312,6 +324,9 @@ def judgement_decide(
     decisions go through ``scoring.queue.decisions`` (one ``Ledger`` for the whole batch).
     """
     # What the decision asks is checked before anything is written or locked.
+    share = allocated_item_ids(assignment)
+    if share is not None and any(r.item_id not in share for r in responses):
+        raise ValidationError(_("This item is not in your share of the experiment's items."))
     targets = judgement_targets(assignment, responses, verdict, bucket)
     with transaction.atomic():
         Assignment.objects.select_for_update().filter(pk=assignment.pk).values_list("pk").first()
@@ -408,7 +423,9 @@ def _sync_final_buckets(experiment: Experiment) -> None:
 
 def assignment_progress(assignment: Assignment) -> tuple[int, int]:
     """(judged, total): a judgement sent back for a re-check counts as open."""
-    total = Response.objects.filter(run__experiment_id=assignment.experiment_id).count()
+    total = scorer_total(assignment)
+    if total is None:
+        total = Response.objects.filter(run__experiment_id=assignment.experiment_id).count()
     judged = assignment.judgements.filter(needs_recheck=False).count()
     return judged, total
 
@@ -423,7 +440,23 @@ def assignment_reveal(*, assignment: Assignment) -> Assignment:
     if assignment.revealed_at is None:
         assignment.revealed_at = timezone.now()
         assignment.save(update_fields=["revealed_at"])
+        _reconciliation_waits(assignment.experiment)
     return assignment
+
+
+def _reconciliation_waits(experiment: Experiment) -> None:
+    """Two scorers have judged everything and reconciliation has not begun: tell the leads."""
+    if Reconciliation.objects.filter(experiment=experiment).exists():
+        return
+    if len(participants(experiment)) < 2:
+        return
+    notifications.notify(
+        users=notifications.leads_of(experiment),
+        kind=Notification.Kind.RECONCILE,
+        experiment=experiment,
+        url=reverse("scoring:scorers", kwargs={"experiment_pk": experiment.pk}),
+        key=f"reconcile:{experiment.pk}",
+    )
 
 
 def dispute_raise(

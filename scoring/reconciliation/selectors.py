@@ -25,6 +25,7 @@ from django.db.models import Count, Q, QuerySet
 from django.utils.translation import gettext as _
 
 from probe.models import ROLE_RANK, Experiment, ExperimentItem, Membership, Response, Role
+from scoring.allocation.selectors import scorer_totals
 from scoring.models import Assignment, FinalBucket, Judgement, KeyDecision, Reconciliation
 from scoring.review.selectors import dropped_items
 from scoring.visibility import sees_others_judgements
@@ -81,12 +82,27 @@ def scorer_progress(experiment: Experiment) -> list[ScorerProgress]:
         )
         .order_by("created", "pk")
     )
-    return [ScorerProgress(a, a.n_judgements, a.n_recheck, total) for a in assignments]
+    # With the items shared out, each scorer's total is their share (scoring/allocation/).
+    shares = scorer_totals(experiment)
+    if shares is None:
+        return [ScorerProgress(a, a.n_judgements, a.n_recheck, total) for a in assignments]
+    return [
+        ScorerProgress(a, a.n_judgements, a.n_recheck, shares.get(a.pk, 0)) for a in assignments
+    ]
 
 
 def participants(experiment: Experiment) -> list[Assignment]:
     """The scorers who have judged every response, in the order they joined."""
     return [p.assignment for p in scorer_progress(experiment) if p.complete]
+
+
+def scorer_pool(experiment: Experiment) -> QuerySet[Membership]:
+    """Team members who may score the experiment (role scorer or above), scoring it or not."""
+    return (
+        Membership.objects.filter(team_id=experiment.team_id, role__in=SCORER_ROLES)
+        .select_related("user")
+        .order_by("user__username")
+    )
 
 
 def scorer_candidates(experiment: Experiment) -> QuerySet[Membership]:

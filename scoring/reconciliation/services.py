@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.urls import reverse
 from django.utils.translation import gettext as _
 
-from probe.models import Experiment
+from probe.models import Experiment, Membership
 from scoring.models import Assignment, Reconciliation
+from scoring.queue.selectors import first_open_position
 from scoring.queue.services import assignment_start, scoring_open
 from scoring.reconciliation.finals import final_buckets_sync
 from scoring.reconciliation.selectors import reconciliation_of, scorer_candidates, scorer_progress
@@ -64,3 +66,44 @@ def reconciliation_start(*, experiment: Experiment, user) -> Reconciliation:
     )
     final_buckets_sync(experiment=experiment)
     return reconciliation
+
+
+def invitation_scoring(*, invitation, membership) -> str:
+    """probe's invitation hook: make the new member a scorer of the experiments the invitation
+    names (or of every experiment of the team), those whose scoring is open now; the rest as
+    their scoring opens (``scorers_join_open``). Returns the first one's scoring page, or ""."""
+    if invitation.all_experiments:
+        experiments = Experiment.objects.filter(team_id=invitation.team_id).order_by("created")
+    else:
+        experiments = invitation.experiments.order_by("created")
+    landing = ""
+    for experiment in experiments:
+        if not scoring_open(experiment):
+            continue
+        assignment = assignment_start(
+            experiment=experiment, user=membership.user, invited_by=invitation.created_by
+        )
+        if not landing:
+            landing = reverse(
+                "scoring:item",
+                kwargs={
+                    "assignment_token": assignment.token,
+                    "position": first_open_position(assignment),
+                },
+            )
+    return landing
+
+
+def scorers_join_open(*, experiment: Experiment) -> int:
+    """An experiment whose scoring has opened: members who joined to score every experiment of
+    the team become its scorers (once). Returns how many were added."""
+    if not scoring_open(experiment):
+        return 0
+    members = Membership.objects.filter(
+        team_id=experiment.team_id, scores_all_experiments=True
+    ).exclude(user__assignments__experiment=experiment)
+    added = 0
+    for membership in members.select_related("user"):
+        assignment_start(experiment=experiment, user=membership.user)
+        added += 1
+    return added

@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from probe.access import can, team_view
 from probe.models import Experiment, Role
 from scoring.agreement import report as agreement_report
+from scoring.allocation.selectors import allocation_of
 from scoring.models import Bucket
 from scoring.queue.services import scoring_open
 from scoring.reconciliation import finals
@@ -63,6 +64,9 @@ def scorers(request, experiment: Experiment):
             "can_invite": can(request.membership, Role.OWNER),
             "n_finished": sum(1 for p in progress if p.finished),
             "reconciliation": reconcile.reconciliation_of(experiment),
+            "allocation": allocation_of(experiment),
+            "pool": reconcile.scorer_pool(experiment),
+            "can_share": can(request.membership, Role.EDITOR),
         },
     )
 

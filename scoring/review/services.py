@@ -8,11 +8,15 @@ bank's own history. The reads are in scoring.review.selectors.
 
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from probe.models import ExperimentItem, Item, KeyEntry
+from probe.models import ExperimentItem, Item, KeyEntry, Notification
+from probe.services import notifications
 from probe.services.banks import item_set_retired, key_entry_set
 from scoring.models import Judgement, KeyDecision, KeyDispute, Reconciliation
 from scoring.queue import selectors
@@ -95,6 +99,7 @@ def key_decision_create(
         decision.rechecked = Judgement.objects.filter(
             response__item=item, verdict__in=KEY_VERDICTS
         ).update(needs_recheck=True)
+        _tell_rechecks(experiment, item)
         # Buckets carried from earlier experiments were given under the old key: open again.
         Judgement.objects.filter(response__item=item, verdict=Judgement.Verdict.CARRIED).delete()
         carry_reopen(item=item)
@@ -193,4 +198,25 @@ def bank_key_decide(
         sources=sources,
         reason=reason,
         source=source,
+    )
+
+
+def _tell_rechecks(experiment, item) -> None:
+    """The scorers whose judgements on the item went back for a re-check are told (the
+    experiment's name and a link to their scoring; nothing of the item or its answers)."""
+    users = list(
+        get_user_model()
+        .objects.filter(
+            assignments__judgements__response__item=item,
+            assignments__judgements__needs_recheck=True,
+            assignments__experiment=experiment,
+        )
+        .distinct()
+    )
+    notifications.notify(
+        users=users,
+        kind=Notification.Kind.RECHECK,
+        experiment=experiment,
+        url=reverse("scoring:start", kwargs={"experiment_pk": experiment.pk}),
+        key=f"recheck:{item.pk}:{timezone.now():%Y%m%d%H%M%S%f}",
     )

@@ -24,6 +24,7 @@ UNSCOPED = {
     "javascript-catalog": 200,  # the translations static/js uses, the login page's too
     "password_change": 302,  # a member's own password: login first
     "time_zone": 302,  # a member's own time zone: login first
+    "inbox": 302,  # a member's own notifications: login first
     "password_reset": 200,  # "ask an owner", or the e-mail form when mail is configured
     "password_reset_done": 200,
     "password_reset_confirm": 200,  # a wrong link says it no longer works
@@ -32,12 +33,25 @@ UNSCOPED = {
     # (tests/api/test_tokens.py).
     "token_list": 302,
     "token_revoke": 302,
+    # Sign-in through the identity provider (django-allauth): the login page again under the
+    # name allauth links to, and its own steps. Without a configured provider, its login and
+    # callback are a 404; the signup step without a sign-in under way goes back to login.
+    "account_login": 200,
+    "account_logout": 302,
+    "account_inactive": 200,
+    "openid_connect_login": 404,
+    "openid_connect_callback": 404,
+    "socialaccount_login_cancelled": 200,
+    "socialaccount_login_error": 401,  # says the sign-in did not complete
+    "socialaccount_signup": 302,
 }
 # Open views whose URL carries a token or an id: filled with one that matches nothing.
 UNSCOPED_KWARGS = {
     "token_revoke": {"token_pk": 1},
     "password_reset_confirm": {"uidb64": "MQ", "token": "no-such-token"},
     "invitation_accept": {"token": "no-such-invitation"},
+    "openid_connect_login": {"provider_id": "oidc"},
+    "openid_connect_callback": {"provider_id": "oidc"},
 }
 
 

@@ -8,6 +8,7 @@ import logging
 from django.db.models import Count
 from django.utils import timezone
 
+from ...events import experiment_collected
 from ...models import (
     Experiment,
     ExperimentItem,
@@ -76,9 +77,12 @@ def experiment_rollup(*, experiment_pk: int) -> bool:
         return False
     if runs_with_failed_units(experiment_pk).exists():
         return False
-    return (
+    finished = (
         Experiment.objects.filter(pk=experiment_pk, status=Experiment.Status.COLLECTING).update(
             status=Experiment.Status.COLLECTED, collection_finished=timezone.now()
         )
         > 0
     )
+    if finished:
+        experiment_collected.send(sender=Experiment, experiment_pk=experiment_pk)
+    return finished

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('probe', '0016_user_and_team_time_zones'),
+        ('probe', '0019_notifications'),
     ]
 
     operations = [

@@ -1,0 +1,61 @@
+"""Which items each scorer judges, the reads (the writes: scoring/allocation/services.py).
+
+Without an allocation every scorer gets every item, as before; with one, a scorer's queue,
+progress and reveal cover only the items in their share, and a judgement outside it is refused.
+"""
+
+from django.db.models import Count
+
+from probe.models import Experiment, Response
+from scoring.models import Allocation, Assignment, ItemAllocation
+
+
+def allocation_of(experiment: Experiment) -> Allocation | None:
+    return Allocation.objects.filter(experiment=experiment).first()
+
+
+def allocated_item_ids(assignment: Assignment) -> set[int] | None:
+    """The items in this scorer's share (None: no allocation, every item)."""
+    if not Allocation.objects.filter(experiment_id=assignment.experiment_id).exists():
+        return None
+    return set(
+        ItemAllocation.objects.filter(assignment=assignment, released=None).values_list(
+            "item_id", flat=True
+        )
+    )
+
+
+def scorer_totals(experiment: Experiment) -> dict[int, int] | None:
+    """Assignment id -> how many responses its share holds (None: no allocation)."""
+    if not Allocation.objects.filter(experiment=experiment).exists():
+        return None
+    per_item = dict(
+        Response.objects.filter(run__experiment=experiment)
+        .values("item_id")
+        .annotate(n=Count("pk"))
+        .values_list("item_id", "n")
+    )
+    totals: dict[int, int] = {}
+    for assignment_id, item_id in ItemAllocation.objects.filter(
+        allocation__experiment=experiment, released=None
+    ).values_list("assignment_id", "item_id"):
+        totals[assignment_id] = totals.get(assignment_id, 0) + per_item.get(item_id, 0)
+    return totals
+
+
+def scorer_total(assignment: Assignment) -> int | None:
+    """How many responses this scorer judges (None: no allocation, every response)."""
+    items = allocated_item_ids(assignment)
+    if items is None:
+        return None
+    return Response.objects.filter(item_id__in=items).count()
+
+
+def item_counts(experiment: Experiment) -> dict[int, int]:
+    """Item id -> how many scorers it is allocated to (released shares not counted)."""
+    return dict(
+        ItemAllocation.objects.filter(allocation__experiment=experiment, released=None)
+        .values("item_id")
+        .annotate(n=Count("pk"))
+        .values_list("item_id", "n")
+    )
