@@ -15,6 +15,7 @@ from django.db.models import Exists, F, OuterRef, Subquery
 from django.utils.translation import gettext as _
 
 from probe.models import Response
+from scoring.allocation.selectors import allocated_item_ids
 from scoring.models import (
     Assignment,
     Bucket,
@@ -23,7 +24,6 @@ from scoring.models import (
     KeyDecision,
     Reconciliation,
 )
-from scoring.allocation.selectors import allocated_item_ids
 from scoring.queue import selectors, services
 from scoring.reconciliation.finals import final_buckets_sync
 
