@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 from probe.models import Response
 from scoring.allocation.selectors import allocated_item_ids
 from scoring.models import (
+    Allocation,
     Assignment,
     Bucket,
     DecisionReceipt,
@@ -77,7 +78,10 @@ class Batch:
             .annotate(
                 reconciling=Exists(
                     Reconciliation.objects.filter(experiment_id=OuterRef("experiment_id"))
-                )
+                ),
+                allocated=Exists(
+                    Allocation.objects.filter(experiment_id=OuterRef("experiment_id"))
+                ),
             )
             .values_list(
                 "revealed_at",
@@ -85,6 +89,7 @@ class Batch:
                 "progress_rechecks",
                 "last_position",
                 "reconciling",
+                "allocated",
             )
             .get()
         )
@@ -94,9 +99,10 @@ class Batch:
         self.rechecks = row[2] if self.counted else None
         self.reconciling = row[4]
         self.total = selectors.experiment_size(assignment.experiment)[1]
-        share_total = selectors.scorer_total(assignment)  # None: every item is theirs
-        if share_total is not None:
-            self.total = share_total
+        # The items this scorer was dealt (None: no allocation, every item is theirs).
+        self._share = allocated_item_ids(assignment) if row[5] else None
+        if self._share is not None:
+            self.total = Response.objects.filter(item_id__in=self._share).count()
         self.positions = sorted(
             {d.position for d in decisions if d.op == "decide" and d.position >= 1}
         )
@@ -131,8 +137,6 @@ class Batch:
 
     def share(self) -> set | None:
         """The items this scorer was dealt (None: every item), read once a batch."""
-        if not hasattr(self, "_share"):
-            self._share = allocated_item_ids(self.assignment)
         return self._share
 
     def resolve(self, position: int, tokens: list[str]) -> list:
