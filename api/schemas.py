@@ -4,12 +4,14 @@ what a user means to send)."""
 
 import re
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from django.utils.translation import gettext as _
 from ninja import Field, Query, Schema
-from pydantic import ConfigDict, field_validator
-from pydantic_core import PydanticCustomError
+from pydantic import ConfigDict, GetCoreSchemaHandler, GetJsonSchemaHandler, field_validator
+from pydantic_core import PydanticCustomError, core_schema
+
+from scoring.schemes import offered as offered_schemes
 
 # C0 controls but tab, line feed and carriage return; and lone surrogates.
 REFUSED = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff]")
@@ -18,6 +20,36 @@ TEXT_PATTERN = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f]*$"
 
 # A team's slug, as Django's SlugField takes it.
 SLUG_PATTERN = r"^[-a-zA-Z0-9_]+$"
+
+
+class SchemeValue(str):
+    """A scoring scheme's stored value, one of the offered schemes of the registry
+    (scoring.schemes). Read when a request is validated and when the OpenAPI schema is drawn,
+    so a newly registered scheme is taken and listed with nothing else to change."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler):
+        return core_schema.no_info_after_validator_function(cls._offered, core_schema.str_schema())
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, schema, handler: GetJsonSchemaHandler):
+        offered = offered_schemes()
+        return {
+            "type": "string",
+            "enum": [s.key for s in offered],
+            "description": "the scoring scheme: "
+            + "; ".join(f"{s.key}: {s.help or s.label}" for s in offered),
+        }
+
+    @staticmethod
+    def _offered(value: str) -> str:
+        keys = [s.key for s in offered_schemes()]
+        if value not in keys:
+            raise PydanticCustomError(
+                "scheme",
+                _("Choose a scoring scheme: one of %(keys)s.") % {"keys": ", ".join(keys)},
+            )
+        return value
 
 
 def weight_query():
@@ -228,7 +260,7 @@ class ExperimentIn(Strict):
     mode: Literal["sheet", "item"] = "sheet"
     name: str = Field("", max_length=200)
     seed: int | None = Field(None, ge=0, lt=2**31)
-    scheme: Literal["four", "aa"] = "four"
+    scheme: SchemeValue = "four"
     hide_confidence: bool = False
     noise_floor: float | None = Field(None, ge=0, le=1000)
 
