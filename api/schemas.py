@@ -155,12 +155,20 @@ class MeOut(Schema):
     teams: list[TeamOut] = Field(..., description="the token's team, with the user's role")
 
 
+# The outputs are read from the objects' attributes (a model, with the counts a list's query
+# annotates): the resolvers say where a field that is not an attribute of its own comes from.
+
+
 class BankOut(Schema):
     id: int
     name: str
     description: str
-    items: int
+    items: int = Field(..., description="active items")
     updated: datetime
+
+    @staticmethod
+    def resolve_items(bank) -> int:
+        return bank.n_items
 
 
 class BankImportIn(Strict):
@@ -194,6 +202,10 @@ class ConfigOut(Schema):
     simulated: bool
     archived: bool
     concurrency_limit: int | None
+
+    @staticmethod
+    def resolve_simulated(config) -> bool:
+        return config.is_simulated
 
 
 class ConfigIn(Strict):
@@ -237,11 +249,27 @@ class ExperimentOut(Schema):
     scheme: str
     repeats: int
     seed: int
-    items: int
+    items: int = Field(..., description="items in its snapshot")
     follows: int | None
     created: datetime
     collection_started: datetime | None
     collection_finished: datetime | None
+
+    @staticmethod
+    def resolve_bank(experiment) -> int | None:
+        return experiment.bank_id
+
+    @staticmethod
+    def resolve_prompt_version(experiment) -> int:
+        return experiment.prompt_version_id
+
+    @staticmethod
+    def resolve_follows(experiment) -> int | None:
+        return experiment.follows_id
+
+    @staticmethod
+    def resolve_items(experiment) -> int:
+        return experiment.n_items
 
 
 class ExperimentDetailOut(ExperimentOut):
@@ -279,6 +307,49 @@ class FollowUpIn(Strict):
     repeats: int | None = Field(None, ge=1, le=20)
     name: str = Field("", max_length=200)
     seed: int | None = Field(None, ge=0, lt=2**31)
+
+
+class ResponseRowOut(Schema):
+    """One judged response: the columns of the responses export (docs/export-columns.md)."""
+
+    experiment: str
+    scheme: str
+    item: int
+    block: str
+    block_title: str
+    question: str
+    key: str | None = Field(..., description="the key in force, when the requester may see it")
+    key_flagged: bool
+    key_snapshot: str | None
+    key_judged_against: str | None
+    run_label: str
+    provider: str
+    model: str
+    simulated: bool
+    repeat: int
+    answer: str | None
+    confidence: str | None
+    abstained: bool
+    hedged: bool
+    issues: list[str]
+    bucket: str | None
+    verdict: str | None
+    unblinded: bool | None
+    needs_recheck: bool | None
+    scorer: str | None
+    carried_from: str | None
+
+
+class ResponsesPageOut(Schema):
+    source: Literal["final", "scorer"] = Field(
+        ..., description="the team's final buckets, or the requester's own judgements"
+    )
+    experiment: int
+    columns: list[str]
+    count: int = Field(..., description="responses in the whole experiment")
+    page: int = Field(..., description="this page, from 1")
+    page_size: int = Field(..., description="rows a page (1,000)")
+    responses: list[ResponseRowOut]
 
 
 class ItemChangeOut(Schema):

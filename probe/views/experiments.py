@@ -25,7 +25,6 @@ from ..selectors import experiments as selectors
 from ..services import collection
 from ..services import experiments as experiment_services
 from ..services.audit import key_view_record
-from ..services.prompts import prompt_defaults_ensure
 
 RUN_ROWS_PER_PAGE = 100
 PASTES_PER_PAGE = 20
@@ -64,7 +63,6 @@ def experiment_list(request: HtmxHttpRequest, team: Team):
 
 @team_view(scope="team_slug", get=Role.EDITOR, post=Role.EDITOR)
 def experiment_create(request: HtmxHttpRequest, team: Team):
-    prompt_defaults_ensure(team=team)  # a new team starts with the default prompts
     form = ExperimentForm(request.POST or None, team=team)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data

@@ -36,7 +36,6 @@ def _team_versions(team: Team):
 
 @team_view(scope="team_slug", get=Role.VIEWER)
 def prompt_list(request: HtmxHttpRequest, team: Team):
-    prompt_services.prompt_defaults_ensure(team=team)
     groups: dict[str, list[PromptVersion]] = {}
     for version in _team_versions(team):
         version.language_name = language_name(version.language)

@@ -119,12 +119,19 @@ FIGURE_COLUMNS = [
 CHUNK_ROWS = 2000
 
 
-def response_rows(source: BucketSource) -> Iterator[dict]:
-    """One row per response of the experiment, with this source's bucket (blank if none).
+def response_count(source: BucketSource) -> int:
+    """How many rows ``response_rows`` gives: one per response of the experiment."""
+    return Response.objects.filter(run__experiment=source.experiment).count()
+
+
+def response_rows(source: BucketSource, start: int = 0, stop: int | None = None) -> Iterator[dict]:
+    """One row per response of the experiment, with this source's bucket (blank if none);
+    rows ``start`` to ``stop`` of them only, when given (a page of the API).
 
     One query, streamed in chunks: the bucket (and the source's optional fields) and the
     experiment a bucket was carried from come as subqueries on a unique response key, the order
-    is the database's. Beside it, the experiment's keys in force (one per item).
+    is the database's (ending on the response's key, so a page is always the same rows). Beside
+    it, the experiment's keys in force (one per item).
     """
     experiment = source.experiment
     optional = [
@@ -172,6 +179,8 @@ def response_rows(source: BucketSource) -> Iterator[dict]:
             *(f"judged_{name}" for name in fields),
         )
     )
+    if start or stop is not None:
+        responses = responses[start:stop]
     for r in responses.iterator(chunk_size=CHUNK_ROWS):
         snapshot = r["run__config_snapshot"] or {}
         # An item left out of the figures (a dropped key) has no bucket in this source.
