@@ -157,6 +157,7 @@ def experiments_case(n: int):
 
 
 def line(label: str, got: dict, yardstick: float) -> None:
+    """One request's figures, its time also as a multiple of the yardstick's."""
     print(
         f"  {label:<34} {got['ms']:8.1f} ms ({got['ms'] / yardstick:6.1f}x healthz)"
         f"  {got['queries']:3d} queries  peak {got['peak_mb']:6.1f} MB  {got['bytes'] / 1e3:8.1f} KB"
@@ -201,10 +202,11 @@ def main() -> None:
                 last = -(-n // PAGE_SIZE)
                 base = f"/api/teams/{target}/experiments"
             print(f"\n{kind}: {n:,} rows, {last} pages")
-            for page in (1, last):
+            for page in sorted({1, last}):
                 got = measure(database, token, f"{base}?page={page}")
                 results[(kind, n, page == 1)] = got
                 line(f"page {page}", got, yardstick)
+            results.setdefault((kind, n, False), results[(kind, n, True)])
 
         print("\nTargets")
         for kind, sizes in (

@@ -1,5 +1,7 @@
 """The API's endpoints for experiments: list, create, read, start, cancel, and follow-ups."""
 
+from dataclasses import dataclass
+
 from django.core.exceptions import ValidationError
 from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
@@ -53,18 +55,34 @@ def _run_out(run: Run, n_items: int, hide: bool) -> dict:
     return out
 
 
-def _experiment_detail(request, experiment: Experiment) -> dict:
+@dataclass
+class ExperimentDetail:
+    """What ExperimentDetailOut reads: the experiment's own attributes, then its progress."""
+
+    experiment: Experiment
+    blinded: bool
+    responses: int
+    expected_responses: int
+    percent: int
+    runs: list[dict]
+
+    def __getattr__(self, name: str):
+        return getattr(self.experiment, name)
+
+
+def _experiment_detail(request, experiment: Experiment) -> ExperimentDetail:
     hide = blinded(request, experiment)
     progress = experiment_progress(experiment)
     experiment.n_items = progress.n_items
-    return s.ExperimentOut.from_orm(experiment).model_dump() | {
-        "blinded": hide,
-        "responses": progress.n_responses,
-        "expected_responses": progress.total,
-        "percent": progress.percent,
+    return ExperimentDetail(
+        experiment=experiment,
+        blinded=hide,
+        responses=progress.n_responses,
+        expected_responses=progress.total,
+        percent=progress.percent,
         # A blinded user sees runs in their collection order only, as on the page.
-        "runs": [_run_out(r, progress.n_items, hide) for r in progress.runs],
-    }
+        runs=[_run_out(r, progress.n_items, hide) for r in progress.runs],
+    )
 
 
 @router.get(
@@ -168,7 +186,7 @@ def experiment_detail(request, experiment_id: int):
     return _experiment_detail(request, experiment)
 
 
-def _editor_action(request, experiment_id: int, action) -> dict:
+def _editor_action(request, experiment_id: int, action) -> ExperimentDetail:
     experiment, _m = reach(request, "experiment_pk", experiment_id, Role.EDITOR)
     if blinded(request, experiment):
         # As on the page: an editor who is scoring it blind does not steer its runs.

@@ -149,38 +149,41 @@ def response_rows(source: BucketSource, start: int = 0, stop: int | None = None)
         else set()
     )
     fields = ("bucket", *optional)
-    responses = (
+    ordered = (
         Response.objects.filter(run__experiment=experiment)
         .annotate(
             label_order=Lower(
                 Coalesce(KeyTextTransform("label", "run__config_snapshot"), Value(""))
-            ),
-            carried_from=Subquery(carried.values("from_experiment_name")[:1]),
-            **{f"judged_{name}": Subquery(judged.values(name)[:1]) for name in fields},
+            )
         )
         .order_by("item__position", "label_order", "run__repeat", "pk")
-        .values(
-            "pk",
-            "answer",
-            "confidence",
-            "abstained",
-            "hedged",
-            "issues",
-            "item_id",
-            "item__position",
-            "item__block_code",
-            "item__block_title",
-            "item__question",
-            "item__key_answer",
-            "item__key_flagged",
-            "run__repeat",
-            "run__config_snapshot",
-            "carried_from",
-            *(f"judged_{name}" for name in fields),
-        )
     )
     if start or stop is not None:
-        responses = responses[start:stop]
+        # A page: its keys first, from the order alone (an OFFSET over bare keys), then only
+        # its rows with their subqueries; the rows skipped are never built.
+        ordered = ordered.filter(pk__in=list(ordered.values_list("pk", flat=True)[start:stop]))
+    responses = ordered.annotate(
+        carried_from=Subquery(carried.values("from_experiment_name")[:1]),
+        **{f"judged_{name}": Subquery(judged.values(name)[:1]) for name in fields},
+    ).values(
+        "pk",
+        "answer",
+        "confidence",
+        "abstained",
+        "hedged",
+        "issues",
+        "item_id",
+        "item__position",
+        "item__block_code",
+        "item__block_title",
+        "item__question",
+        "item__key_answer",
+        "item__key_flagged",
+        "run__repeat",
+        "run__config_snapshot",
+        "carried_from",
+        *(f"judged_{name}" for name in fields),
+    )
     for r in responses.iterator(chunk_size=CHUNK_ROWS):
         snapshot = r["run__config_snapshot"] or {}
         # An item left out of the figures (a dropped key) has no bucket in this source.
