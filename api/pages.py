@@ -1,49 +1,17 @@
 """The user's API tokens page: make a token for one team, to read or to read and write (shown
 once), see when each was last used, revoke."""
 
-from django import forms
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
-from probe.models import Team
-
+from .forms import TokenForm
 from .models import ApiToken
 
 MAX_ACTIVE = 20
-
-
-class TokenForm(forms.Form):
-    name = forms.CharField(
-        label=gettext_lazy("Name"),
-        max_length=100,
-        help_text=gettext_lazy("What the token is for, such as “CI regression gate”."),
-    )
-    team = forms.ModelChoiceField(
-        label=gettext_lazy("Team"),
-        queryset=Team.objects.none(),
-        help_text=gettext_lazy("The token acts in this team only, with your role there."),
-    )
-    access = forms.ChoiceField(
-        label=gettext_lazy("Access"),
-        choices=ApiToken.Access.choices,
-        initial=ApiToken.Access.READ,
-        widget=forms.RadioSelect,
-        help_text=gettext_lazy(
-            "A read token can fetch but never change anything, whatever your role."
-        ),
-    )
-
-    def __init__(self, *args, user, **kwargs):
-        super().__init__(*args, **kwargs)
-        teams = Team.objects.filter(memberships__user=user).order_by("name", "pk")
-        self.fields["team"].queryset = teams
-        if len(teams) == 1:
-            self.fields["team"].initial = teams[0].pk
 
 
 @never_cache  # the page shows a new token once: no cache may keep it

@@ -4,12 +4,14 @@ what a user means to send)."""
 
 import re
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from django.utils.translation import gettext as _
 from ninja import Field, Query, Schema
-from pydantic import ConfigDict, field_validator
-from pydantic_core import PydanticCustomError
+from pydantic import ConfigDict, GetCoreSchemaHandler, GetJsonSchemaHandler, field_validator
+from pydantic_core import PydanticCustomError, core_schema
+
+from scoring.schemes import offered as offered_schemes
 
 # C0 controls but tab, line feed and carriage return; and lone surrogates.
 REFUSED = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff]")
@@ -18,6 +20,36 @@ TEXT_PATTERN = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f]*$"
 
 # A team's slug, as Django's SlugField takes it.
 SLUG_PATTERN = r"^[-a-zA-Z0-9_]+$"
+
+
+class SchemeValue(str):
+    """A scoring scheme's stored value, one of the offered schemes of the registry
+    (scoring.schemes). Read when a request is validated and when the OpenAPI schema is drawn,
+    so a newly registered scheme is taken and listed with nothing else to change."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler):
+        return core_schema.no_info_after_validator_function(cls._offered, core_schema.str_schema())
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, schema, handler: GetJsonSchemaHandler):
+        offered = offered_schemes()
+        return {
+            "type": "string",
+            "enum": [s.key for s in offered],
+            "description": "the scoring scheme: "
+            + "; ".join(f"{s.key}: {s.help or s.label}" for s in offered),
+        }
+
+    @staticmethod
+    def _offered(value: str) -> str:
+        keys = [s.key for s in offered_schemes()]
+        if value not in keys:
+            raise PydanticCustomError(
+                "scheme",
+                _("Choose a scoring scheme: one of %(keys)s.") % {"keys": ", ".join(keys)},
+            )
+        return value
 
 
 def weight_query():
@@ -123,12 +155,20 @@ class MeOut(Schema):
     teams: list[TeamOut] = Field(..., description="the token's team, with the user's role")
 
 
+# The outputs are read from the objects' attributes (a model, with the counts a list's query
+# annotates): the resolvers say where a field that is not an attribute of its own comes from.
+
+
 class BankOut(Schema):
     id: int
     name: str
     description: str
-    items: int
+    items: int = Field(..., description="active items")
     updated: datetime
+
+    @staticmethod
+    def resolve_items(bank) -> int:
+        return bank.n_items
 
 
 class BankImportIn(Strict):
@@ -164,6 +204,10 @@ class ConfigOut(Schema):
     concurrency_limit: int | None
     price_input_per_million: float | None = None
     price_output_per_million: float | None = None
+
+    @staticmethod
+    def resolve_simulated(config) -> bool:
+        return config.is_simulated
 
 
 class ConfigIn(Strict):
@@ -213,11 +257,27 @@ class ExperimentOut(Schema):
     scheme: str
     repeats: int
     seed: int
-    items: int
+    items: int = Field(..., description="items in its snapshot")
     follows: int | None
     created: datetime
     collection_started: datetime | None
     collection_finished: datetime | None
+
+    @staticmethod
+    def resolve_bank(experiment) -> int | None:
+        return experiment.bank_id
+
+    @staticmethod
+    def resolve_prompt_version(experiment) -> int:
+        return experiment.prompt_version_id
+
+    @staticmethod
+    def resolve_follows(experiment) -> int | None:
+        return experiment.follows_id
+
+    @staticmethod
+    def resolve_items(experiment) -> int:
+        return experiment.n_items
 
 
 class ExperimentDetailOut(ExperimentOut):
@@ -236,7 +296,7 @@ class ExperimentIn(Strict):
     mode: Literal["sheet", "item"] = "sheet"
     name: str = Field("", max_length=200)
     seed: int | None = Field(None, ge=0, lt=2**31)
-    scheme: Literal["four", "aa"] = "four"
+    scheme: SchemeValue = "four"
     hide_confidence: bool = False
     noise_floor: float | None = Field(None, ge=0, le=1000)
 
@@ -255,6 +315,49 @@ class FollowUpIn(Strict):
     repeats: int | None = Field(None, ge=1, le=20)
     name: str = Field("", max_length=200)
     seed: int | None = Field(None, ge=0, lt=2**31)
+
+
+class ResponseRowOut(Schema):
+    """One judged response: the columns of the responses export (docs/export-columns.md)."""
+
+    experiment: str
+    scheme: str
+    item: int
+    block: str
+    block_title: str
+    question: str
+    key: str | None = Field(..., description="the key in force, when the requester may see it")
+    key_flagged: bool
+    key_snapshot: str | None
+    key_judged_against: str | None
+    run_label: str
+    provider: str
+    model: str
+    simulated: bool
+    repeat: int
+    answer: str | None
+    confidence: str | None
+    abstained: bool
+    hedged: bool
+    issues: list[str]
+    bucket: str | None
+    verdict: str | None
+    unblinded: bool | None
+    needs_recheck: bool | None
+    scorer: str | None
+    carried_from: str | None
+
+
+class ResponsesPageOut(Schema):
+    source: Literal["final", "scorer"] = Field(
+        ..., description="the team's final buckets, or the requester's own judgements"
+    )
+    experiment: int
+    columns: list[str]
+    count: int = Field(..., description="responses in the whole experiment")
+    page: int = Field(..., description="this page, from 1")
+    page_size: int = Field(..., description="rows a page (1,000)")
+    responses: list[ResponseRowOut]
 
 
 class ItemChangeOut(Schema):

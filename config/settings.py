@@ -284,6 +284,9 @@ def csp_allow_issuer(policy: dict, issuer: str) -> dict:
 
 
 CONTENT_SECURITY_POLICY = csp_allow_issuer(CONTENT_SECURITY_POLICY, OIDC_ISSUER_URL)
+# The tests' own scoring schemes (scoring/schemes/rightwrong.py) are offered by the experiment
+# form and the API only with this on (the test suite's conftest turns it on); never in production.
+SCORING_TEST_SCHEMES = env.bool("SCORING_TEST_SCHEMES", default=False) and not PRODUCTION
 
 # --- Login lockout (probe/selectors/logins.py, docs/deploy.md#accounts) -----------------------
 # Wrong passwords are counted per (username, address), per address and per username, in the

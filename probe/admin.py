@@ -13,6 +13,7 @@ from .models import (
     Membership,
     Team,
 )
+from .services.prompts import prompt_defaults_ensure
 
 
 class MembershipInline(admin.TabularInline):
@@ -27,6 +28,11 @@ class TeamAdmin(admin.ModelAdmin):
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
     inlines = [MembershipInline]
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if not change:  # a new team starts with the default prompts, as team_create gives them
+            prompt_defaults_ensure(team=obj)
 
 
 class BlockInline(admin.TabularInline):

@@ -6,10 +6,10 @@ import zoneinfo
 
 from django.conf import settings
 from django.contrib.auth.middleware import LoginRequiredMiddleware as DjangoLoginRequired
-from django.http import HttpResponse
 from django.shortcuts import resolve_url
 from django.utils import timezone, translation
 from django.utils.cache import add_never_cache_headers
+from django_htmx.http import HttpResponseClientRedirect
 
 from .selectors.preferences import user_time_zone
 from .views.errors import error_response
@@ -19,8 +19,8 @@ class LoginRequiredMiddleware(DjangoLoginRequired):
     def handle_no_permission(self, request, view_func):
         if request.headers.get("HX-Request"):
             # htmx would swap the login page into a fragment: send the whole browser there.
-            response = HttpResponse(status=401)
-            response["HX-Redirect"] = resolve_url(self.get_login_url(view_func))
+            response = HttpResponseClientRedirect(resolve_url(self.get_login_url(view_func)))
+            response.status_code = 401
             return response
         return super().handle_no_permission(request, view_func)
 

@@ -8,7 +8,8 @@ from django.utils.translation import gettext_lazy as _
 
 from probe.models import Experiment, ExperimentItem, Response
 
-from .schemes import Bucket
+from .schemes import Bucket, bucket_choices
+from .schemes.base import BUCKET_LENGTH
 
 __all__ = [
     "Allocation",
@@ -76,7 +77,7 @@ class Judgement(models.Model):
 
     assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="judgements")
     response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="judgements")
-    bucket = models.CharField(max_length=16, choices=Bucket.choices)
+    bucket = models.CharField(max_length=BUCKET_LENGTH, choices=bucket_choices)
     verdict = models.CharField(max_length=8, choices=Verdict.choices)
     unblinded = models.BooleanField(default=False)  # last changed after this scorer's reveal
     needs_recheck = models.BooleanField(default=False)  # the key changed under it
@@ -213,7 +214,7 @@ class FinalBucket(models.Model):
     """The team's reconciled bucket for a response: unanimous, or set by a lead with a note."""
 
     response = models.OneToOneField(Response, on_delete=models.CASCADE, related_name="final")
-    bucket = models.CharField(max_length=16, choices=Bucket.choices)
+    bucket = models.CharField(max_length=BUCKET_LENGTH, choices=bucket_choices)
     unanimous = models.BooleanField(default=False)
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -231,7 +232,7 @@ class CarriedBucket(models.Model):
     force, and the same answer and confidence, already given a final bucket there."""
 
     response = models.OneToOneField(Response, on_delete=models.CASCADE, related_name="carried")
-    bucket = models.CharField(max_length=16, choices=Bucket.choices)
+    bucket = models.CharField(max_length=BUCKET_LENGTH, choices=bucket_choices)
     from_response = models.ForeignKey(
         Response, null=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -1,7 +1,10 @@
 """Scoring URLs, one ``scoring`` namespace gathered from the contexts' url modules. A scorer's
 pages are addressed by their opaque assignment token only."""
 
+from django.urls import path
+
 from scoring.allocation import urls as allocation_urls
+from scoring.bucket_css import bucket_stylesheet
 from scoring.comparison import urls as comparison_urls
 from scoring.queue import urls as queue_urls
 from scoring.reconciliation import urls as reconciliation_urls
@@ -11,6 +14,7 @@ from scoring.review import urls as review_urls
 app_name = "scoring"
 
 urlpatterns = [
+    path("buckets.css", bucket_stylesheet, name="bucket_css"),
     *queue_urls.urlpatterns,
     *comparison_urls.urlpatterns,
     *report_urls.urlpatterns,

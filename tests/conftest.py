@@ -44,6 +44,8 @@ def pytest_configure(config):
 
     # Hashing passwords the slow, safe way costs a quarter of a second per user created.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # The two-bucket test scheme is offered by the form and the API (docs/deploy.md).
+    settings.SCORING_TEST_SCHEMES = True
     # Pages render without a collectstatic manifest (a fresh clone has none); the manifest
     # storage itself is tested by running collectstatic (tests/probe/test_static.py).
     # Loopback is allowed only on listed ports: the default (the simulator's) and each test

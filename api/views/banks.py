@@ -3,16 +3,18 @@
 from django.http import HttpResponse
 from django.utils.translation import gettext as _
 from ninja import Path, Query, Router
+from ninja.pagination import paginate
 from ninja.responses import Status
 
 from probe import bankformat
-from probe.models import Bank, Role
+from probe.models import Role
 from probe.selectors.banks import banks_of_team
 from probe.services import banks as bank_services
 
 from .. import schemas as s
 from ..auth import reach
 from ..errors import refuse
+from ..pagination import Page
 
 router = Router()
 
@@ -20,24 +22,15 @@ router = Router()
 # Banks ---------------------------------------------------------------------------------------
 
 
-def _bank_out(bank: Bank, items: int) -> dict:
-    return {
-        "id": bank.pk,
-        "name": bank.name,
-        "description": bank.description,
-        "items": items,
-        "updated": bank.updated,
-    }
-
-
 @router.get(
     "/teams/{slug}/banks",
     response={200: list[s.BankOut], **s.errors(401, 404, 422, 429)},
     summary="The team's banks",
 )
+@paginate(Page)
 def bank_list(request, slug: str = Path(..., pattern=s.SLUG_PATTERN)):
     team, _m = reach(request, "team_slug", slug, Role.VIEWER)
-    return [_bank_out(b, b.n_items) for b in banks_of_team(team)]
+    return banks_of_team(team)
 
 
 @router.post(
@@ -69,10 +62,11 @@ def bank_import(request, payload: s.BankImportIn, slug: str = Path(..., pattern=
         source=payload.filename or _("the API"),
         file_format=bankformat.detect_format(payload.content, payload.filename),
     )
+    bank.n_items = data.item_count
     return Status(
         201,
         {
-            "bank": _bank_out(bank, data.item_count),
+            "bank": bank,
             "blocks": len(data.blocks),
             "items": data.item_count,
             "missing_keys": data.missing_key_count,

@@ -4,6 +4,7 @@ same checks, as the configuration form (the provider's adapter checks the settin
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 from ninja import Path, Router
+from ninja.pagination import paginate
 from ninja.responses import Status
 
 from probe.models import ModelConfig, Role
@@ -12,6 +13,7 @@ from probe.services import configs as config_services
 from .. import schemas as s
 from ..auth import reach
 from ..errors import Refused, refuse
+from ..pagination import Page
 
 router = Router()
 
@@ -26,32 +28,15 @@ def refusal(error: ValidationError) -> Refused:
     return refuse(_("Nothing was saved."), problems)
 
 
-def config_out(config) -> dict:
-    return {
-        "id": config.pk,
-        "label": config.label,
-        "provider": config.provider,
-        "model_name": config.model_name,
-        "simulated": config.is_simulated,
-        "archived": config.archived,
-        "concurrency_limit": config.concurrency_limit,
-        "price_input_per_million": _float(config.price_input_per_million),
-        "price_output_per_million": _float(config.price_output_per_million),
-    }
-
-
-def _float(value) -> float | None:
-    return None if value is None else float(value)
-
-
 @router.get(
     "/teams/{slug}/configs",
     response={200: list[s.ConfigOut], **s.errors(401, 403, 404, 422, 429)},
     summary="Model configurations (editors: a scorer would learn which models are in play)",
 )
+@paginate(Page)
 def config_list(request, slug: str = Path(..., pattern=s.SLUG_PATTERN)):
     team, _m = reach(request, "team_slug", slug, Role.EDITOR)
-    return [config_out(c) for c in ModelConfig.objects.filter(team=team).order_by("label", "pk")]
+    return ModelConfig.objects.filter(team=team).order_by("label", "pk")
 
 
 @router.post(
@@ -65,4 +50,4 @@ def config_create(request, payload: s.ConfigIn, slug: str = Path(..., pattern=s.
         config = config_services.config_create(team=team, user=request.user, **payload.model_dump())
     except ValidationError as error:
         raise refusal(error) from None
-    return Status(201, config_out(config))
+    return Status(201, config)

@@ -1,12 +1,25 @@
 """The API's endpoints for experiments: list, create, read, start, cancel, and follow-ups."""
 
+from dataclasses import dataclass
+
 from django.core.exceptions import ValidationError
+from django.db.models import Count, OuterRef, Subquery
+from django.db.models.functions import Coalesce
 from django.utils.translation import gettext as _
 from ninja import Path, Query, Router
 from ninja.errors import HttpError
+from ninja.pagination import paginate
 from ninja.responses import Status
 
-from probe.models import Bank, Experiment, ModelConfig, PromptVersion, Role, Run
+from probe.models import (
+    Bank,
+    Experiment,
+    ExperimentItem,
+    ModelConfig,
+    PromptVersion,
+    Role,
+    Run,
+)
 from probe.selectors.experiments import experiment_progress
 from probe.services import experiments as experiment_services
 from scoring.comparison import followups
@@ -14,31 +27,12 @@ from scoring.comparison import followups
 from .. import schemas as s
 from ..auth import blinded, reach
 from ..errors import refuse
+from ..pagination import Page
 
 router = Router()
 
 
 # Experiments ---------------------------------------------------------------------------------
-
-
-def _experiment_out(e: Experiment, items: int | None = None) -> dict:
-    return {
-        "id": e.pk,
-        "name": e.name,
-        "status": e.status,
-        "bank": e.bank_id,
-        "bank_name": e.bank_name,
-        "prompt_version": e.prompt_version_id,
-        "mode": e.mode,
-        "scheme": e.scheme,
-        "repeats": e.repeats,
-        "seed": e.seed,
-        "items": e.items.count() if items is None else items,
-        "follows": e.follows_id,
-        "created": e.created,
-        "collection_started": e.collection_started,
-        "collection_finished": e.collection_finished,
-    }
 
 
 def _run_out(run: Run, n_items: int, hide: bool) -> dict:
@@ -61,17 +55,34 @@ def _run_out(run: Run, n_items: int, hide: bool) -> dict:
     return out
 
 
-def _experiment_detail(request, experiment: Experiment) -> dict:
+@dataclass
+class ExperimentDetail:
+    """What ExperimentDetailOut reads: the experiment's own attributes, then its progress."""
+
+    experiment: Experiment
+    blinded: bool
+    responses: int
+    expected_responses: int
+    percent: int
+    runs: list[dict]
+
+    def __getattr__(self, name: str):
+        return getattr(self.experiment, name)
+
+
+def _experiment_detail(request, experiment: Experiment) -> ExperimentDetail:
     hide = blinded(request, experiment)
     progress = experiment_progress(experiment)
-    return _experiment_out(experiment, progress.n_items) | {
-        "blinded": hide,
-        "responses": progress.n_responses,
-        "expected_responses": progress.total,
-        "percent": progress.percent,
+    experiment.n_items = progress.n_items
+    return ExperimentDetail(
+        experiment=experiment,
+        blinded=hide,
+        responses=progress.n_responses,
+        expected_responses=progress.total,
+        percent=progress.percent,
         # A blinded user sees runs in their collection order only, as on the page.
-        "runs": [_run_out(r, progress.n_items, hide) for r in progress.runs],
-    }
+        runs=[_run_out(r, progress.n_items, hide) for r in progress.runs],
+    )
 
 
 @router.get(
@@ -79,9 +90,22 @@ def _experiment_detail(request, experiment: Experiment) -> dict:
     response={200: list[s.ExperimentOut], **s.errors(401, 404, 422, 429)},
     summary="Experiments",
 )
+@paginate(Page)
 def experiment_list(request, slug: str = Path(..., pattern=s.SLUG_PATTERN)):
     team, _m = reach(request, "team_slug", slug, Role.VIEWER)
-    return [_experiment_out(e) for e in Experiment.objects.filter(team=team)]
+    # The snapshot's size as a subquery: one query for the page, however many experiments.
+    n_items = (
+        ExperimentItem.objects.filter(experiment=OuterRef("pk"))
+        .order_by()
+        .values("experiment")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return (
+        Experiment.objects.filter(team=team)
+        .annotate(n_items=Coalesce(Subquery(n_items), 0))
+        .order_by("-created", "-pk")
+    )
 
 
 def _own(model, team, pk: int | None, field: str, message: str):
@@ -162,7 +186,7 @@ def experiment_detail(request, experiment_id: int):
     return _experiment_detail(request, experiment)
 
 
-def _editor_action(request, experiment_id: int, action) -> dict:
+def _editor_action(request, experiment_id: int, action) -> ExperimentDetail:
     experiment, _m = reach(request, "experiment_pk", experiment_id, Role.EDITOR)
     if blinded(request, experiment):
         # As on the page: an editor who is scoring it blind does not steer its runs.

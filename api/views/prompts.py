@@ -1,11 +1,13 @@
 """The API's endpoint for prompt versions."""
 
 from ninja import Path, Router
+from ninja.pagination import paginate
 
 from probe.models import PromptVersion, Role
 
 from .. import schemas as s
 from ..auth import reach
+from ..pagination import Page
 
 router = Router()
 
@@ -18,6 +20,7 @@ router = Router()
     response={200: list[s.PromptOut], **s.errors(401, 404, 422, 429)},
     summary="Prompt versions",
 )
+@paginate(Page)
 def prompt_list(request, slug: str = Path(..., pattern=s.SLUG_PATTERN)):
     team, _m = reach(request, "team_slug", slug, Role.VIEWER)
-    return list(PromptVersion.objects.filter(team=team).order_by("name", "-version"))
+    return PromptVersion.objects.filter(team=team).order_by("name", "-version", "pk")

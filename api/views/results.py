@@ -2,7 +2,7 @@
 regression gate, is in api.views.gate)."""
 
 from django.utils.translation import gettext as _
-from ninja import Router
+from ninja import Query, Router
 from ninja.errors import HttpError
 
 from probe.models import Experiment, Role
@@ -21,6 +21,7 @@ from scoring.review.selectors import keys_in_force
 from .. import schemas as s
 from ..auth import reach
 from ..errors import refuse
+from ..pagination import MAX_PAGE, page_bounds
 
 router = Router()
 
@@ -68,15 +69,25 @@ def results_figures(request, experiment_id: int, w: str = s.weight_query()):
     return {"source": kind, "experiment": experiment.pk, "figures": exports.report_dict(report)}
 
 
+# Rows a page of the responses listing: a page is read in one query of its rows (streamed in
+# chunks), so an experiment of 100,000 responses costs what one of 1,000 does, page by page.
+RESPONSES_PAGE_SIZE = 1000
+
+
 @router.get(
     "/experiments/{experiment_id}/results/responses",
-    response={200: dict, **s.errors(401, 404, 409, 422, 429)},
-    summary="Every judged response",
+    response={200: s.ResponsesPageOut, **s.errors(401, 404, 409, 422, 429)},
+    summary="Every judged response, 1,000 a page",
 )
-def results_responses(request, experiment_id: int):
+def results_responses(
+    request,
+    experiment_id: int,
+    page: int = Query(1, ge=1, le=MAX_PAGE, description="the page, from 1"),
+):
     experiment, _m = reach(request, "experiment_pk", experiment_id, Role.VIEWER)
     kind, source, gate = _results_source(request, experiment)
-    rows = list(exports.response_rows(source))
+    start, stop = page_bounds(page, RESPONSES_PAGE_SIZE)
+    rows = list(exports.response_rows(source, start=start, stop=stop))
     # The key column is the key in force, and only for those the final report shows keys to.
     show_keys = kind == "scorer" or may_see_keys(request, gate)
     keys = keys_in_force(experiment) if show_keys else {}
@@ -87,5 +98,8 @@ def results_responses(request, experiment_id: int):
         "source": kind,
         "experiment": experiment.pk,
         "columns": exports.RESPONSE_COLUMNS,
+        "count": exports.response_count(source),
+        "page": page,
+        "page_size": RESPONSES_PAGE_SIZE,
         "responses": rows,
     }

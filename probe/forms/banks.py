@@ -213,3 +213,12 @@ def _human_size(n: int) -> str:
     if n >= 1024 * 1024:
         return f"{n / (1024 * 1024):.1f}".removesuffix(".0") + " MB"
     return f"{n / 1024:.0f} KB"
+
+
+class RecheckSettingForm(forms.Form):
+    recheck_after_days = forms.IntegerField(
+        # Lazy: a class attribute is made once, at import, before any request has a language.
+        label=_("Re-check key sources after (days)"),
+        min_value=1,
+        max_value=36500,
+    )

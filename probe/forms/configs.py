@@ -13,6 +13,7 @@ from adapters.options import CHOICE, FLOAT, OPTION_NAMES
 
 from ..models import ModelConfig
 from ..services import configs as config_services
+from .common import apply_service_errors
 
 
 def _model_label(name: str):
@@ -228,8 +229,7 @@ class ModelConfigForm(forms.Form):
                 config_services.config_validate(team=self.team, data=data, instance=self.instance)
             )
         except ValidationError as error:
-            for field, errors in error.error_dict.items():
-                self.add_error(field if field in self.fields else None, errors)
+            apply_service_errors(self, error)
         return data
 
     def settings(self) -> dict:

@@ -4,6 +4,8 @@ from django import forms
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
+from scoring.schemes import offered as offered_schemes
+
 from ..models import Bank, Experiment, ModelConfig, PromptVersion, Team
 from ..prompts import DEFAULT_PROMPT_NAME
 from ..selectors.banks import bank_languages
@@ -87,15 +89,12 @@ class ExperimentForm(forms.Form):
         ),
     )
 
+    # Its choices and help are the offered schemes' (scoring.schemes), set in __init__.
     scheme = forms.ChoiceField(
         label=_("Scoring scheme"),
-        choices=Experiment.Scheme.choices,
         required=False,
         initial=Experiment.Scheme.FOUR,
         widget=forms.RadioSelect,
-        help_text=_(
-            "Four buckets: Correct, Confidently wrong, Hedged wrong, Abstained. The second scheme (AA-Omniscience style): Correct, Incorrect, Partial, Not attempted."
-        ),
     )
     hide_confidence = forms.BooleanField(
         label=_("Hide the confidence while scorers judge correctness"),
@@ -127,6 +126,9 @@ class ExperimentForm(forms.Form):
 
     def __init__(self, *args, team: Team, **kwargs):
         super().__init__(*args, **kwargs)
+        offered = offered_schemes()
+        self.fields["scheme"].choices = [(s.key, s.label) for s in offered]
+        self.fields["scheme"].help_text = " ".join(str(s.help) for s in offered if s.help)
         self.fields["bank"].queryset = team.banks.order_by("name", "pk")
         self.fields["prompt_version"].queryset = team.prompt_versions.order_by("name", "-version")
         self.fields["configs"].queryset = team.model_configs.filter(archived=False).order_by(

@@ -5,7 +5,8 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from scoring.schemes import Scheme as ScoringScheme
-from scoring.schemes import scheme_for
+from scoring.schemes import scheme_choices, scheme_for
+from scoring.schemes.base import SCHEME_KEY_LENGTH
 
 from .banks import Bank, Item
 from .prompts import PromptVersion
@@ -23,9 +24,12 @@ class Experiment(models.Model):
         COLLECTED = "collected", _("Collection complete")
         CANCELLED = "cancelled", _("Cancelled")
 
-    class Scheme(models.TextChoices):
-        FOUR = "four", _("Four buckets")
-        AA = "aa", _("Correct / Incorrect / Partial / Not attempted")
+    class Scheme:
+        """The stored values of the two schemes every install offers. The list of schemes is
+        the registry's (scoring.schemes): the field's choices are read from it."""
+
+        FOUR = "four"
+        AA = "aa"
 
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="experiments")
     name = models.CharField(_("name"), max_length=200)
@@ -44,7 +48,10 @@ class Experiment(models.Model):
     seed = models.BigIntegerField(_("run-order seed"))
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.READY)
     scheme = models.CharField(
-        _("scoring scheme"), max_length=8, choices=Scheme.choices, default=Scheme.FOUR
+        _("scoring scheme"),
+        max_length=SCHEME_KEY_LENGTH,
+        choices=scheme_choices,
+        default=Scheme.FOUR,
     )
     hide_confidence = models.BooleanField(
         _("hide confidence while judging correctness"), default=False

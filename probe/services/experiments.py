@@ -15,6 +15,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from scoring.schemes import offered as offered_schemes
+
 from ..events import experiment_collected
 from ..models import (
     AuditEvent,
@@ -149,7 +151,7 @@ def experiment_create(
         errors["repeats"] = _("At most %(n)s repeats.") % {"n": MAX_REPEATS}
     if mode not in Experiment.Mode.values:
         errors["mode"] = _("Choose how the items are sent.")
-    if scheme not in Experiment.Scheme.values:
+    if scheme not in {s.key for s in offered_schemes()}:
         errors["scheme"] = _("Choose a scoring scheme.")
     if confirm_wrong not in Experiment.ConfirmWrong.values:
         errors["confirm_wrong"] = _("Choose when a HIGH-confidence answer marked wrong asks first.")

@@ -17,6 +17,7 @@ from django.views.decorators.cache import never_cache
 from .. import login_devices
 from ..forms.common import apply_service_errors
 from ..forms.teams import InvitationSignupForm, LoginForm
+from ..htmx import HtmxHttpRequest
 from ..services import logins as login_services
 from ..services import oidc as oidc_services
 from ..services import teams as team_services
@@ -110,7 +111,7 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
 
 @never_cache
 @login_not_required
-def invitation_accept(request, token: str):
+def invitation_accept(request: HtmxHttpRequest, token: str):
     invitation = team_services.invitation_find(token=token)
     problem = team_services.invitation_problem(invitation=invitation, user=request.user)
     context = {"invitation": invitation, "problem": problem, **oidc_context()}

@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 from .. import bankformat
 from ..access import team_view
 from ..forms.banks import ImportForm, ImportPreviewForm
+from ..htmx import HtmxHttpRequest
 from ..models import Role, Team
 from ..services import banks as bank_services
 
@@ -21,7 +22,7 @@ PREVIEW_TEMPLATE = "probe/bank_import_preview.html"
 
 
 @team_view(scope="team_slug", get=Role.EDITOR, post=Role.EDITOR)
-def bank_import(request, team: Team):
+def bank_import(request: HtmxHttpRequest, team: Team):
     if request.method == "POST" and "source_text" in request.POST:
         return _preview_step(request, team)
     form = ImportForm(request.POST or None, request.FILES or None)
@@ -33,7 +34,7 @@ def bank_import(request, team: Team):
     return _form_page(request, team, form, [])
 
 
-def _form_page(request, team: Team, form, problems):
+def _form_page(request: HtmxHttpRequest, team: Team, form, problems):
     return render(
         request,
         "probe/bank_import.html",
@@ -42,7 +43,7 @@ def _form_page(request, team: Team, form, problems):
     )
 
 
-def _preview_step(request, team: Team):
+def _preview_step(request: HtmxHttpRequest, team: Team):
     form = ImportPreviewForm(request.POST)
     if not form.is_valid():
         messages.error(request, _("The preview could not be read again: start the import anew."))
@@ -82,7 +83,7 @@ def _preview_step(request, team: Team):
     return redirect(bank)
 
 
-def _preview_page(request, team: Team, result, *, name: str, notice: str = ""):
+def _preview_page(request: HtmxHttpRequest, team: Team, result, *, name: str, notice: str = ""):
     conflicts = result.conflicts
     taken = [
         (code, bankformat.describe_reading(code), conflicts.get(code, ""))

@@ -4,14 +4,11 @@ One view serves both the full page and its htmx fragment (``request.htmx``); eve
 through a service, every object through ``access.team_view``.
 """
 
-from datetime import timedelta
-
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
 
@@ -19,10 +16,11 @@ from ..access import can, can_see_bank_key, team_view
 from ..downloads import attachment, file_stem, no_store
 from ..forms.banks import BankForm, BlockForm
 from ..forms.common import apply_service_errors
-from ..models import AuditEvent, Bank, Block, Role, Team
+from ..htmx import HtmxHttpRequest
+from ..models import Bank, Block, Role, Team
 from ..selectors import banks as selectors
 from ..services import banks as bank_services
-from ..services.audit import audit_record
+from ..services.audit import key_view_record
 
 BANK_CHANGED = "bank-changed"
 
@@ -31,7 +29,7 @@ BANK_CHANGED = "bank-changed"
 
 
 @team_view(scope="team_slug", get=Role.EDITOR, post=Role.EDITOR)
-def bank_create(request, team: Team):
+def bank_create(request: HtmxHttpRequest, team: Team):
     form = BankForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         bank = bank_services.bank_create(
@@ -45,35 +43,12 @@ def bank_create(request, team: Team):
     return render(request, "probe/bank_form.html", {"team": team, "form": form})
 
 
-KEY_VIEW_LOG_INTERVAL = timedelta(minutes=10)
-
-
-def _log_key_view(request, bank: Bank) -> None:
-    # One record per user and bank per interval: the log says who read the key and when,
-    # without a line for every click while editing.
-    recent = AuditEvent.objects.filter(
-        bank=bank,
-        user=request.user,
-        action=AuditEvent.Action.KEY_VIEW,
-        created__gte=timezone.now() - KEY_VIEW_LOG_INTERVAL,
-    ).exists()
-    if not recent:
-        audit_record(
-            team=bank.team,
-            user=request.user,
-            bank=bank,
-            action=AuditEvent.Action.KEY_VIEW,
-            subject="bank",
-            summary=bank.name,
-        )
-
-
 # A bank page shows one page of items at a time: a 10,000-item bank opens as fast as a small one.
 # The filters, the count and the block summary still cover the whole bank.
 ITEMS_PER_PAGE = 100
 
 
-def _summary_context(request, bank: Bank) -> dict:
+def _summary_context(request: HtmxHttpRequest, bank: Bank) -> dict:
     return {
         "bank": bank,
         "team": bank.team,
@@ -83,7 +58,7 @@ def _summary_context(request, bank: Bank) -> dict:
     }
 
 
-def _bank_context(request, bank: Bank) -> dict:
+def _bank_context(request: HtmxHttpRequest, bank: Bank) -> dict:
     show_key = can_see_bank_key(request.membership) and request.GET.get("key") == "1"
     item_filter = selectors.ItemFilter.from_query(request.GET)
     paginator = Paginator(
@@ -109,7 +84,7 @@ def _bank_context(request, bank: Bank) -> dict:
     return context
 
 
-def render_bank(request, template: str, context: dict) -> HttpResponse:
+def render_bank(request: HtmxHttpRequest, template: str, context: dict) -> HttpResponse:
     response = render(request, template, context)
     if context.get("show_key"):
         no_store(response)
@@ -117,21 +92,23 @@ def render_bank(request, template: str, context: dict) -> HttpResponse:
 
 
 @team_view(scope="bank_pk", get=Role.VIEWER)
-def bank_detail(request, bank: Bank):
+def bank_detail(request: HtmxHttpRequest, bank: Bank):
     if request.htmx and request.htmx.target == "block-summary":
         return render(
             request, "probe/partials/_block_summary.html", _summary_context(request, bank)
         )
     context = _bank_context(request, bank)
     if context["show_key"]:
-        _log_key_view(request, bank)
+        key_view_record(
+            team=bank.team, user=request.user, bank=bank, subject="bank", summary=bank.name
+        )
     if request.htmx and request.htmx.target == "item-list":
         return render_bank(request, "probe/partials/_item_list.html", context)
     return render_bank(request, "probe/bank_detail.html", context)
 
 
 @team_view(scope="bank_pk", get=Role.EDITOR, post=Role.EDITOR)
-def bank_edit(request, bank: Bank):
+def bank_edit(request: HtmxHttpRequest, bank: Bank):
     form = BankForm(
         request.POST or None, instance=Bank(name=bank.name, description=bank.description)
     )
@@ -154,12 +131,12 @@ def bank_edit(request, bank: Bank):
     return render(request, "probe/bank_form.html", {"team": bank.team, "form": form, "bank": bank})
 
 
-def _header_context(request, bank: Bank) -> dict:
+def _header_context(request: HtmxHttpRequest, bank: Bank) -> dict:
     return {"bank": bank, "can_edit": can(request.membership, Role.EDITOR)}
 
 
 @team_view(scope="bank_pk", get=Role.VIEWER)
-def bank_header(request, bank: Bank):
+def bank_header(request: HtmxHttpRequest, bank: Bank):
     """The bank's name and description (the target of an inline edit's cancel)."""
     if request.htmx:
         return render(request, "probe/partials/_bank_header.html", _header_context(request, bank))
@@ -167,7 +144,7 @@ def bank_header(request, bank: Bank):
 
 
 @team_view(scope="bank_pk", get=Role.OWNER, post=Role.OWNER)
-def bank_delete(request, bank: Bank):
+def bank_delete(request: HtmxHttpRequest, bank: Bank):
     if request.method == "POST":
         if request.POST.get("confirm_name", "").strip() != bank.name:
             messages.error(request, _("Type the bank's name to confirm."))
@@ -200,7 +177,7 @@ EXPORT_TYPES = {
 
 
 @team_view(scope="bank_pk", get=Role.EDITOR)
-def bank_export(request, bank: Bank):
+def bank_export(request: HtmxHttpRequest, bank: Bank):
     file_format = request.GET.get("format", "json")
     if file_format not in EXPORT_TYPES:
         file_format = "json"
@@ -231,7 +208,7 @@ def respond_bank_changed(
 
 
 @team_view(scope="bank_pk", get=Role.EDITOR, post=Role.EDITOR)
-def block_create(request, bank: Bank):
+def block_create(request: HtmxHttpRequest, bank: Bank):
     form = BlockForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -251,7 +228,7 @@ def block_create(request, bank: Bank):
 
 
 @team_view(scope="block_pk", get=Role.EDITOR, post=Role.EDITOR)
-def block_edit(request, block: Block):
+def block_edit(request: HtmxHttpRequest, block: Block):
     bank = block.bank
     form = BlockForm(
         request.POST or None,
@@ -280,7 +257,7 @@ def block_edit(request, block: Block):
 
 
 @team_view(scope="block_pk", get=None, post=Role.EDITOR)
-def block_move(request, block: Block):
+def block_move(request: HtmxHttpRequest, block: Block):
     direction = request.POST.get("direction")
     if direction in {"up", "down"}:
         bank_services.block_move(block=block, user=request.user, direction=direction)
@@ -288,7 +265,7 @@ def block_move(request, block: Block):
 
 
 @team_view(scope="block_pk", get=Role.EDITOR, post=Role.EDITOR)
-def block_delete(request, block: Block):
+def block_delete(request: HtmxHttpRequest, block: Block):
     bank = block.bank
     if request.method == "POST":
         bank_services.block_delete(block=block, user=request.user)

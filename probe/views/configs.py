@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 from ..access import can, team_view
 from ..forms.common import apply_service_errors
 from ..forms.configs import ModelConfigForm, provider_choices, provider_key_hints
+from ..htmx import HtmxHttpRequest
 from ..models import ModelConfig, Role, Team
 from ..services import configs as config_services
 
@@ -37,7 +38,7 @@ def _provider_labels() -> dict[str, str]:
 # Model configurations are for editors: a scorer who could list them would learn which models
 # are in play before the reveal, and viewers have no use for API key variable names.
 @team_view(scope="team_slug", get=Role.EDITOR)
-def config_list(request, team: Team):
+def config_list(request: HtmxHttpRequest, team: Team):
     configs = _configs_with_status(team)
     labels = _provider_labels()
     for config in configs:
@@ -63,7 +64,7 @@ def _config_form_context(team: Team, form, config: ModelConfig | None = None) ->
 
 
 @team_view(scope="team_slug", get=Role.EDITOR, post=Role.EDITOR)
-def config_create(request, team: Team):
+def config_create(request: HtmxHttpRequest, team: Team):
     form = ModelConfigForm(request.POST or None, team=team)
     if request.method == "POST" and form.is_valid():
         try:
@@ -82,7 +83,7 @@ def config_create(request, team: Team):
 
 
 @team_view(scope="config_pk", get=Role.EDITOR, post=Role.EDITOR)
-def config_edit(request, config: ModelConfig):
+def config_edit(request: HtmxHttpRequest, config: ModelConfig):
     team = config.team
     form = ModelConfigForm(
         request.POST or None,
@@ -107,7 +108,7 @@ def config_edit(request, config: ModelConfig):
 
 
 @team_view(scope="config_pk", get=None, post=Role.EDITOR)
-def config_archive(request, config: ModelConfig):
+def config_archive(request: HtmxHttpRequest, config: ModelConfig):
     action = request.POST.get("action")
     if action in {"archive", "restore"}:
         config_services.config_set_archived(
@@ -128,7 +129,7 @@ def config_archive(request, config: ModelConfig):
 
 
 @team_view(scope="config_pk", get=None, post=Role.EDITOR)
-def config_test(request, config: ModelConfig):
+def config_test(request: HtmxHttpRequest, config: ModelConfig):
     """One small request with the configuration's settings; the outcome as a fragment or a page."""
     check = config_services.config_test_connection(config=config)
     context = {"team": config.team, "config": config, "check": check}

@@ -19,12 +19,12 @@ from adapters.registry import is_simulated
 from ..access import can, is_blinded, team_view
 from ..forms.common import apply_service_errors
 from ..forms.experiments import ExperimentForm, PasteForm
-from ..models import AuditEvent, Experiment, Role, Run, Team
+from ..htmx import HtmxHttpRequest
+from ..models import Experiment, Role, Run, Team
 from ..selectors import experiments as selectors
 from ..services import collection
 from ..services import experiments as experiment_services
-from ..services.audit import audit_record
-from ..services.prompts import prompt_defaults_ensure
+from ..services.audit import key_view_record
 
 RUN_ROWS_PER_PAGE = 100
 PASTES_PER_PAGE = 20
@@ -49,7 +49,7 @@ def _error_text(error: ValidationError) -> str:
 
 
 @team_view(scope="team_slug", get=Role.VIEWER)
-def experiment_list(request, team: Team):
+def experiment_list(request: HtmxHttpRequest, team: Team):
     return render(
         request,
         "probe/experiment_list.html",
@@ -62,8 +62,7 @@ def experiment_list(request, team: Team):
 
 
 @team_view(scope="team_slug", get=Role.EDITOR, post=Role.EDITOR)
-def experiment_create(request, team: Team):
-    prompt_defaults_ensure(team=team)  # a new team starts with the default prompts
+def experiment_create(request: HtmxHttpRequest, team: Team):
     form = ExperimentForm(request.POST or None, team=team)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
@@ -102,7 +101,7 @@ def experiment_create(request, team: Team):
     )
 
 
-def _detail_context(request, experiment: Experiment) -> dict:
+def _detail_context(request: HtmxHttpRequest, experiment: Experiment) -> dict:
     blinded = is_blinded(experiment, request.user, request.membership)
     return {
         "team": experiment.team,
@@ -114,7 +113,7 @@ def _detail_context(request, experiment: Experiment) -> dict:
 
 
 @team_view(scope="experiment_pk", get=Role.VIEWER)
-def experiment_detail(request, experiment: Experiment):
+def experiment_detail(request: HtmxHttpRequest, experiment: Experiment):
     context = _detail_context(request, experiment)
     if request.htmx and request.htmx.target == PROGRESS_TARGET:
         context["show_messages"] = True
@@ -123,7 +122,7 @@ def experiment_detail(request, experiment: Experiment):
 
 
 @team_view(scope="experiment_pk", get=Role.VIEWER)
-def experiment_prompt(request, experiment: Experiment):
+def experiment_prompt(request: HtmxHttpRequest, experiment: Experiment):
     # One request per item: the requests a page at a time (a 1,000-item experiment opens fast).
     page = Paginator(experiment_services.experiment_prompts(experiment), PROMPTS_PER_PAGE).get_page(
         request.GET.get("page")
@@ -141,7 +140,7 @@ def experiment_prompt(request, experiment: Experiment):
     )
 
 
-def _after_experiment_action(request, experiment: Experiment):
+def _after_experiment_action(request: HtmxHttpRequest, experiment: Experiment):
     """The progress fragment for htmx (with the message in it), the page otherwise."""
     if request.htmx:
         experiment.refresh_from_db()
@@ -154,7 +153,7 @@ def _after_experiment_action(request, experiment: Experiment):
 
 
 @team_view(scope="experiment_pk", get=None, post=Role.EDITOR)
-def experiment_start(request, experiment: Experiment):
+def experiment_start(request: HtmxHttpRequest, experiment: Experiment):
     try:
         experiment_services.experiment_start(experiment=experiment, user=request.user)
     except ValidationError as error:
@@ -165,7 +164,7 @@ def experiment_start(request, experiment: Experiment):
 
 
 @team_view(scope="experiment_pk", get=None, post=Role.EDITOR)
-def experiment_cancel(request, experiment: Experiment):
+def experiment_cancel(request: HtmxHttpRequest, experiment: Experiment):
     try:
         experiment_services.experiment_cancel(experiment=experiment, user=request.user)
     except ValidationError as error:
@@ -178,7 +177,7 @@ def experiment_cancel(request, experiment: Experiment):
 
 
 @team_view(scope="experiment_pk", get=None, post=Role.EDITOR)
-def experiment_finish(request, experiment: Experiment):
+def experiment_finish(request: HtmxHttpRequest, experiment: Experiment):
     try:
         experiment_services.experiment_finish(experiment=experiment, user=request.user)
     except ValidationError as error:
@@ -191,7 +190,7 @@ def experiment_finish(request, experiment: Experiment):
 # Runs ----------------------------------------------------------------------------------------
 
 
-def _run_context(request, run: Run, paste_form: PasteForm | None = None) -> dict:
+def _run_context(request: HtmxHttpRequest, run: Run, paste_form: PasteForm | None = None) -> dict:
     experiment = run.experiment
     blinded = is_blinded(experiment, request.user, request.membership)
     may_edit = can(request.membership, Role.EDITOR) and not blinded
@@ -199,11 +198,10 @@ def _run_context(request, run: Run, paste_form: PasteForm | None = None) -> dict
     key_available = experiment.collection_complete and may_edit
     show_key = key_available and request.GET.get("key") == "1"
     if show_key:
-        audit_record(
+        key_view_record(
             team=experiment.team,
             user=request.user,
             bank=experiment.bank,
-            action=AuditEvent.Action.KEY_VIEW,
             subject="experiment",
             summary=_("viewed the key beside run %(run)s of %(name)s")
             % {"run": run, "name": experiment.name},
@@ -275,12 +273,12 @@ def _run_context(request, run: Run, paste_form: PasteForm | None = None) -> dict
 
 
 @team_view(scope="run_pk", get=Role.VIEWER)
-def run_detail(request, run: Run):
+def run_detail(request: HtmxHttpRequest, run: Run):
     return render(request, "probe/run_detail.html", _run_context(request, run))
 
 
 @team_view(scope="run_pk", get=Role.EDITOR)
-def run_raw(request, run: Run):
+def run_raw(request: HtmxHttpRequest, run: Run):
     """The raw text of the run's attempts, exactly as stored (one attempt with ?attempt=ID)."""
     blinded = is_blinded(run.experiment, request.user, request.membership)
     # A simulated model's replies are the key in part (see _run_context): sealed with it.
@@ -313,7 +311,7 @@ def run_raw(request, run: Run):
     )
 
 
-def _back_to(request, run: Run):
+def _back_to(request: HtmxHttpRequest, run: Run):
     if request.POST.get("back") == "run":
         return redirect("probe:run_detail", run_pk=run.pk)
     if request.htmx:
@@ -327,7 +325,7 @@ def _back_to(request, run: Run):
     return redirect("probe:experiment_detail", experiment_pk=run.experiment_id)
 
 
-def _run_action(request, run: Run, action, done_message: str):
+def _run_action(request: HtmxHttpRequest, run: Run, action, done_message: str):
     if is_blinded(run.experiment, request.user, request.membership):
         messages.error(
             request, _("You are scoring this experiment blind: its runs are not yours to change.")
@@ -343,12 +341,12 @@ def _run_action(request, run: Run, action, done_message: str):
 
 
 @team_view(scope="run_pk", get=None, post=Role.EDITOR)
-def run_cancel(request, run: Run):
+def run_cancel(request: HtmxHttpRequest, run: Run):
     return _run_action(request, run, experiment_services.run_cancel, _("Run cancelled."))
 
 
 @team_view(scope="run_pk", get=None, post=Role.EDITOR)
-def run_retry(request, run: Run):
+def run_retry(request: HtmxHttpRequest, run: Run):
     return _run_action(
         request,
         run,
@@ -358,7 +356,7 @@ def run_retry(request, run: Run):
 
 
 @team_view(scope="run_pk", get=None, post=Role.EDITOR)
-def run_close(request, run: Run):
+def run_close(request: HtmxHttpRequest, run: Run):
     return _run_action(
         request,
         run,
@@ -368,7 +366,7 @@ def run_close(request, run: Run):
 
 
 @team_view(scope="run_pk", get=None, post=Role.EDITOR)
-def run_reparse(request, run: Run):
+def run_reparse(request: HtmxHttpRequest, run: Run):
     def reparse(*, run, user):
         return collection.run_reparse(run=run)
 
@@ -376,7 +374,7 @@ def run_reparse(request, run: Run):
 
 
 @team_view(scope="run_pk", get=None, post=Role.EDITOR)
-def run_paste(request, run: Run):
+def run_paste(request: HtmxHttpRequest, run: Run):
     form = PasteForm(request.POST)
     if is_blinded(run.experiment, request.user, request.membership):
         messages.error(

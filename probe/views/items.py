@@ -1,7 +1,6 @@
 """Pages for items and their key entries, and the items due for a re-check (key entries whose
 sources were checked too long ago, a team setting)."""
 
-from django import forms
 from django.contrib import messages
 from django.db.models import Q
 from django.http import HttpResponse
@@ -10,12 +9,13 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import ngettext
 from django_htmx.http import reswap, retarget, trigger_client_event
 
 from ..access import can, can_see_bank_key, team_view
 from ..downloads import no_store
-from ..forms.banks import ItemForm, KeyEntryForm, NewItemForm
+from ..forms.banks import ItemForm, KeyEntryForm, NewItemForm, RecheckSettingForm
+from ..htmx import HtmxHttpRequest
 from ..models import Bank, Block, Item, Role, Team
 from ..selectors import banks as selectors
 from ..selectors.items import items_due_for_recheck, recheck_cutoff
@@ -24,17 +24,8 @@ from ..services import teams as team_services
 from .banks import BANK_CHANGED, ITEMS_PER_PAGE, render_bank, respond_bank_changed
 
 
-class RecheckSettingForm(forms.Form):
-    recheck_after_days = forms.IntegerField(
-        # Lazy: a class attribute is made once, at import, before any request has a language.
-        label=gettext_lazy("Re-check key sources after (days)"),
-        min_value=1,
-        max_value=36500,
-    )
-
-
 @team_view(scope="team_slug", get=Role.EDITOR, post=Role.EDITOR)
-def items_recheck(request, team: Team):
+def items_recheck(request: HtmxHttpRequest, team: Team):
     setting = RecheckSettingForm(initial={"recheck_after_days": team.recheck_after_days})
     if request.method == "POST" and "item" in request.POST:
         return _mark_checked(request, team)
@@ -59,7 +50,7 @@ def items_recheck(request, team: Team):
     return render(request, "probe/items_recheck.html", context)
 
 
-def _mark_checked(request, team: Team):
+def _mark_checked(request: HtmxHttpRequest, team: Team):
     pk = request.POST.get("item", "")
     item = get_object_or_404(
         Item.objects.select_related("key_entry", "block__bank"),
@@ -85,7 +76,7 @@ def _mark_checked(request, team: Team):
 # Items -------------------------------------------------------------------------------------
 
 
-def _row_context(request, item: Item, *, show_key: bool) -> dict:
+def _row_context(request: HtmxHttpRequest, item: Item, *, show_key: bool) -> dict:
     # One row: its number is one count, not a walk over the bank (an edit stays fast at any size).
     return {
         "item": item,
@@ -97,14 +88,14 @@ def _row_context(request, item: Item, *, show_key: bool) -> dict:
     }
 
 
-def _wants_key(request) -> bool:
+def _wants_key(request: HtmxHttpRequest) -> bool:
     return can_see_bank_key(request.membership) and (
         request.GET.get("key") == "1" or request.POST.get("key") == "1"
     )
 
 
 @team_view(scope="bank_pk", get=Role.EDITOR, post=Role.EDITOR)
-def item_create(request, bank: Bank):
+def item_create(request: HtmxHttpRequest, bank: Bank):
     block_pk = request.GET.get("block")
     initial = {"block": block_pk} if block_pk and block_pk.isdigit() else {}
     form = NewItemForm(request.POST or None, bank=bank, initial=initial)
@@ -135,7 +126,7 @@ def item_create(request, bank: Bank):
 
 
 @team_view(scope="item_pk", get=Role.VIEWER)
-def item_detail(request, item: Item):
+def item_detail(request: HtmxHttpRequest, item: Item):
     """One item: the row fragment for htmx (after a cancelled edit), a page otherwise."""
     context = _row_context(request, item, show_key=_wants_key(request))
     if request.htmx:
@@ -148,7 +139,7 @@ def item_detail(request, item: Item):
 
 
 @team_view(scope="item_pk", get=Role.EDITOR, post=Role.EDITOR)
-def item_edit(request, item: Item):
+def item_edit(request: HtmxHttpRequest, item: Item):
     bank = item.block.bank
     show_key = _wants_key(request)
     form = ItemForm(
@@ -204,7 +195,7 @@ def item_edit(request, item: Item):
 
 
 @team_view(scope="item_pk", get=None, post=Role.EDITOR)
-def item_move(request, item: Item):
+def item_move(request: HtmxHttpRequest, item: Item):
     bank = item.block.bank
     direction = request.POST.get("direction")
     block_pk = request.POST.get("block")
@@ -220,7 +211,7 @@ def item_move(request, item: Item):
     return respond_bank_changed(request, bank, f"#item-{item.pk}")
 
 
-def _swapped_rows(request, item: Item, direction: str) -> HttpResponse | None:
+def _swapped_rows(request: HtmxHttpRequest, item: Item, direction: str) -> HttpResponse | None:
     """After a move up or down: only the two rows that traded places, in their new order, when
     both are on the page shown (None otherwise: the caller re-renders the page)."""
     item = Item.objects.select_related("block__bank__team", "key_entry").get(pk=item.pk)
@@ -259,7 +250,7 @@ def _swapped_rows(request, item: Item, direction: str) -> HttpResponse | None:
 
 
 @team_view(scope="bank_pk", get=None, post=Role.EDITOR)
-def items_move(request, bank: Bank):
+def items_move(request: HtmxHttpRequest, bank: Bank):
     """The bank page's one move-to-block control: the selected items go to the chosen block."""
     block_pk = request.POST.get("block", "")
     if not block_pk.isdigit():
@@ -285,7 +276,7 @@ def items_move(request, bank: Bank):
 
 
 @team_view(scope="item_pk", get=None, post=Role.EDITOR)
-def item_retire(request, item: Item):
+def item_retire(request: HtmxHttpRequest, item: Item):
     retired = request.POST.get("retired") == "1"
     reason = request.POST.get("reason", "")[:2000]
     bank_services.item_set_retired(item=item, user=request.user, retired=retired, reason=reason)
@@ -293,7 +284,7 @@ def item_retire(request, item: Item):
 
 
 @team_view(scope="item_pk", get=Role.EDITOR, post=Role.EDITOR)
-def item_delete(request, item: Item):
+def item_delete(request: HtmxHttpRequest, item: Item):
     bank = item.block.bank
     if request.method == "POST":
         bank_services.item_delete(item=item, user=request.user)

@@ -6,13 +6,14 @@ from django.utils.translation import check_for_language
 from django.views.decorators.http import require_POST
 from django.views.i18n import set_language
 
+from ..htmx import HtmxHttpRequest
 from ..middleware import SESSION_LANGUAGE_KEY
 from ..services.preferences import user_language_set
 
 
 @login_not_required
 @require_POST
-def language_set(request):
+def language_set(request: HtmxHttpRequest):
     # set_language sets the language cookie and redirects to a safe `next`; it ignores a
     # language that is not offered, and so does this.
     response = set_language(request)

@@ -7,13 +7,14 @@ from django.utils.translation import gettext as _
 
 from ..access import team_view
 from ..forms.preferences import TimeZoneForm
+from ..htmx import HtmxHttpRequest
 from ..middleware import session_time_zone_store
 from ..models import Role, Team, UserPreference
 from ..selectors.preferences import user_time_zone
 from ..services.preferences import team_time_zone_set, user_time_zone_set
 
 
-def time_zone_edit(request):
+def time_zone_edit(request: HtmxHttpRequest):
     own = (
         UserPreference.objects.filter(user=request.user).values_list("time_zone", flat=True).first()
     )
@@ -36,7 +37,7 @@ def time_zone_edit(request):
 
 
 @team_view(scope="team_slug", get=None, post=Role.OWNER)
-def team_time_zone(request, team: Team):
+def team_time_zone(request: HtmxHttpRequest, team: Team):
     form = TimeZoneForm(request.POST, blank_label="")
     if form.is_valid():
         team_time_zone_set(team=team, time_zone=form.cleaned_data["time_zone"])

@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 from ..access import can, team_view
 from ..forms.common import apply_service_errors
 from ..forms.prompts import PromptCreateForm, PromptEditForm, language_name
+from ..htmx import HtmxHttpRequest
 from ..models import PromptVersion, Role, Team
 from ..services import prompts as prompt_services
 
@@ -34,8 +35,7 @@ def _team_versions(team: Team):
 
 
 @team_view(scope="team_slug", get=Role.VIEWER)
-def prompt_list(request, team: Team):
-    prompt_services.prompt_defaults_ensure(team=team)
+def prompt_list(request: HtmxHttpRequest, team: Team):
     groups: dict[str, list[PromptVersion]] = {}
     for version in _team_versions(team):
         version.language_name = language_name(version.language)
@@ -52,7 +52,7 @@ def prompt_list(request, team: Team):
 
 
 @team_view(scope="team_slug", get=Role.EDITOR, post=Role.EDITOR)
-def prompt_create(request, team: Team):
+def prompt_create(request: HtmxHttpRequest, team: Team):
     initial = {}
     source_pk = request.GET.get("from", "")
     if source_pk.isdigit():
@@ -79,7 +79,7 @@ def prompt_create(request, team: Team):
 
 
 @team_view(scope="prompt_pk", get=Role.VIEWER)
-def prompt_detail(request, prompt: PromptVersion):
+def prompt_detail(request: HtmxHttpRequest, prompt: PromptVersion):
     team = prompt.team
     versions = list(_team_versions(team).filter(name=prompt.name))
     experiments = list(prompt.experiments.order_by("-created").values_list("name", flat=True)[:50])
@@ -99,7 +99,7 @@ def prompt_detail(request, prompt: PromptVersion):
 
 
 @team_view(scope="prompt_pk", get=Role.EDITOR, post=Role.EDITOR)
-def prompt_edit(request, prompt: PromptVersion):
+def prompt_edit(request: HtmxHttpRequest, prompt: PromptVersion):
     """Write the next version of this prompt: the version shown here never changes."""
     form = PromptEditForm(request.POST or None, initial=PromptEditForm.initial_for(prompt))
     if request.method == "POST" and form.is_valid():
@@ -139,7 +139,7 @@ def prompt_edit(request, prompt: PromptVersion):
 
 
 @team_view(scope="prompt_pk", get=Role.EDITOR, post=Role.EDITOR)
-def prompt_delete(request, prompt: PromptVersion):
+def prompt_delete(request: HtmxHttpRequest, prompt: PromptVersion):
     team = prompt.team
     if request.method == "POST":
         try:
@@ -157,7 +157,7 @@ def prompt_delete(request, prompt: PromptVersion):
 
 
 @team_view(scope="prompt_pk", get=Role.VIEWER)
-def prompt_diff(request, prompt: PromptVersion):
+def prompt_diff(request: HtmxHttpRequest, prompt: PromptVersion):
     """Side by side: `?other=` on the left, this version on the right (same team only)."""
     team = prompt.team
     other_pk = request.GET.get("other", "")

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET
 from ..access import can, team_view
 from ..forms.common import apply_service_errors
 from ..forms.teams import InvitationForm, MemberRoleForm
+from ..htmx import HtmxHttpRequest
 from ..models import AuditEvent, Membership, Role, Team
 from ..selectors import teams as selectors
 from ..selectors.banks import banks_of_team
@@ -29,7 +30,7 @@ from ..services import teams as team_services
 # Home and health ---------------------------------------------------------------------------
 
 
-def home(request):
+def home(request: HtmxHttpRequest):
     membership = Membership.objects.filter(user=request.user).select_related("team").first()
     if membership is None:
         return render(request, "probe/no_team.html")
@@ -38,7 +39,7 @@ def home(request):
 
 @login_not_required
 @require_GET
-def healthz(request):
+def healthz(request: HtmxHttpRequest):
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")
     return HttpResponse("ok", content_type="text/plain")
@@ -48,7 +49,7 @@ def healthz(request):
 
 
 @team_view(scope="team_slug", get=Role.VIEWER)
-def team_home(request, team: Team):
+def team_home(request: HtmxHttpRequest, team: Team):
     return render(
         request,
         "probe/team_home.html",
@@ -60,7 +61,7 @@ def team_home(request, team: Team):
     )
 
 
-def _member_page(request, team: Team, form: InvitationForm, *, status: int = 200):
+def _member_page(request: HtmxHttpRequest, team: Team, form: InvitationForm, *, status: int = 200):
     return render(
         request,
         "probe/member_list.html",
@@ -99,7 +100,7 @@ def team_sign_in(request, team: Team):
 
 
 @team_view(scope="team_slug", get=Role.OWNER, post=Role.OWNER)
-def member_list(request, team: Team):
+def member_list(request: HtmxHttpRequest, team: Team):
     form = InvitationForm(request.POST or None, team=team)
     if request.method == "POST" and form.is_valid():
         try:
@@ -131,7 +132,7 @@ def member_list(request, team: Team):
 
 
 @team_view(scope="invitation_pk", get=None, post=Role.OWNER)
-def invitation_revoke(request, invitation):
+def invitation_revoke(request: HtmxHttpRequest, invitation):
     try:
         team_services.invitation_revoke(invitation=invitation, by=request.user)
         messages.success(
@@ -143,7 +144,7 @@ def invitation_revoke(request, invitation):
 
 
 @team_view(scope="member_pk", get=None, post=Role.OWNER)
-def member_reset_link(request, membership: Membership):
+def member_reset_link(request: HtmxHttpRequest, membership: Membership):
     try:
         path = team_services.password_reset_link_create(membership=membership, by=request.user)
     except ValidationError as error:
@@ -163,7 +164,7 @@ def member_reset_link(request, membership: Membership):
 
 
 @team_view(scope="member_pk", get=None, post=Role.OWNER)
-def member_update(request, membership: Membership):
+def member_update(request: HtmxHttpRequest, membership: Membership):
     form = MemberRoleForm(request.POST)
     if form.is_valid():
         try:
@@ -179,7 +180,7 @@ def member_update(request, membership: Membership):
 
 
 @team_view(scope="member_pk", get=None, post=Role.OWNER)
-def member_remove(request, membership: Membership):
+def member_remove(request: HtmxHttpRequest, membership: Membership):
     slug = membership.team.slug
     try:
         team_services.member_remove(membership=membership, by=request.user)
@@ -195,7 +196,7 @@ def member_remove(request, membership: Membership):
 
 
 @team_view(scope="team_slug", get=Role.OWNER)
-def audit_log(request, team: Team):
+def audit_log(request: HtmxHttpRequest, team: Team):
     bank_pk = request.GET.get("bank") or ""
     action = request.GET.get("action") or ""
     events = selectors.audit_events(

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scoring.report.stats import CONFIDENCE, SEED, Z95, Interval, row_bounds
+from scoring.report.stats import CONFIDENCE, SEED, Z95, Interval, holm_many, row_bounds
 
 __all__ = [
     "SWAPS",
@@ -131,8 +131,7 @@ def holm_steps(p: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray, np.
     m = p.size
     order = np.argsort(p, kind="stable")
     scaled = (m - np.arange(m)) * p[order]
-    adjusted = np.empty(m)
-    adjusted[order] = np.minimum(1.0, np.maximum.accumulate(scaled)) if m else scaled
+    adjusted = holm_many(p)  # the one Holm of the project (scoring.report.stats)
     passed = np.cumprod(scaled <= alpha).astype(bool)
     first_kept = int(passed.sum())
     multiplier = np.empty(m)

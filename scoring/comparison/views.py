@@ -4,6 +4,7 @@ from django.shortcuts import render
 from django.utils.translation import gettext as _
 
 from probe.access import is_blinded, team_view
+from probe.htmx import HtmxHttpRequest
 from probe.models import Experiment, Role, Team
 from scoring import visibility
 from scoring.comparison import compare
@@ -17,7 +18,7 @@ def _chosen(team: Team, value: str) -> Experiment | None:
 
 
 @team_view(scope="team_slug", get=Role.VIEWER)
-def compare_page(request, team: Team):
+def compare_page(request: HtmxHttpRequest, team: Team):
     experiments = list(
         Experiment.objects.filter(team=team, status=Experiment.Status.COLLECTED).only(
             "pk", "name", "created"

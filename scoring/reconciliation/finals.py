@@ -71,7 +71,10 @@ def final_bucket_set(
         raise ValidationError(_("Judge every response of your own first."))
     if not experiment.scheme_obj.allows(bucket):
         raise ValidationError(
-            {"bucket": _("Choose a bucket of this experiment's scheme (keys 1 to 4).")}
+            {
+                "bucket": _("Choose a bucket of this experiment's scheme (keys 1 to %(last)s).")
+                % {"last": experiment.scheme_obj.last_key}
+            }
         )
     final, _created = FinalBucket.objects.select_for_update().update_or_create(
         response=response,

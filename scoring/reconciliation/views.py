@@ -12,17 +12,19 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django_htmx.http import push_url
 
 from probe.access import can, team_view
+from probe.htmx import HtmxHttpRequest
 from probe.models import Experiment, Role
 from scoring.agreement import report as agreement_report
 from scoring.allocation.selectors import allocation_of
-from scoring.models import Bucket
 from scoring.queue.services import scoring_open
 from scoring.reconciliation import finals
 from scoring.reconciliation import page as reconcile_page
 from scoring.reconciliation import selectors as reconcile
 from scoring.reconciliation import services as reconcile_services
+from scoring.schemes import bucket_choices
 
 # --------------------------------------------------------------------------------------------
 # Scorers: invitations and progress (counts only)
@@ -30,7 +32,7 @@ from scoring.reconciliation import services as reconcile_services
 
 
 @team_view(scope="experiment_pk", get=Role.EDITOR, post=Role.OWNER)
-def scorers(request, experiment: Experiment):
+def scorers(request: HtmxHttpRequest, experiment: Experiment):
     if request.method == "POST":
         wanted = [v for v in request.POST.getlist("user") if v.isdigit()]
         candidates = {m.user_id: m.user for m in reconcile.scorer_candidates(experiment)}
@@ -76,7 +78,7 @@ def scorers(request, experiment: Experiment):
 # --------------------------------------------------------------------------------------------
 
 
-def _closed_context(request, experiment: Experiment) -> dict:
+def _closed_context(request: HtmxHttpRequest, experiment: Experiment) -> dict:
     """What a lead sees before reconciliation (or while still scoring): counts only."""
     progress = reconcile.scorer_progress(experiment)
     own = next((p for p in progress if p.assignment.user_id == request.user.pk), None)
@@ -92,7 +94,7 @@ def _closed_context(request, experiment: Experiment) -> dict:
 
 
 @team_view(scope="experiment_pk", get=Role.EDITOR, post=Role.EDITOR)
-def reconcile_overview(request, experiment: Experiment):
+def reconcile_overview(request: HtmxHttpRequest, experiment: Experiment):
     if request.method == "POST":
         try:
             reconcile_services.reconciliation_start(experiment=experiment, user=request.user)
@@ -118,7 +120,9 @@ def reconcile_overview(request, experiment: Experiment):
     )
 
 
-def _reconcile_item_response(request, experiment: Experiment, position: int, status=200, **extra):
+def _reconcile_item_response(
+    request: HtmxHttpRequest, experiment: Experiment, position: int, status=200, **extra
+):
     data = reconcile_page.reconcile_item(experiment, position, user=request.user)
     if data is None:
         raise Http404
@@ -128,7 +132,7 @@ def _reconcile_item_response(request, experiment: Experiment, position: int, sta
         "section": "reconcile",
         "r": data,
         "bucket_keys": experiment.scheme_obj.bucket_keys,
-        "bucket_labels": dict(Bucket.choices),
+        "bucket_labels": dict(bucket_choices()),
         **extra,
     }
     template = (
@@ -136,14 +140,15 @@ def _reconcile_item_response(request, experiment: Experiment, position: int, sta
     )
     response = render(request, template, context, status=status)
     if request.htmx:
-        response["HX-Push-Url"] = reverse(
+        url = reverse(
             "scoring:reconcile_item", kwargs={"experiment_pk": experiment.pk, "position": position}
         )
+        push_url(response, url)
     return response
 
 
 @team_view(scope="experiment_pk", get=Role.EDITOR, post=Role.EDITOR)
-def reconcile_item(request, experiment: Experiment, position: int):
+def reconcile_item(request: HtmxHttpRequest, experiment: Experiment, position: int):
     if not reconcile.decisions_visible(experiment, request.user):
         if request.method == "POST":
             messages.error(request, _("Reconciliation has not begun, or you are still scoring."))
@@ -195,7 +200,7 @@ def reconcile_item(request, experiment: Experiment, position: int):
 
 
 @team_view(scope="experiment_pk", get=Role.EDITOR)
-def agreement(request, experiment: Experiment):
+def agreement(request: HtmxHttpRequest, experiment: Experiment):
     if not reconcile.decisions_visible(experiment, request.user):
         return render(
             request,

@@ -14,8 +14,8 @@ from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, gettext_noop, ngettext
 
-from scoring.models import Bucket
 from scoring.report.html_out import raw, words
+from scoring.schemes import bucket_style
 from scoring.templatetags.report_tags import num, pct
 
 __all__ = [
@@ -36,8 +36,8 @@ def _labels(buckets) -> dict[str, str]:
     out = {}
     for bucket in buckets:
         try:
-            out[bucket] = conditional_escape(str(Bucket(bucket).label))
-        except ValueError:
+            out[bucket] = conditional_escape(str(bucket_style(bucket).label))
+        except KeyError:
             out[bucket] = conditional_escape(bucket)
     return out
 

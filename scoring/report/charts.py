@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 
 from django.utils.translation import gettext
 
-from scoring import metrics
-from scoring.models import Bucket
 from scoring.report.build import Report
+from scoring.schemes import bucket_style
 
 WIDTH = 760
 GUTTER = 220  # room for the configuration labels, left of the plot
@@ -25,16 +24,11 @@ ROW = 22
 GROUP_GAP = 12
 TOP = 34  # the legend or the axis labels
 
-# Colours by bucket: the same hues as the scoring page's bucket badges (app.css).
-BUCKET_COLOURS = {
-    metrics.CORRECT: "#2f9e5f",
-    metrics.CONFIDENT_WRONG: "#c4321f",
-    metrics.HEDGED_WRONG: "#e0a030",
-    metrics.ABSTAINED: "#aab2c2",
-    metrics.INCORRECT: "#c4321f",
-    metrics.PARTIAL: "#e0a030",
-    metrics.NOT_ATTEMPTED: "#aab2c2",
-}
+
+def bucket_colour(bucket: str) -> str:
+    """A bucket's colour in the charts: its scheme's (``BucketStyle.chart``, the same hue as
+    the bucket's badge)."""
+    return bucket_style(bucket).chart
 
 
 def coord(value: float) -> float:
@@ -159,7 +153,7 @@ def bucket_chart(report: Report) -> BucketChart:
                 width = count * scale
                 segments.append(
                     Segment(
-                        bucket, count, coord(x), coord(width), BUCKET_COLOURS[bucket], width >= 22
+                        bucket, count, coord(x), coord(width), bucket_colour(bucket), width >= 22
                     )
                 )
                 x += width
@@ -180,10 +174,10 @@ def bucket_chart(report: Report) -> BucketChart:
     legend = []
     x = gutter
     for bucket in report.bucket_names:
-        legend.append(LegendEntry(bucket, x, BUCKET_COLOURS[bucket]))
+        legend.append(LegendEntry(bucket, x, bucket_colour(bucket)))
         # about 7 px per half-width character at the legend's 12 px (a kanji takes two): room
         # for the translated label
-        x += 16 + 7 * text_width(str(Bucket(bucket).label)) + 18
+        x += 16 + 7 * text_width(str(bucket_style(bucket).label)) + 18
     return BucketChart(
         gutter + PLOT + RIGHT, int(y) + 18, gutter, PLOT, report.n_items, rows, legend
     )

@@ -119,12 +119,19 @@ FIGURE_COLUMNS = [
 CHUNK_ROWS = 2000
 
 
-def response_rows(source: BucketSource) -> Iterator[dict]:
-    """One row per response of the experiment, with this source's bucket (blank if none).
+def response_count(source: BucketSource) -> int:
+    """How many rows ``response_rows`` gives: one per response of the experiment."""
+    return Response.objects.filter(run__experiment=source.experiment).count()
+
+
+def response_rows(source: BucketSource, start: int = 0, stop: int | None = None) -> Iterator[dict]:
+    """One row per response of the experiment, with this source's bucket (blank if none);
+    rows ``start`` to ``stop`` of them only, when given (a page of the API).
 
     One query, streamed in chunks: the bucket (and the source's optional fields) and the
     experiment a bucket was carried from come as subqueries on a unique response key, the order
-    is the database's. Beside it, the experiment's keys in force (one per item).
+    is the database's (ending on the response's key, so a page is always the same rows). Beside
+    it, the experiment's keys in force (one per item).
     """
     experiment = source.experiment
     optional = [
@@ -142,35 +149,40 @@ def response_rows(source: BucketSource) -> Iterator[dict]:
         else set()
     )
     fields = ("bucket", *optional)
-    responses = (
+    ordered = (
         Response.objects.filter(run__experiment=experiment)
         .annotate(
             label_order=Lower(
                 Coalesce(KeyTextTransform("label", "run__config_snapshot"), Value(""))
-            ),
-            carried_from=Subquery(carried.values("from_experiment_name")[:1]),
-            **{f"judged_{name}": Subquery(judged.values(name)[:1]) for name in fields},
+            )
         )
         .order_by("item__position", "label_order", "run__repeat", "pk")
-        .values(
-            "pk",
-            "answer",
-            "confidence",
-            "abstained",
-            "hedged",
-            "issues",
-            "item_id",
-            "item__position",
-            "item__block_code",
-            "item__block_title",
-            "item__question",
-            "item__key_answer",
-            "item__key_flagged",
-            "run__repeat",
-            "run__config_snapshot",
-            "carried_from",
-            *(f"judged_{name}" for name in fields),
-        )
+    )
+    if start or stop is not None:
+        # A page: its keys first, from the order alone (an OFFSET over bare keys), then only
+        # its rows with their subqueries; the rows skipped are never built.
+        ordered = ordered.filter(pk__in=list(ordered.values_list("pk", flat=True)[start:stop]))
+    responses = ordered.annotate(
+        carried_from=Subquery(carried.values("from_experiment_name")[:1]),
+        **{f"judged_{name}": Subquery(judged.values(name)[:1]) for name in fields},
+    ).values(
+        "pk",
+        "answer",
+        "confidence",
+        "abstained",
+        "hedged",
+        "issues",
+        "item_id",
+        "item__position",
+        "item__block_code",
+        "item__block_title",
+        "item__question",
+        "item__key_answer",
+        "item__key_flagged",
+        "run__repeat",
+        "run__config_snapshot",
+        "carried_from",
+        *(f"judged_{name}" for name in fields),
     )
     for r in responses.iterator(chunk_size=CHUNK_ROWS):
         snapshot = r["run__config_snapshot"] or {}

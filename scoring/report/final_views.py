@@ -9,16 +9,18 @@ figure, label or bucket. The exports sit behind the same gate.
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django_htmx.http import push_url
 
 from probe.access import can, team_view
 from probe.downloads import attachment, file_stem
+from probe.htmx import HtmxHttpRequest
 from probe.models import Experiment, Role
 from scoring.report.final import Gate, final_gate, final_report_build, may_see_keys
 from scoring.report.final_export import EXPORTS, FORMATS, figures_body, moves_body, responses_body
 from scoring.report.page import export_weight, figures_context, request_weight
 
 
-def _locked(request, experiment: Experiment, gate: Gate):
+def _locked(request: HtmxHttpRequest, experiment: Experiment, gate: Gate):
     # What is missing, in counts; nothing of the figures, labels or buckets.
     return render(
         request,
@@ -33,7 +35,7 @@ def _locked(request, experiment: Experiment, gate: Gate):
 
 
 @team_view(scope="experiment_pk", get=Role.VIEWER)
-def final_report(request, experiment: Experiment):
+def final_report(request: HtmxHttpRequest, experiment: Experiment):
     gate = final_gate(request, experiment)
     if not gate.open:
         return _locked(request, experiment, gate)
@@ -51,13 +53,12 @@ def final_report(request, experiment: Experiment):
     if request.htmx:
         response = render(request, "scoring/final_report_body.html", context)
         url = reverse("scoring:final_report", kwargs={"experiment_pk": experiment.pk})
-        response["HX-Push-Url"] = f"{url}?w={w:g}"
-        return response
+        return push_url(response, f"{url}?w={w:g}")
     return render(request, "scoring/final_report.html", context)
 
 
 @team_view(scope="experiment_pk", get=Role.VIEWER)
-def final_export(request, experiment: Experiment, what: str, fmt: str):
+def final_export(request: HtmxHttpRequest, experiment: Experiment, what: str, fmt: str):
     if what not in EXPORTS or fmt not in FORMATS[what]:
         raise Http404
     gate = final_gate(request, experiment)

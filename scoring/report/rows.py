@@ -18,7 +18,7 @@ from probe.models import ExperimentItem
 from scoring.metrics import CONFIDENCE_LEVELS
 from scoring.report.db_arrays import grouped_int_rows
 from scoring.report.source import BucketSource
-from scoring.schemes import Bucket
+from scoring.schemes import buckets_registered
 
 __all__ = ["NO_CONFIDENCE", "BucketRows", "bucket_rows", "level_code"]
 
@@ -85,7 +85,7 @@ def bucket_rows(source: BucketSource) -> BucketRows:
     The database groups the rows by bucket, confidence (as stored) and the unblinded mark, a
     dozen groups at most, and hands each group's (run, item) pairs over packed
     (scoring.report.db_arrays); the groups' keys are coded here."""
-    names = tuple(Bucket.values)
+    names = tuple(buckets_registered())
     bucket_code = {name: k for k, name in enumerate(names)}
     query = source.scoped().annotate(
         g_bucket=F("bucket"),

@@ -3,10 +3,12 @@
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django_htmx.http import push_url
 
 from probe.access import team_view
 from probe.csvfile import csv_text
 from probe.downloads import attachment, file_stem
+from probe.htmx import HtmxHttpRequest
 from probe.models import Role
 from scoring.models import Assignment
 from scoring.report import exports
@@ -19,7 +21,7 @@ EXPORTS = {"responses", "figures"}
 FORMATS = {"responses": {"csv", "json", "jsonl"}, "figures": {"csv", "json"}}
 
 
-def _locked(request, assignment: Assignment):
+def _locked(request: HtmxHttpRequest, assignment: Assignment):
     # Nothing of the figures, not even a configuration's label, before this scorer's reveal.
     return render(
         request,
@@ -33,7 +35,7 @@ def _locked(request, assignment: Assignment):
 
 
 @team_view(scope="assignment_token", get=Role.SCORER)
-def report(request, assignment: Assignment):
+def report(request: HtmxHttpRequest, assignment: Assignment):
     if not assignment.revealed:
         return _locked(request, assignment)
     w, w_error = request_weight(request)
@@ -50,13 +52,12 @@ def report(request, assignment: Assignment):
     if request.htmx:
         response = render(request, "scoring/report_body.html", context)
         url = reverse("scoring:report", kwargs={"assignment_token": assignment.token})
-        response["HX-Push-Url"] = f"{url}?w={w:g}"
-        return response
+        return push_url(response, f"{url}?w={w:g}")
     return render(request, "scoring/report.html", context)
 
 
 @team_view(scope="assignment_token", get=Role.SCORER)
-def report_export(request, assignment: Assignment, what: str, fmt: str):
+def report_export(request: HtmxHttpRequest, assignment: Assignment, what: str, fmt: str):
     if what not in EXPORTS or fmt not in FORMATS[what]:
         raise Http404
     if not assignment.revealed:

@@ -6,22 +6,23 @@ The scorers, agreement and reconciliation pages are in scoring.reconciliation.vi
 
 from urllib.parse import parse_qs, urlsplit
 
-from django import forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from probe.access import is_blinded, team_view
+from probe.forms.common import apply_service_errors
+from probe.htmx import HtmxHttpRequest
 from probe.models import Bank, Experiment, Item, Role
 from scoring import visibility
 from scoring.models import KeyDecision
 from scoring.queue.services import scoring_open
 from scoring.review import selectors as review
 from scoring.review import services as review_services
+from scoring.review.forms import KeyDecisionForm
 
 OUTCOME_KEYS = {
     KeyDecision.Outcome.CONFIRMED: "1",
@@ -30,51 +31,12 @@ OUTCOME_KEYS = {
 }
 
 
-class KeyDecisionForm(forms.Form):
-    source = forms.CharField(
-        label=gettext_lazy("Primary source checked"),
-        max_length=2000,
-        help_text=gettext_lazy("A citation or a URL: where you checked the answer."),
-    )
-    outcome = forms.ChoiceField(
-        label=gettext_lazy("Outcome"), choices=KeyDecision.Outcome.choices, widget=forms.RadioSelect
-    )
-    new_answer = forms.CharField(
-        label=gettext_lazy("New key text"),
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 2}),
-    )
-    note = forms.CharField(
-        label=gettext_lazy("Note"), required=False, widget=forms.Textarea(attrs={"rows": 2})
-    )
-    carry_to_bank = forms.BooleanField(
-        label=gettext_lazy("Carry the decision back to the bank's key entry"),
-        required=False,
-        help_text=gettext_lazy(
-            "An amendment becomes the bank's key; the source joins its references either way."
-        ),
-    )
-    clear_bank_flag = forms.BooleanField(
-        label=gettext_lazy("and take the (!) off the bank's entry"),
-        required=False,
-        initial=True,
-    )
-
-
-def _errors_into(form: forms.Form, error: ValidationError) -> None:
-    if hasattr(error, "error_dict"):
-        for name, errors in error.error_dict.items():
-            form.add_error(name if name in form.fields else None, errors)
-    else:
-        form.add_error(None, error)
-
-
 # --------------------------------------------------------------------------------------------
 # Key review of an experiment
 # --------------------------------------------------------------------------------------------
 
 
-def _entry_context(request, experiment, entry, form=None, **extra) -> dict:
+def _entry_context(request: HtmxHttpRequest, experiment, entry, form=None, **extra) -> dict:
     return {
         "experiment": experiment,
         "entry": entry,
@@ -114,7 +76,7 @@ def _filters_of(url: str) -> tuple[str, str]:
 
 
 @team_view(scope="experiment_pk", get=Role.EDITOR)
-def key_review(request, experiment: Experiment):
+def key_review(request: HtmxHttpRequest, experiment: Experiment):
     context = {
         "experiment": experiment,
         "team": experiment.team,
@@ -143,7 +105,7 @@ def key_review(request, experiment: Experiment):
 
 
 @team_view(scope="experiment_pk", get=None, post=Role.EDITOR)
-def key_review_decide(request, experiment: Experiment, position: int):
+def key_review_decide(request: HtmxHttpRequest, experiment: Experiment, position: int):
     item = experiment.items.filter(position=position).first()
     if item is None or not scoring_open(experiment):
         raise Http404
@@ -163,7 +125,7 @@ def key_review_decide(request, experiment: Experiment, position: int):
                 clear_bank_flag=data["clear_bank_flag"],
             )
         except ValidationError as error:
-            _errors_into(form, error)
+            apply_service_errors(form, error)
         else:
             notice = _decision_notice(decision)
             if not request.htmx:
@@ -227,7 +189,7 @@ def _decision_notice(decision: KeyDecision) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def _bank_entry_context(request, entry, form=None, **extra) -> dict:
+def _bank_entry_context(request: HtmxHttpRequest, entry, form=None, **extra) -> dict:
     blinded = {
         experiment.pk: is_blinded(experiment, request.user, request.membership)
         for experiment, _review in entry.experiment_entries
@@ -245,7 +207,7 @@ def _bank_entry_context(request, entry, form=None, **extra) -> dict:
 
 
 @team_view(scope="bank_pk", get=Role.EDITOR)
-def bank_key_review(request, bank: Bank):
+def bank_key_review(request: HtmxHttpRequest, bank: Bank):
     entries = review.bank_review_queue(bank, user=request.user, membership=request.membership)
     return render(
         request,
@@ -259,7 +221,7 @@ def bank_key_review(request, bank: Bank):
 
 
 @team_view(scope="item_pk", get=None, post=Role.EDITOR)
-def bank_key_decide(request, item: Item):
+def bank_key_decide(request: HtmxHttpRequest, item: Item):
     bank = item.block.bank
     form = KeyDecisionForm(request.POST, prefix=f"b{item.pk}")
     form.fields["carry_to_bank"].required = False
@@ -276,7 +238,7 @@ def bank_key_decide(request, item: Item):
                 note=data["note"],
             )
         except ValidationError as error:
-            _errors_into(form, error)
+            apply_service_errors(form, error)
         else:
             notice = _(
                 "Bank key entry updated; its history keeps the previous text and the source."

@@ -1,6 +1,7 @@
 """The scoring schemes, in one place: a class per scheme and the registry that finds it.
 
-An experiment stores its scheme as a short value (``Experiment.scheme``: "four", "aa"); everything
+An experiment stores its scheme as a short value (``Experiment.scheme``: "four", "aa", and "rw",
+the tests' two-bucket scheme); everything
 that depends on it asks the scheme object instead (``experiment.scheme_obj``, ``report.scheme_obj``
 or ``scheme_for(value)``): its buckets and the keys that choose them, the bucket a verdict and the
 parsed confidence give (and the preset bucket of an UNKNOWN answer), the figures of a set of
@@ -8,7 +9,10 @@ counts and the headlines the report shows, the report's columns, texts and secti
 columns it renames or leaves empty.
 
 A new scheme is one subclass of ``Scheme`` (base.py) registered with ``@register``, in a module of
-its own here imported below: nothing else branches on the stored value. docs/scoring.md
+its own here imported below: nothing else branches on the stored value or lists the schemes. The
+registry is the one list: the model's choices of schemes and buckets, the experiment form and the
+API's scheme field, the bucket badges' stylesheet (scoring.report.bucket_css) and the charts'
+colours all read it. docs/scoring.md
 ("Schemes") says what a subclass sets.
 
 This package reads no model and no database (probe.models imports it for
@@ -18,29 +22,45 @@ This package reads no model and no database (probe.models imports it for
 from .aa import AAScheme
 from .base import (
     Bucket,
+    BucketStyle,
     Column,
     Scheme,
     UnknownScheme,
     as_scheme,
+    bucket_choices,
+    bucket_label,
+    bucket_style,
+    buckets_registered,
+    offered,
     register,
     registered,
+    scheme_choices,
     scheme_for,
     unregister,
 )
 from .four import FourBucketScheme
+from .rightwrong import RightWrongScheme
 
 __all__ = [
     "AA",
     "FOUR",
     "AAScheme",
     "Bucket",
+    "BucketStyle",
     "Column",
     "FourBucketScheme",
+    "RightWrongScheme",
     "Scheme",
     "UnknownScheme",
     "as_scheme",
+    "bucket_choices",
+    "bucket_label",
+    "bucket_style",
+    "buckets_registered",
+    "offered",
     "register",
     "registered",
+    "scheme_choices",
     "scheme_for",
     "unregister",
 ]

@@ -6,7 +6,7 @@ import numpy as np
 from django.utils.translation import gettext_lazy, gettext_noop
 
 from .. import metrics
-from .base import Bucket, Column, Scheme, register
+from .base import CORRECT_STYLE, Bucket, BucketStyle, Column, Scheme, register
 
 __all__ = ["AAScheme"]
 
@@ -16,7 +16,24 @@ class AAScheme(Scheme):
     """AA-Omniscience's: correct, incorrect, partial, not attempted; the index, no weight."""
 
     key = "aa"
+    order = 2
+    label = gettext_lazy("Correct / Incorrect / Partial / Not attempted")
+    help = gettext_lazy(
+        "The second scheme (AA-Omniscience style): Correct, Incorrect, Partial, Not attempted."
+    )
     buckets = (Bucket.CORRECT, Bucket.INCORRECT, Bucket.PARTIAL, Bucket.NOT_ATTEMPTED)
+    bucket_styles = {
+        Bucket.CORRECT: CORRECT_STYLE,
+        Bucket.INCORRECT: BucketStyle(
+            Bucket.INCORRECT.label, "var(--danger-weak)", "var(--danger)", "#c4321f"
+        ),
+        Bucket.PARTIAL: BucketStyle(
+            Bucket.PARTIAL.label, "var(--warn-weak)", "var(--warn)", "#e0a030"
+        ),
+        Bucket.NOT_ATTEMPTED: BucketStyle(
+            Bucket.NOT_ATTEMPTED.label, "#eef1f6", "var(--muted)", "#aab2c2"
+        ),
+    }
     penalised = Bucket.INCORRECT
     abstain = Bucket.NOT_ATTEMPTED
     figure_names = (

@@ -15,13 +15,21 @@ from django.db import models
 from django.utils.translation import gettext_lazy
 
 __all__ = [
+    "CORRECT_STYLE",
     "Bucket",
+    "BucketStyle",
     "Column",
     "Scheme",
     "UnknownScheme",
     "as_scheme",
+    "bucket_choices",
+    "bucket_label",
+    "bucket_style",
+    "buckets_registered",
+    "offered",
     "register",
     "registered",
+    "scheme_choices",
     "scheme_for",
     "unregister",
 ]
@@ -42,6 +50,21 @@ class Bucket(models.TextChoices):
     INCORRECT = "incorrect", gettext_lazy("Incorrect")
     PARTIAL = "partial", gettext_lazy("Partial")
     NOT_ATTEMPTED = "not_attempted", gettext_lazy("Not attempted")
+
+
+@dataclass(frozen=True)
+class BucketStyle:
+    """How a bucket is named and drawn: its label, its badge (background and text colours, any
+    CSS colour value) and its colour in the report's charts."""
+
+    label: str
+    background: str
+    text: str
+    chart: str
+
+
+# The correct bucket, as every scheme shows it.
+CORRECT_STYLE = BucketStyle(Bucket.CORRECT.label, "#e6f4ec", "#14532d", "#2f9e5f")
 
 
 @dataclass(frozen=True)
@@ -83,7 +106,18 @@ class Scheme(abc.ABC):
     """
 
     key: str = ""
+    # The name the experiment form and the API offer it under, and its help in the form.
+    label: str = ""
+    help: str = ""
+    # A scheme for the tests alone: offered by the form and the API only with the setting
+    # SCORING_TEST_SCHEMES on (an experiment already stored in it is shown anyway).
+    testing: bool = False
+    # Where it comes in the lists of schemes (the form's choices, the API's enum), lowest first.
+    order: int = 100
     buckets: tuple[str, ...] = ()
+    # Every bucket's label and colours (a ``BucketStyle`` per bucket of ``buckets``): the badges'
+    # stylesheet, the charts and the bucket labels are read from here.
+    bucket_styles: Mapping[str, BucketStyle] = {}
     correct: str = Bucket.CORRECT
     penalised: str = ""
     abstain: str | None = None
@@ -113,7 +147,12 @@ class Scheme(abc.ABC):
     # -- Buckets and keys ------------------------------------------------------------------------
 
     def bucket_label(self, bucket: str) -> str:
-        return Bucket(bucket).label
+        return self.bucket_styles[bucket].label
+
+    @property
+    def last_key(self) -> int:
+        """The last of the keys 1, 2, ... that choose a bucket (the messages' "keys 1 to N")."""
+        return len(self.buckets)
 
     @property
     def bucket_keys(self) -> list[tuple[str, str, str]]:
@@ -232,12 +271,31 @@ class UnknownScheme(KeyError):
 _REGISTRY: dict[str, Scheme] = {}
 
 
+# The stored value's room (``Experiment.scheme``, and a bucket's in scoring.models).
+SCHEME_KEY_LENGTH = 8
+BUCKET_LENGTH = 16
+
+
 def register(cls: type[Scheme]) -> type[Scheme]:
     """Register a scheme class (a decorator) under its ``key``."""
-    if not cls.key or cls.key in _REGISTRY:
-        raise ValueError(f"scheme key {cls.key!r} is empty or taken")
+    if not cls.key or cls.key in _REGISTRY or len(cls.key) > SCHEME_KEY_LENGTH:
+        raise ValueError(f"scheme key {cls.key!r} is empty, taken or too long")
+    missing = [b for b in cls.buckets if b not in cls.bucket_styles]
+    if missing or any(len(str(b)) > BUCKET_LENGTH for b in cls.buckets):
+        raise ValueError(f"scheme {cls.key!r}: bucket(s) without a style or too long: {missing}")
+    for bucket in cls.buckets:
+        other = _bucket_owner(bucket)
+        if other is not None and other.bucket_styles[bucket] != cls.bucket_styles[bucket]:
+            raise ValueError(f"bucket {bucket!r} is styled differently by {other.key!r}")
     _REGISTRY[cls.key] = cls()
+    ordered = sorted(_REGISTRY.values(), key=lambda s: s.order)  # stable: ties keep their turn
+    _REGISTRY.clear()
+    _REGISTRY.update((s.key, s) for s in ordered)
     return cls
+
+
+def _bucket_owner(bucket: str) -> Scheme | None:
+    return next((s for s in _REGISTRY.values() if bucket in s.buckets), None)
 
 
 def unregister(key: str) -> None:
@@ -259,3 +317,41 @@ def as_scheme(scheme: Scheme | str) -> Scheme:
 
 def registered() -> Iterable[Scheme]:
     return tuple(_REGISTRY.values())
+
+
+def offered() -> tuple[Scheme, ...]:
+    """The schemes a new experiment may take (the form's and the API's): every registered one
+    but the tests' own, which only the setting SCORING_TEST_SCHEMES offers."""
+    from django.conf import settings
+
+    tests = getattr(settings, "SCORING_TEST_SCHEMES", False)
+    return tuple(s for s in _REGISTRY.values() if tests or not s.testing)
+
+
+def scheme_choices() -> list[tuple[str, str]]:
+    """(stored value, label) of every registered scheme: ``Experiment.scheme``'s choices (a
+    callable, so a new scheme needs no migration of the field)."""
+    return [(s.key, s.label) for s in _REGISTRY.values()]
+
+
+def buckets_registered() -> dict[str, BucketStyle]:
+    """Every bucket of every registered scheme, in the schemes' order, with its style."""
+    found: dict[str, BucketStyle] = {}
+    for scheme in _REGISTRY.values():
+        for bucket in scheme.buckets:
+            found.setdefault(str(bucket), scheme.bucket_styles[bucket])
+    return found
+
+
+def bucket_choices() -> list[tuple[str, str]]:
+    """(value, label) of every bucket a judgement may carry: the buckets' model choices."""
+    return [(value, style.label) for value, style in buckets_registered().items()]
+
+
+def bucket_style(bucket: str) -> BucketStyle:
+    """The style of a bucket value (KeyError for a bucket no registered scheme has)."""
+    return buckets_registered()[str(bucket)]
+
+
+def bucket_label(bucket: str) -> str:
+    return bucket_style(bucket).label

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.utils.translation import gettext_lazy, gettext_noop
 
 from .. import metrics
-from .base import Bucket, Column, Scheme, register
+from .base import CORRECT_STYLE, Bucket, BucketStyle, Column, Scheme, register
 
 __all__ = ["WRONG_CONFIDENT", "FourBucketScheme"]
 
@@ -18,7 +18,20 @@ class FourBucketScheme(Scheme):
     """Correct, confidently wrong, hedged wrong, abstained; net usable with a weight w."""
 
     key = "four"
+    order = 1
+    label = gettext_lazy("Four buckets")
+    help = gettext_lazy("Four buckets: Correct, Confidently wrong, Hedged wrong, Abstained.")
     buckets = (Bucket.CORRECT, Bucket.CONFIDENT_WRONG, Bucket.HEDGED_WRONG, Bucket.ABSTAINED)
+    bucket_styles = {
+        Bucket.CORRECT: CORRECT_STYLE,
+        Bucket.CONFIDENT_WRONG: BucketStyle(
+            Bucket.CONFIDENT_WRONG.label, "var(--danger-weak)", "var(--danger)", "#c4321f"
+        ),
+        Bucket.HEDGED_WRONG: BucketStyle(
+            Bucket.HEDGED_WRONG.label, "var(--warn-weak)", "var(--warn)", "#e0a030"
+        ),
+        Bucket.ABSTAINED: BucketStyle(Bucket.ABSTAINED.label, "#eef1f6", "var(--muted)", "#aab2c2"),
+    }
     penalised = Bucket.CONFIDENT_WRONG
     abstain = Bucket.ABSTAINED
     figure_names = ("knowledge", "hallucination_rate", "net_usable")

@@ -6,9 +6,9 @@ from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 
-from scoring.models import Bucket
 from scoring.report.definitions import definitions
 from scoring.report.numbers import DASH, numbers
+from scoring.schemes import bucket_style
 
 register = template.Library()
 
@@ -123,8 +123,8 @@ def lookup(mapping, key):
 @register.filter
 def bucket_label(value: str) -> str:
     try:
-        return Bucket(value).label
-    except ValueError:
+        return bucket_style(value).label
+    except KeyError:
         return value
 
 

@@ -34,12 +34,13 @@ def test_a_script_imports_a_bank_creates_an_experiment_and_follows_it_up(world, 
     body = imported.json()
     assert body["items"] == 2 and body["blocks"] == 1 and body["bank"]["name"] == "CI bank"
     bank_id = body["bank"]["id"]
-    assert any(b["id"] == bank_id for b in editor.get(f"/teams/{world.team.slug}/banks").json())
+    banks = editor.get(f"/teams/{world.team.slug}/banks").json()
+    assert any(b["id"] == bank_id for b in banks["items"]) and banks["count"] == len(banks["items"])
     exported = editor.get(f"/banks/{bank_id}/export", format="json")
     assert json.loads(exported.content)["blocks"][0]["items"][1]["key"]["flagged"] is True
 
-    prompts = editor.get(f"/teams/{world.team.slug}/prompts").json()
-    configs = editor.get(f"/teams/{world.team.slug}/configs").json()
+    prompts = editor.get(f"/teams/{world.team.slug}/prompts").json()["items"]
+    configs = editor.get(f"/teams/{world.team.slug}/configs").json()["items"]
     created = editor.post(
         f"/teams/{world.team.slug}/experiments",
         {

@@ -94,7 +94,7 @@ def test_the_api_refuses_it_too_with_the_field_named(world):
     assert created.status_code == 201
     assert created.json()["provider"] == "anthropic" and created.json()["simulated"] is False
     assert ModelConfig.objects.get(label="Claude warm").temperature == 0.7
-    listed = api.get(path).json()
+    listed = api.get(path).json()["items"]  # a page of the list (docs/api.md, "Lists")
     assert [c["label"] for c in listed] == sorted(c["label"] for c in listed)
     assert "Claude warm" in {c["label"] for c in listed}
 

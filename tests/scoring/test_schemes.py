@@ -1,10 +1,9 @@
 """The scoring schemes: each existing scheme's mapping as it always was, and a third scheme added as
-one class (defined here, registered for the test only) working through decisions, the report's
+one class (the tests' two-bucket scheme, scoring/schemes/rightwrong.py) working through decisions, the report's
 figures, the report page and the figures export without any other code knowing of it."""
 
 import csv
 import io
-from dataclasses import dataclass
 from itertools import product
 from types import SimpleNamespace
 
@@ -19,7 +18,7 @@ from scoring.queue import services
 from scoring.report import exports
 from scoring.report.build import report_build, scorer_report
 from scoring.report.source import judgement_source
-from scoring.schemes import AA, FOUR, Column, Scheme, scheme_for
+from scoring.schemes import AA, FOUR, RightWrongScheme, scheme_for
 from tests.report.conftest import build
 from tests.report.test_report_page import rows_after, tables, url
 from tests.scoring.factories import score_all
@@ -86,7 +85,10 @@ def test_the_buckets_and_their_keys_are_those_the_pages_had():
     assert not FOUR.allows(Bucket.PARTIAL) and not AA.allows(Bucket.CONFIDENT_WRONG)
     assert FOUR.buckets == metrics.FOUR_BUCKETS and AA.buckets == metrics.AA_BUCKETS
     # The stored values are the experiment's choices, each with its scheme.
-    assert {s.key for s in schemes.registered()} >= set(Experiment.Scheme.values)
+    assert {s.key for s in schemes.registered()} >= {Experiment.Scheme.FOUR, Experiment.Scheme.AA}
+    assert dict(Experiment._meta.get_field("scheme").choices) == {
+        s.key: s.label for s in schemes.registered()
+    }
     with pytest.raises(schemes.UnknownScheme):
         scheme_for("nope")
 
@@ -136,58 +138,9 @@ def test_the_experiment_and_the_report_carry_their_scheme(world, scorer):
 # ------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class RightWrongFigures:
-    n: int
-    correct: int
-    incorrect: int
-    unscored: int
-    accuracy: float | None
-    balance: float  # correct - w x incorrect, in items
-
-
-class RightWrong(Scheme):
-    """Two buckets, right or wrong (an UNKNOWN answer is wrong); balance = right - w x wrong."""
-
-    key = "rw"
-    buckets = (Bucket.CORRECT, Bucket.INCORRECT)
-    penalised = Bucket.INCORRECT
-    figure_names = ("accuracy", "balance")
-    compared_figure = "balance"
-    uses_weight = True
-    headlines = (("accuracy", "Accuracy", "pct"), ("balance", "Balance", "items"))
-    summary_columns = (
-        Column("accuracy", "Accuracy", "pct", ci="accuracy"),
-        Column("balance", "Balance", "num", ci="net", ci_fmt="num:1", net=True),
-    )
-    slice_columns = (
-        Column("correct", "Correct", "num:1"),
-        Column("accuracy", "Accuracy", "pct:0", ci="accuracy"),
-        Column("balance", "Balance", "num:1", ci="balance", net=True),
-    )
-    export_columns = ("balance", "balance_min", "balance_max")
-    texts = {"lead": "scheme: right or wrong.", "net_heading": "Balance: which differ"}
-
-    def figures(self, bucket_counts, n_items, w):
-        correct = bucket_counts.get(Bucket.CORRECT, 0)
-        incorrect = bucket_counts.get(Bucket.INCORRECT, 0)
-        n = max(n_items, correct + incorrect)
-        figures = RightWrongFigures(
-            n=n,
-            correct=correct,
-            incorrect=incorrect,
-            unscored=n - correct - incorrect,
-            accuracy=correct / n if n else None,
-            balance=correct - w * incorrect,
-        )
-        return figures, figures
-
-
 @pytest.fixture
 def right_wrong():
-    schemes.register(RightWrong)
-    yield scheme_for("rw")
-    schemes.unregister("rw")
+    return scheme_for("rw")
 
 
 @pytest.fixture
@@ -196,7 +149,7 @@ def scorer(world):
 
 
 def test_a_registered_scheme_decides_its_buckets(right_wrong, world, scorer):
-    assert isinstance(right_wrong, RightWrong)
+    assert isinstance(right_wrong, RightWrongScheme)
     for response in RESPONSES:
         assert right_wrong.derive("correct", response) == Bucket.CORRECT
         assert right_wrong.derive("wrong", response) == Bucket.INCORRECT  # never left open
@@ -269,5 +222,8 @@ def test_a_registered_scheme_has_its_figures_page_and_export(right_wrong, world,
     assert exports.figure_columns(report)[-3:] == ["balance", "balance_min", "balance_max"]
 
 
-def test_the_fixture_leaves_the_registry_as_it_was():
-    assert "rw" not in {s.key for s in schemes.registered()}
+def test_the_test_scheme_is_offered_only_with_its_setting(settings):
+    assert "rw" in {s.key for s in schemes.registered()}  # stored experiments keep working
+    assert "rw" in {s.key for s in schemes.offered()}  # the test settings turn it on
+    settings.SCORING_TEST_SCHEMES = False
+    assert [s.key for s in schemes.offered()] == ["four", "aa"]

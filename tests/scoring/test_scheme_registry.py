@@ -1,0 +1,106 @@
+"""The scheme registry is the one list of schemes: a scheme registered with a bucket nobody
+else has is offered by the experiment form and the API (its OpenAPI schema too), its bucket is a
+stored value of every bucket field, its badge colours are in the bucket stylesheet, and the
+report's chart draws it in its own colour, with no other file changed."""
+
+from dataclasses import dataclass
+
+import pytest
+from django.urls import reverse
+
+from api.urls import api
+from probe.forms.experiments import ExperimentForm
+from probe.models import Experiment, Response
+from scoring import schemes
+from scoring.models import Bucket, Judgement
+from scoring.queue import services
+from scoring.report.build import scorer_report
+from scoring.report.charts import bucket_chart
+from scoring.schemes import BucketStyle, RightWrongScheme
+from tests.report.conftest import build
+
+UNSURE = "unsure"
+UNSURE_STYLE = BucketStyle("Unsure", "#fff0c2", "#5a4500", "#b8860b")
+
+
+@dataclass(frozen=True)
+class UnsureFigures:
+    n: int
+    correct: int
+    incorrect: int
+    unsure: int
+    unscored: int
+    accuracy: float | None
+    balance: float
+
+
+class WithUnsure(RightWrongScheme):
+    """Right, wrong or unsure: a new bucket, with its colours here and nowhere else."""
+
+    key = "unsure3"
+    label = "Right / Wrong / Unsure"
+    help = "Three buckets, one of them new: Unsure."
+    testing = False
+    buckets = (Bucket.CORRECT, Bucket.INCORRECT, UNSURE)
+    bucket_styles = {**RightWrongScheme.bucket_styles, UNSURE: UNSURE_STYLE}
+
+    def figures(self, bucket_counts, n_items, w):
+        c = bucket_counts.get(Bucket.CORRECT, 0)
+        i = bucket_counts.get(Bucket.INCORRECT, 0)
+        u = bucket_counts.get(UNSURE, 0)
+        n = max(n_items, c + i + u)
+        figures = UnsureFigures(n, c, i, u, n - c - i - u, c / n if n else None, c - w * i)
+        return figures, figures
+
+
+@pytest.fixture
+def with_unsure():
+    schemes.register(WithUnsure)
+    yield schemes.scheme_for(WithUnsure.key)
+    schemes.unregister(WithUnsure.key)
+
+
+def _scheme_property(schema) -> dict:
+    return schema["components"]["schemas"]["ExperimentIn"]["properties"]["scheme"]
+
+
+def test_a_new_scheme_and_bucket_reach_form_api_css_and_chart(with_unsure, world, client):
+    # The experiment form offers it, with its help.
+    form = ExperimentForm(team=world.team)
+    assert (WithUnsure.key, "Right / Wrong / Unsure") in form.fields["scheme"].choices
+    assert "Three buckets, one of them new: Unsure." in str(form.fields["scheme"].help_text)
+    # The model's choices take the scheme and the bucket (no migration: they are read from
+    # the registry).
+    assert WithUnsure.key in dict(Experiment._meta.get_field("scheme").choices)
+    assert dict(Judgement._meta.get_field("bucket").choices)[UNSURE] == "Unsure"
+    # The API's schema lists it and describes it.
+    scheme = _scheme_property(api.get_openapi_schema())
+    assert WithUnsure.key in scheme["enum"] and "Three buckets" in scheme["description"]
+    # The badges' stylesheet has its rule, in its colours.
+    css = client.get(reverse("scoring:bucket_css"))
+    assert css.status_code == 200 and css["Content-Type"].startswith("text/css")
+    assert ".bucket-unsure { background: #fff0c2; color: #5a4500; }" in css.content.decode()
+
+    # An experiment in it: a response put in the new bucket is drawn in the bucket's colour.
+    built = build(world, {("Alpha", 1): "CWWA"}, scheme=WithUnsure.key)
+    scorer = world.users["scorer"]
+    assignment = services.assignment_start(experiment=built.experiment, user=scorer)
+    responses = list(Response.objects.filter(run__experiment=built.experiment).order_by("item"))
+    services.judgement_decide(assignment=assignment, responses=responses[:1], verdict="correct")
+    services.judgement_decide(assignment=assignment, responses=responses[1:2], verdict="wrong")
+    services.judgement_decide(assignment=assignment, responses=responses[2:3], bucket=UNSURE)
+    services.assignment_reveal(assignment=assignment)
+    chart = bucket_chart(scorer_report(assignment))
+    segments = {s.bucket: s for s in chart.rows[0].segments}
+    assert segments[UNSURE].count == 1 and segments[UNSURE].colour == "#b8860b"
+    assert {e.bucket: e.colour for e in chart.legend}[UNSURE] == "#b8860b"
+
+
+def test_a_scheme_with_an_unstyled_bucket_is_refused():
+    class Unstyled(WithUnsure):
+        key = "nostyle"
+        bucket_styles = RightWrongScheme.bucket_styles
+
+    with pytest.raises(ValueError, match="without a style"):
+        schemes.register(Unstyled)
+    assert "nostyle" not in {s.key for s in schemes.registered()}
