@@ -27,7 +27,6 @@ from .models import Grader, GradingJob, GradingPrompt, SecondOpinion
 
 @team_view(scope="team_slug", get=Role.EDITOR, post=Role.EDITOR)
 def grader_list(request, team: Team):
-    services.grading_prompt_defaults_ensure(team=team)
     threshold = threshold_of(team)
     threshold_form = ThresholdForm(instance=threshold)
     form = GraderForm(team=team)
@@ -77,7 +76,6 @@ def _as_text(prompt: GradingPrompt) -> str:
 
 @team_view(scope="team_slug", get=Role.EDITOR, post=Role.EDITOR)
 def prompt_list(request, team: Team):
-    services.grading_prompt_defaults_ensure(team=team)
     form = PromptVersionForm(request.POST or None, team=team)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data

@@ -38,7 +38,10 @@ def test_items_to_score_show_in_the_top_bar_and_the_inbox_and_say_nothing_of_the
     start = reverse("scoring:start", kwargs={"experiment_pk": world.scored.pk})
     assert f'href="{start}"'.encode() in inbox.content
     assert_blind(inbox.content)
-    # Opening the inbox reads them: the count goes.
+    # Opening the inbox writes nothing (the count stays); "Mark all as read" reads them.
+    home = client.get(reverse("probe:team_home", kwargs={"team_slug": world.team.slug}))
+    assert b"unread-count" in home.content
+    assert client.post(reverse("inbox"), {"action": "read"}).status_code == 302
     home = client.get(reverse("probe:team_home", kwargs={"team_slug": world.team.slug}))
     assert b"unread-count" not in home.content
     # Inviting again tells nothing new.
