@@ -1,22 +1,24 @@
 """The blind queue: item by item across every sheet, one keypress per answer."""
 
-import csv
 import json
 import re
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from probe.access import team_view
+from probe.csvfile import csv_text
+from probe.downloads import attachment
 from probe.models import Experiment, Role, Team
 from scoring.models import Assignment, Bucket
 from scoring.queue import decisions, lead_queue, selectors, services, timing
 from scoring.queue.carry import carried_by_run, carry_counts
+from scoring.report.export_labels import csv_labels, wants_names
 
 URL_NAMES = ("decide", "dispute", "item", "note")
 # A key the page names a queued decision by: a UUID, or any short run of these characters.
@@ -425,18 +427,31 @@ def scoring_times(request, experiment: Experiment):
     (a lead who scores it too sees only their own until reconciliation begins); CSV too."""
     times = timing.experiment_times(experiment, visible_to=request.user)
     if request.GET.get("format") == "csv":
-        response = HttpResponse(content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="scorer-times-{experiment.pk}.csv"'
-        writer = csv.writer(response)
-        writer.writerow(["scorer", "item", "seconds", "decisions", "decisions_per_minute"])
+        columns = ["scorer", "item", "seconds", "decisions", "decisions_per_minute"]
+        rows = []
         for t in times:
-            rate = f"{t.per_minute:.2f}" if t.per_minute else ""
-            for position, seconds in t.items:
-                writer.writerow([t.assignment.user.username, position, f"{seconds:.1f}", "", ""])
-            writer.writerow(
-                [t.assignment.user.username, "all", f"{t.active:.1f}", t.decisions, rate]
+            name = t.assignment.user.username
+            rows += [
+                {"scorer": name, "item": position, "seconds": round(seconds, 1)}
+                for position, seconds in t.items
+            ]
+            rate = round(t.per_minute, 2) if t.per_minute else None
+            rows.append(
+                {
+                    "scorer": name,
+                    "item": "all",
+                    "seconds": round(t.active, 1),
+                    "decisions": t.decisions,
+                    "decisions_per_minute": rate,
+                }
             )
-        return response
+        labels = csv_labels(columns, wants_names(request))
+        return attachment(
+            csv_text(rows, columns, labels),
+            name=experiment.name,
+            contents="times",
+            extension="csv",
+        )
     return render(
         request,
         "scoring/times.html",
