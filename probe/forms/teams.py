@@ -2,7 +2,9 @@
 invitee creates."""
 
 from django import forms
+from django.contrib.auth import forms as auth_forms
 from django.contrib.auth.forms import UserCreationForm
+from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 from ..models import Role
@@ -35,3 +37,16 @@ class InvitationSignupForm(UserCreationForm):
         if username and self._meta.model.objects.filter(username__iexact=username).exists():
             raise forms.ValidationError(USERNAME_TAKEN, code="username_taken")
         return username
+
+
+class PasswordResetForm(auth_forms.PasswordResetForm):
+    """Django's reset form, its mail written in the account's own language (the page's when the
+    account chose none) and signed with the product's name in that language, not the host's."""
+
+    def send_mail(self, subject_template_name, email_template_name, context, *args, **kwargs):
+        from ..selectors.preferences import user_language
+
+        language = user_language(user=context["user"]) or translation.get_language()
+        with translation.override(language):
+            context = {**context, "site_name": translation.gettext("Blind probe")}
+            super().send_mail(subject_template_name, email_template_name, context, *args, **kwargs)

@@ -92,7 +92,9 @@ def login_attempt_failed(*, attempt: LoginAttempt, site_url: str) -> LoginPause 
 def _send_pause_mail(*, user, pause: LoginPause, ip_address: str, site_url: str) -> None:
     counts = failure_summary(username=user.get_username())
     with translation.override(user_language(user=user) or settings.LANGUAGE_CODE):
-        subject = _("Logins to your Blind probe account were paused")
+        subject = _("Logins to your %(product)s account were paused") % {
+            "product": _("Blind probe")
+        }
         body = _(
             "Someone entered a wrong password for your account %(name)s %(failures)d times in "
             "the last %(hours)d hours, from %(addresses)d address(es), most recently from "

@@ -16,7 +16,7 @@ from django.views.decorators.cache import never_cache
 
 from .. import login_devices
 from ..forms.common import apply_service_errors
-from ..forms.teams import InvitationSignupForm
+from ..forms.teams import InvitationSignupForm, PasswordResetForm
 from ..services import logins as login_services
 from ..services import teams as team_services
 
@@ -68,6 +68,8 @@ class PasswordChangeView(auth_views.PasswordChangeView):
 
 class PasswordResetView(auth_views.PasswordResetView):
     """Mails a reset link when the server can send mail; otherwise says to ask an owner."""
+
+    form_class = PasswordResetForm
 
     def get_context_data(self, **kwargs):
         return super().get_context_data(email_enabled=settings.EMAIL_ENABLED, **kwargs)
