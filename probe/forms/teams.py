@@ -8,6 +8,7 @@ from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 from ..models import Role
+from ..selectors.preferences import user_language
 from ..services.teams import USERNAME_TAKEN
 
 
@@ -44,8 +45,6 @@ class PasswordResetForm(auth_forms.PasswordResetForm):
     account chose none) and signed with the product's name in that language, not the host's."""
 
     def send_mail(self, subject_template_name, email_template_name, context, *args, **kwargs):
-        from ..selectors.preferences import user_language
-
         language = user_language(user=context["user"]) or translation.get_language()
         with translation.override(language):
             context = {**context, "site_name": translation.gettext("Blind probe")}
