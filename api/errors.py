@@ -1,9 +1,8 @@
 """Every refusal is a 4xx with a JSON body: `detail` in words, and `problems` naming each field."""
 
 from django.core.exceptions import RequestDataTooBig
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 
 
