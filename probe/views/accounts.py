@@ -19,6 +19,7 @@ from ..forms.common import apply_service_errors
 from ..forms.teams import InvitationSignupForm, PasswordResetForm
 from ..services import logins as login_services
 from ..services import teams as team_services
+from ..wording import sentences
 
 
 def _short_password_help(form, name: str):
@@ -134,7 +135,7 @@ def invitation_accept(request, token: str):
             if signup is not None:
                 apply_service_errors(signup, error)
             else:
-                context["problem"] = " ".join(error.messages)
+                context["problem"] = sentences(error.messages)
                 return render(request, "registration/invitation.html", context, status=410)
     context["signup"] = signup
     return render(request, "registration/invitation.html", context)

@@ -16,6 +16,7 @@ from ..forms.common import apply_service_errors
 from ..forms.prompts import PromptCreateForm, PromptEditForm, language_name
 from ..models import PromptVersion, Role, Team
 from ..services import prompts as prompt_services
+from ..wording import sentences
 
 # Prompt versions ------------------------------------------------------------------------------
 
@@ -145,7 +146,7 @@ def prompt_delete(request, prompt: PromptVersion):
         try:
             prompt_services.prompt_delete(prompt=prompt, user=request.user)
         except ValidationError as error:
-            messages.error(request, " ".join(error.messages))
+            messages.error(request, sentences(error.messages))
             return redirect(_prompt_url(prompt))
         messages.success(request, _("%(prompt)s deleted.") % {"prompt": prompt})
         return redirect("probe:prompt_list", team_slug=team.slug)

@@ -24,6 +24,7 @@ from ..selectors import teams as selectors
 from ..selectors.banks import banks_of_team
 from ..selectors.preferences import time_zone_names
 from ..services import teams as team_services
+from ..wording import sentences
 
 # Home and health ---------------------------------------------------------------------------
 
@@ -116,7 +117,7 @@ def invitation_revoke(request, invitation):
             request, _("The invitation to %(who)s is withdrawn.") % {"who": invitation.addressee}
         )
     except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
+        messages.error(request, sentences(error.messages))
     return redirect("probe:member_list", team_slug=invitation.team.slug)
 
 
@@ -125,7 +126,7 @@ def member_reset_link(request, membership: Membership):
     try:
         path = team_services.password_reset_link_create(membership=membership, by=request.user)
     except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
+        messages.error(request, sentences(error.messages))
         return redirect("probe:member_list", team_slug=membership.team.slug)
     return render(
         request,
@@ -150,7 +151,7 @@ def member_update(request, membership: Membership):
             )
             messages.success(request, _("Role changed."))
         except ValidationError as error:
-            messages.error(request, " ".join(error.messages))
+            messages.error(request, sentences(error.messages))
     else:
         messages.error(request, _("Choose a role."))
     return redirect("probe:member_list", team_slug=membership.team.slug)
@@ -163,7 +164,7 @@ def member_remove(request, membership: Membership):
         team_services.member_remove(membership=membership, by=request.user)
         messages.success(request, _("Member removed."))
     except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
+        messages.error(request, sentences(error.messages))
     if (
         membership.user_id == request.user.pk
         and not Membership.objects.filter(team__slug=slug, user=request.user).exists()

@@ -13,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from probe.wording import sentences
 from scoring.models import Assignment, Bucket, DecisionReceipt, Judgement, KeyDecision
 from scoring.queue import selectors, services
 
@@ -154,9 +155,9 @@ def _decide(batch: Batch, decision: QueuedDecision) -> dict:
             assignment, responses, decision.verdict, decision.bucket
         )
     except services.BucketNeeded as error:
-        return refuse("choose", " ".join(error.messages))
+        return refuse("choose", sentences(error.messages))
     except ValidationError as error:
-        return refuse("invalid", " ".join(error.messages))
+        return refuse("invalid", sentences(error.messages))
     current = selectors.group_state([judgements.get(r.pk) for r in responses])
     if decision.expect is not None and current not in (decision.expect, _target_state(targets)):
         return refuse(

@@ -15,6 +15,7 @@ from probe.access import team_view
 from probe.csvfile import csv_text
 from probe.downloads import attachment
 from probe.models import Experiment, Role, Team
+from probe.wording import sentences
 from scoring.models import Assignment, Bucket
 from scoring.queue import decisions, lead_queue, selectors, services, timing
 from scoring.queue.carry import carried_by_run, carry_counts
@@ -45,7 +46,7 @@ def scoring_start(request, experiment: Experiment):
         try:
             assignment = services.assignment_start(experiment=experiment, user=request.user)
         except ValidationError as error:
-            messages.error(request, " ".join(error.messages))
+            messages.error(request, sentences(error.messages))
             return redirect("scoring:start", experiment_pk=experiment.pk)
         position = selectors.first_open_position(assignment)
         return redirect("scoring:item", assignment_token=assignment.token, position=position)
@@ -170,11 +171,11 @@ def scoring_decide(request, assignment: Assignment, position: int):
             position,
             status=200,
             choose_tokens=",".join(tokens),
-            error=" ".join(error.messages),
+            error=sentences(error.messages),
         )
     except ValidationError as error:
         return _render_item(
-            request, assignment, position, status=400, error=" ".join(error.messages)
+            request, assignment, position, status=400, error=sentences(error.messages)
         )
     notice = _decision_notice(decision)
     if not request.htmx:
@@ -261,7 +262,7 @@ def scoring_note(request, assignment: Assignment, position: int):
             position,
             status=400,
             note_tokens=",".join(tokens),
-            error=" ".join(error.messages),
+            error=sentences(error.messages),
             note_text=note,
         )
     notice = _("Note saved for the lead.") if note.strip() else _("Note removed.")
@@ -363,7 +364,7 @@ def scoring_dispute(request, assignment: Assignment, position: int):
             position,
             status=200,
             confirm_tokens=",".join(tokens),
-            dispute_error=" ".join(error.messages),
+            dispute_error=sentences(error.messages),
             show_dispute=True,
             dispute_note=request.POST.get("note", ""),
         )
@@ -381,7 +382,7 @@ def scoring_reveal(request, assignment: Assignment):
         try:
             services.assignment_reveal(assignment=assignment)
         except ValidationError as error:
-            messages.error(request, " ".join(error.messages))
+            messages.error(request, sentences(error.messages))
         return redirect("scoring:reveal", assignment_token=assignment.token)
     sheets = []
     if assignment.revealed:

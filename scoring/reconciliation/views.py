@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 
 from probe.access import can, team_view
 from probe.models import Experiment, Role
+from probe.wording import sentences, word_list
 from scoring.agreement import report as agreement_report
 from scoring.models import Bucket
 from scoring.queue.services import scoring_open
@@ -41,12 +42,12 @@ def scorers(request, experiment: Experiment):
                 experiment=experiment, users=users, invited_by=request.user
             )
         except ValidationError as error:
-            messages.error(request, " ".join(error.messages))
+            messages.error(request, sentences(error.messages))
         else:
             messages.success(
                 request,
                 _("Invited: %(names)s. Each scores blind and alone.")
-                % {"names": ", ".join(a.user.get_username() for a in invited)},
+                % {"names": word_list(a.user.get_username() for a in invited)},
             )
         return redirect("scoring:scorers", experiment_pk=experiment.pk)
     progress = reconcile.scorer_progress(experiment)
@@ -93,7 +94,7 @@ def reconcile_overview(request, experiment: Experiment):
         try:
             reconcile_services.reconciliation_start(experiment=experiment, user=request.user)
         except ValidationError as error:
-            messages.error(request, " ".join(error.messages))
+            messages.error(request, sentences(error.messages))
         else:
             messages.success(request, _("Reconciliation has begun: unanimous responses are final."))
         return redirect("scoring:reconcile", experiment_pk=experiment.pk)
@@ -176,7 +177,7 @@ def reconcile_item(request, experiment: Experiment, position: int):
             request,
             experiment,
             position,
-            error=" ".join(error.messages),
+            error=sentences(error.messages),
             error_token=token,
             note=request.POST.get("note", ""),
         )
