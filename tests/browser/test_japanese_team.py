@@ -94,6 +94,8 @@ def look(page, name: str, *, dates: bool = False) -> None:
         assert JST_TIME.search(text), f"{name}: no date in JST"
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    if page.viewport_size["width"] < 500:  # a phone: its first screen as the reader sees it
+        page.screenshot(path=str(SHOTS / f"{name}_screen.png"))
 
 
 def log_in(page, live_server, username: str) -> None:
