@@ -296,6 +296,8 @@ def test_a_japanese_team_runs_a_whole_experiment(live_server, page, team):
     owner_page.set_viewport_size(PHONE)
     look(owner_page, "11_final_report_390px", dates=True)
     owner_page.goto(f"{live_server.url}/experiments/{experiment.pk}/agreement/")
+    # Names listed the Japanese way: 「acme-scorer、acme-editor の間」.
+    expect(owner_page.get_by_text("acme-scorer、acme-editor").first).to_be_visible()
     look(owner_page, "12_agreement_390px")
     owner_page.goto(f"{live_server.url}/t/{world.team.slug}/audit/")
     look(owner_page, "13_audit_390px", dates=True)
