@@ -1,8 +1,8 @@
 """Every refusal is a 4xx with a JSON body: `detail` in words, and `problems` naming each field."""
 
 from django.core.exceptions import RequestDataTooBig
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 
 
@@ -47,12 +47,33 @@ VALIDATION_MESSAGES = {
     "greater_than_equal": gettext_lazy("This number is too small."),
     "less_than": gettext_lazy("This number is too large."),
     "less_than_equal": gettext_lazy("This number is too large."),
+    "extra_forbidden": gettext_lazy("This field is not one the schema lists."),
+    "string_pattern_mismatch": gettext_lazy("Choose one of the values the schema lists."),
+    "json_invalid": gettext_lazy("The request body is not valid JSON; nothing was saved."),
+}
+# Django Ninja's own refusals, written in English: the same words in the request's language.
+NINJA_MESSAGES = {
+    "Cannot parse request body": gettext_lazy(
+        "The request body is not valid JSON; nothing was saved."
+    ),
+    "CSRF check Failed": gettext_lazy("CSRF check failed."),
 }
 
 
 def _message(error: dict) -> str:
     known = VALIDATION_MESSAGES.get(error.get("type", ""))
-    return str(known) if known is not None else error.get("msg", "")
+    if known is not None:
+        return str(known)
+    # A rarer refusal pydantic words in English: English keeps its detail, another language
+    # gets a sentence of its own (the field still says where).
+    if (get_language() or "en").startswith("en"):
+        return error.get("msg", "")
+    return _("This value is not valid: see the schema.")
+
+
+def _ninja_message(message: str) -> str:
+    known = NINJA_MESSAGES.get(message.split(" (", 1)[0])
+    return str(known) if known is not None else message
 
 
 def install(api) -> None:
@@ -67,7 +88,9 @@ def install(api) -> None:
     @api.exception_handler(HttpError)
     def http_error(request, error: HttpError):
         return api.create_response(
-            request, {"detail": error.message, "problems": []}, status=error.status_code
+            request,
+            {"detail": _ninja_message(str(error.message)), "problems": []},
+            status=error.status_code,
         )
 
     @api.exception_handler(Throttled)

@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 
 from probe.models import Experiment, ModelConfig, Response, Run, Team
 from probe.services.prompts import normalise_text
+from probe.wording import word_list
 from scoring.models import Judgement
 from scoring.queue.services import judgement_decide
 
@@ -35,7 +36,7 @@ def _clean_examples(examples: Sequence[Mapping]) -> list[dict]:
             raise ValidationError(
                 {
                     "examples": _("Example %(number)d lacks: %(fields)s.")
-                    % {"number": number, "fields": ", ".join(missing)}
+                    % {"number": number, "fields": word_list(missing)}
                 }
             )
         cleaned.append(row)

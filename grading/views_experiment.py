@@ -11,12 +11,13 @@ import json
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.db.models import Count
-from django.http import Http404, HttpResponse
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
 from probe.access import can, is_blinded, team_view
 from probe.csvfile import csv_text
+from probe.downloads import attachment
 from probe.models import Experiment, Response, Role
 
 from . import exports, services
@@ -211,20 +212,12 @@ def experiment_export(request, experiment: Experiment, fmt: str):
         return _away(experiment)
     jobs = _jobs(experiment)
     what = request.GET.get("what", "grades")
-    name = f"experiment-{experiment.pk}-grading"
     if fmt == "json":
-        body = exports.experiment_dict(experiment)
-        response = HttpResponse(
-            json.dumps(body, ensure_ascii=False, indent=1), content_type="application/json"
-        )
-        response["Content-Disposition"] = f'attachment; filename="{name}.json"'
-        return response
+        body = json.dumps(exports.experiment_dict(experiment), ensure_ascii=False, indent=1)
+        return attachment(body, name=experiment.name, contents="grading", extension="json")
     if what == "costs":
         costs = exports.costs_dict(experiment_costs(experiment))
         text = csv_text(costs["runs"] + costs["grading"], exports.COST_COLUMNS)
-        name += "-costs"
-    else:
-        text = csv_text(exports.grade_rows(jobs), exports.GRADE_COLUMNS)
-    response = HttpResponse(text, content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
-    return response
+        return attachment(text, name=experiment.name, contents="grading-costs", extension="csv")
+    text = csv_text(exports.grade_rows(jobs), exports.GRADE_COLUMNS)
+    return attachment(text, name=experiment.name, contents="grading", extension="csv")

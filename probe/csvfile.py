@@ -12,7 +12,8 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 
 # A spreadsheet evaluates a cell that starts with one of these as a formula (an answer such as
 # "=HYPERLINK(...)" would run when the file is opened).
@@ -58,14 +59,32 @@ def csv_value(value) -> str:
     return csv_cell(str(value))
 
 
-def csv_chunks(rows: Iterable[dict], columns: Sequence[str]) -> Iterator[str]:
+@dataclass(frozen=True)
+class CsvLabels:
+    """A CSV as a person reads it in the interface's language: each column's heading, and each
+    row with its machine values (bucket, scheme, true/false...) turned into their names.
+
+    Made while the request's language is active and holding plain text only, so a streamed file
+    keeps that language after the view has returned. Without one (``labels=None``) a CSV has the
+    stable machine names, as the JSON exports and the API do."""
+
+    headers: Mapping[str, str]
+    row: Callable[[dict], dict]
+
+
+def csv_chunks(
+    rows: Iterable[dict], columns: Sequence[str], labels: CsvLabels | None = None
+) -> Iterator[str]:
     """The CSV (BOM, header, rows) in chunks of CHUNK_LINES rows, for a streamed response."""
     buffer = io.StringIO()
     # With "\r\n" as the terminator the writer quotes a cell holding a lone CR too (with "\n"
     # it would not, and a reader would split the row there).
     writer = csv.writer(buffer, lineterminator=LINE_END)
     buffer.write(BOM)
-    writer.writerow([csv_cell(column) for column in columns])
+    headers = labels.headers if labels else {}
+    writer.writerow([csv_cell(headers.get(column, column)) for column in columns])
+    if labels:
+        rows = map(labels.row, rows)
     for n, row in enumerate(rows, start=1):
         writer.writerow([csv_value(row.get(column)) for column in columns])
         if n % CHUNK_LINES == 0:
@@ -75,5 +94,5 @@ def csv_chunks(rows: Iterable[dict], columns: Sequence[str]) -> Iterator[str]:
     yield buffer.getvalue()
 
 
-def csv_text(rows: Iterable[dict], columns: Sequence[str]) -> str:
-    return "".join(csv_chunks(rows, columns))
+def csv_text(rows: Iterable[dict], columns: Sequence[str], labels: CsvLabels | None = None) -> str:
+    return "".join(csv_chunks(rows, columns, labels))

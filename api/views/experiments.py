@@ -22,6 +22,7 @@ from probe.models import (
 )
 from probe.selectors.experiments import experiment_progress
 from probe.services import experiments as experiment_services
+from probe.wording import word_list
 from scoring.comparison import followups
 
 from .. import schemas as s
@@ -123,7 +124,7 @@ def _configs(team, ids: list[int], field: str = "configs") -> list[ModelConfig]:
     unknown = [pk for pk in ids if pk not in found]
     if unknown:
         message = _("No model configuration of this team has the id %(ids)s.") % {
-            "ids": ", ".join(str(pk) for pk in unknown)
+            "ids": word_list(unknown)
         }
         raise refuse(message, [{"field": field, "message": message}])
     return [found[pk] for pk in ids]
@@ -266,7 +267,7 @@ def follow_up_create(request, experiment_id: int, payload: s.FollowUpIn):
     unknown = [pk for pk in payload.include_runs if pk not in runs]
     if unknown:
         message = _("The earlier experiment has no run with the id %(ids)s.") % {
-            "ids": ", ".join(str(pk) for pk in unknown)
+            "ids": word_list(unknown)
         }
         raise refuse(message, [{"field": "include_runs", "message": message}])
     try:

@@ -9,6 +9,7 @@ from json.decoder import scanstring
 
 from django.utils.translation import gettext as _
 
+from ..wording import word_list
 from .data import (
     ANSWER_KINDS,
     MAX_FORMAT_CHARS,
@@ -162,7 +163,7 @@ class _JsonChecker:
                 self.problem(
                     path,
                     _("unknown field '%(field)s' (the fields are %(allowed)s).")
-                    % {"field": name, "allowed": ", ".join(allowed)},
+                    % {"field": name, "allowed": word_list(allowed)},
                 )
 
     def string(
@@ -210,7 +211,7 @@ class _JsonChecker:
             self.problem(
                 ("language",),
                 _("must be one of %(choices)s (the language of the headings of a text export).")
-                % {"choices": ", ".join(f'"{code}"' for code in LANGUAGES)},
+                % {"choices": word_list(f'"{code}"' for code in LANGUAGES)},
             )
             return "en"
         return value
@@ -220,7 +221,7 @@ class _JsonChecker:
         if value and value not in ANSWER_KINDS:
             self.problem(
                 path + ("answer_kind",),
-                _("must be one of %(kinds)s, or empty.") % {"kinds": ", ".join(ANSWER_KINDS)},
+                _("must be one of %(kinds)s, or empty.") % {"kinds": word_list(ANSWER_KINDS)},
             )
             return ""
         return value

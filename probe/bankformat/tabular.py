@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from django.utils.translation import gettext as _
 
 from ..csvfile import csv_uncell
+from ..wording import word_list
 from .data import (
     ANSWER_KINDS,
     MAX_FORMAT_CHARS,
@@ -164,7 +165,7 @@ def _check_columns(columns: list[str], line: int, problems: list[FormatProblem])
                 FormatProblem(
                     line,
                     _("unknown column '%(column)s' (the columns are %(columns)s).")
-                    % {"column": name, "columns": ", ".join(COLUMNS)},
+                    % {"column": name, "columns": word_list(COLUMNS)},
                 )
             )
         elif name in seen:
@@ -261,7 +262,7 @@ class _Builder:
             self.problem(
                 row.line,
                 _("answer_kind: must be one of %(kinds)s, or empty (found %(found)s).")
-                % {"kinds": ", ".join(ANSWER_KINDS), "found": value[:40]},
+                % {"kinds": word_list(ANSWER_KINDS), "found": value[:40]},
             )
         return kind
 
@@ -374,7 +375,7 @@ class _Builder:
             self.problem(
                 row.line,
                 _("bank_language: must be one of %(choices)s, or empty (found %(found)s).")
-                % {"choices": ", ".join(LANGUAGES), "found": language[:40]},
+                % {"choices": word_list(LANGUAGES), "found": language[:40]},
             )
             return
         self.bank_value(row, "bank_language", language)

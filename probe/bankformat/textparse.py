@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.utils.translation import gettext as _
 
+from ..wording import word_list
 from .data import (
     MAX_FORMAT_CHARS,
     MAX_TITLE_CHARS,
@@ -43,7 +44,7 @@ def finish_text(reader: TextReader) -> BankData:
             ),
         )
         raise BankFormatError(reader.problems)
-    codes = ", ".join(block.code for block in reader.by_code.values())
+    codes = word_list(block.code for block in reader.by_code.values())
     for lineno, code in reader.unknown_headings:
         reader.problem(
             lineno,

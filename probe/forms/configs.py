@@ -13,6 +13,7 @@ from adapters.options import CHOICE, FLOAT, OPTION_NAMES
 
 from ..models import ModelConfig
 from ..services import configs as config_services
+from ..wording import word_list
 from .common import apply_service_errors
 
 
@@ -80,7 +81,7 @@ def option_field(name: str, provider: str) -> forms.Field:
         for p, o in declared.items()
     }
     elsewhere = gettext("Only for: %(providers)s.") % {
-        "providers": ", ".join(labels[p] for p in declared)
+        "providers": word_list(labels[p] for p in declared)
     }
     attrs = {"data-options": json.dumps(per_provider), "data-not-taken": elsewhere}
     help_text = gettext(option.help) if provider in declared else elsewhere

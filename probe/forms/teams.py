@@ -2,10 +2,13 @@
 invitee creates."""
 
 from django import forms
+from django.contrib.auth import forms as auth_forms
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 from ..models import Experiment, Role
+from ..selectors.preferences import user_language
 from ..services.oidc import oidc_required_problem
 from ..services.teams import USERNAME_TAKEN
 
@@ -71,3 +74,14 @@ class LoginForm(AuthenticationForm):
         problem = oidc_required_problem(user)
         if problem:
             raise forms.ValidationError(problem, code="oidc_required")
+
+
+class PasswordResetForm(auth_forms.PasswordResetForm):
+    """Django's reset form, its mail written in the account's own language (the page's when the
+    account chose none) and signed with the product's name in that language, not the host's."""
+
+    def send_mail(self, subject_template_name, email_template_name, context, *args, **kwargs):
+        language = user_language(user=context["user"]) or translation.get_language()
+        with translation.override(language):
+            context = {**context, "site_name": translation.gettext("Blind probe")}
+            super().send_mail(subject_template_name, email_template_name, context, *args, **kwargs)

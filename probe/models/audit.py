@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from .banks import Bank
 from .teams import Team
@@ -45,3 +46,27 @@ class AuditEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.created:%Y-%m-%d %H:%M} {self.user} {self.action} {self.subject}"
+
+    @property
+    def subject_label(self) -> str:
+        """What the entry is about, in the reader's language (``subject`` is a stored code)."""
+        label = SUBJECT_LABELS.get(self.subject)
+        return str(label) if label is not None else self.subject
+
+
+# The codes services write in ``AuditEvent.subject``, as the audit log shows them.
+SUBJECT_LABELS = {
+    "bank": pgettext_lazy("audit subject", "bank"),
+    "block": pgettext_lazy("audit subject", "block"),
+    "experiment": pgettext_lazy("audit subject", "experiment"),
+    "invitation": pgettext_lazy("audit subject", "invitation"),
+    "item": pgettext_lazy("audit subject", "item"),
+    "key entry": pgettext_lazy("audit subject", "key entry"),
+    "login": pgettext_lazy("audit subject", "login"),
+    "member": pgettext_lazy("audit subject", "member"),
+    "password reset": pgettext_lazy("audit subject", "password reset"),
+    "run": pgettext_lazy("audit subject", "run"),
+    "team": pgettext_lazy("audit subject", "team"),
+    "model configuration": pgettext_lazy("audit subject", "model configuration"),
+    "prompt version": pgettext_lazy("audit subject", "prompt version"),
+}

@@ -12,6 +12,8 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.utils.translation import gettext as _
 
+from ..wording import word_list
+
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
@@ -70,7 +72,7 @@ def _loopback_problem(host: str, port: int | None) -> str | None:
         "This server sends requests to its own loopback address (%(host)s) only on the ports "
         "allowed by the PROVIDER_LOOPBACK_PORTS setting (%(ports)s), not on port %(port)s. "
         "Whoever runs the server can allow more."
-    ) % {"host": host, "ports": ", ".join(str(p) for p in allowed), "port": port}
+    ) % {"host": host, "ports": word_list(allowed), "port": port}
 
 
 def provider_host_problem(base_url: str) -> str | None:

@@ -13,6 +13,7 @@ from django.contrib.auth import get_user_model
 from django.core.mail import send_mail
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from ..models import LoginAttempt
 from ..selectors.logins import (
@@ -92,15 +93,25 @@ def login_attempt_failed(*, attempt: LoginAttempt, site_url: str) -> LoginPause 
 def _send_pause_mail(*, user, pause: LoginPause, ip_address: str, site_url: str) -> None:
     counts = failure_summary(username=user.get_username())
     with translation.override(user_language(user=user) or settings.LANGUAGE_CODE):
-        subject = _("Logins to your Blind probe account were paused")
-        body = _(
+        subject = _("Logins to your %(product)s account were paused") % {
+            "product": _("Blind probe")
+        }
+        body = ngettext(
             "Someone entered a wrong password for your account %(name)s %(failures)d times in "
-            "the last %(hours)d hours, from %(addresses)d address(es), most recently from "
+            "the last %(hours)d hours, from %(addresses)d address, most recently from "
             "%(ip)s.\n\n"
             "Logins as %(name)s from there are paused for now; the pause grows with every "
             "further wrong password. Where you have logged in before, you can still log in.\n\n"
             "If this was not you, your password is still safe as long as nobody knows it. To "
-            "end the pause at once, set a new password with a reset link:\n%(reset_url)s\n"
+            "end the pause at once, set a new password with a reset link:\n%(reset_url)s\n",
+            "Someone entered a wrong password for your account %(name)s %(failures)d times in "
+            "the last %(hours)d hours, from %(addresses)d addresses, most recently from "
+            "%(ip)s.\n\n"
+            "Logins as %(name)s from there are paused for now; the pause grows with every "
+            "further wrong password. Where you have logged in before, you can still log in.\n\n"
+            "If this was not you, your password is still safe as long as nobody knows it. To "
+            "end the pause at once, set a new password with a reset link:\n%(reset_url)s\n",
+            counts["addresses"],
         ) % {
             "name": user.get_username(),
             "failures": counts["failures"],

@@ -10,6 +10,7 @@ staff or superuser accounts are never put into a team this way.
 import hashlib
 import logging
 import secrets
+import zoneinfo
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -21,8 +22,9 @@ from django.core.mail import send_mail
 from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.encoding import force_bytes
+from django.utils.formats import date_format
 from django.utils.http import urlsafe_base64_encode
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
@@ -30,6 +32,7 @@ from django.utils.translation import gettext_lazy
 
 from ..models import AuditEvent, Invitation, Membership, Role, Team
 from ..models.teams import role_at_least
+from ..selectors.preferences import user_language, user_time_zone
 from .audit import audit_record
 from .prompts import prompt_defaults_ensure
 
@@ -217,23 +220,43 @@ def invitation_create(
     return IssuedInvitation(invitation=invitation, path=path, mailed=mailed)
 
 
+def _mail_reader(invitation: Invitation):
+    """Who reads the invitation mail, for its language and time zone: the account the address
+    belongs to when there is one, else the inviter (an invitee the app does not know yet reads
+    it in the language the inviter works in)."""
+    reader = invitation.invitee
+    if reader is None and invitation.email:
+        reader = get_user_model().objects.filter(email__iexact=invitation.email).first()
+    return reader
+
+
 def _send_invitation_mail(*, invitation: Invitation, url: str) -> bool:
+    reader = _mail_reader(invitation)
+    inviter = invitation.created_by
+    language = (
+        (user_language(user=reader) if reader else None)
+        or (user_language(user=inviter) if inviter else None)
+        or translation.get_language()
+        or settings.LANGUAGE_CODE
+    )
+    zone = user_time_zone(user=reader or inviter) if (reader or inviter) else settings.TIME_ZONE
+    with translation.override(language), timezone.override(zoneinfo.ZoneInfo(zone)):
+        subject = _("Invitation to %(team)s on %(product)s") % {
+            "team": invitation.team.name,
+            "product": _("Blind probe"),
+        }
+        body = _(
+            "You are invited to join the team %(team)s on %(product)s as %(role)s.\n\n"
+            "Open this link to accept (it works once, until %(expires)s):\n%(url)s\n"
+        ) % {
+            "team": invitation.team.name,
+            "product": _("Blind probe"),
+            "role": invitation.get_role_display(),
+            "expires": date_format(timezone.localtime(invitation.expires), "DATETIME_FORMAT"),
+            "url": url,
+        }
     try:
-        send_mail(
-            _("Invitation to %(team)s") % {"team": invitation.team.name},
-            _(
-                "You are invited to join the team %(team)s on Blind probe as %(role)s.\n\n"
-                "Open this link to accept (it works once, until %(expires)s):\n%(url)s\n"
-            )
-            % {
-                "team": invitation.team.name,
-                "role": invitation.get_role_display(),
-                "expires": f"{invitation.expires:%Y-%m-%d %H:%M} UTC",
-                "url": url,
-            },
-            settings.DEFAULT_FROM_EMAIL,
-            [invitation.email],
-        )
+        send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [invitation.email])
     except OSError:
         # The owner still has the link on screen to hand over; the failure goes to the log.
         logger.exception("Could not send the invitation mail for team %s", invitation.team_id)

@@ -10,6 +10,7 @@ from django.utils.html import conditional_escape, escape, format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 
+from probe import wording
 from probe.provider_messages import translate_message
 from probe.services.configs import ERROR_TITLES
 
@@ -128,3 +129,10 @@ def fold(value, mode="", autoescape=True):
         _("Show less"),
         shown(text),
     )
+
+
+@register.filter
+def word_list(values) -> str:
+    """Names as a list in running text: "a, b" in English, 「a、b」 in Japanese (the template's
+    counterpart of probe.wording.word_list; never ``join:", "``)."""
+    return wording.word_list(values)

@@ -16,11 +16,12 @@ from django.views.decorators.cache import never_cache
 
 from .. import login_devices
 from ..forms.common import apply_service_errors
-from ..forms.teams import InvitationSignupForm, LoginForm
+from ..forms.teams import InvitationSignupForm, LoginForm, PasswordResetForm
 from ..htmx import HtmxHttpRequest
 from ..services import logins as login_services
 from ..services import oidc as oidc_services
 from ..services import teams as team_services
+from ..wording import sentences
 
 
 def _short_password_help(form, name: str):
@@ -82,6 +83,8 @@ class PasswordChangeView(auth_views.PasswordChangeView):
 
 class PasswordResetView(auth_views.PasswordResetView):
     """Mails a reset link when the server can send mail; otherwise says to ask an owner."""
+
+    form_class = PasswordResetForm
 
     def get_context_data(self, **kwargs):
         return super().get_context_data(email_enabled=settings.EMAIL_ENABLED, **kwargs)
@@ -154,7 +157,7 @@ def invitation_accept(request: HtmxHttpRequest, token: str):
             if signup is not None:
                 apply_service_errors(signup, error)
             else:
-                context["problem"] = " ".join(error.messages)
+                context["problem"] = sentences(error.messages)
                 return render(request, "registration/invitation.html", context, status=410)
     context["signup"] = signup
     return render(request, "registration/invitation.html", context)

@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
 
 from ..access import can, can_see_bank_key, team_view
-from ..downloads import attachment, file_stem, no_store
+from ..downloads import attachment, no_store
 from ..forms.banks import BankForm, BlockForm
 from ..forms.common import apply_service_errors
 from ..htmx import HtmxHttpRequest
@@ -183,7 +183,7 @@ def bank_export(request: HtmxHttpRequest, bank: Bank):
         file_format = "json"
     text = bank_services.bank_export(bank=bank, user=request.user, file_format=file_format)
     extension, _content_type = EXPORT_TYPES[file_format]
-    return attachment(text, filename=file_stem(bank.name, "bank"), extension=extension)
+    return attachment(text, name=bank.name, contents="bank", extension=extension)
 
 
 # Blocks ------------------------------------------------------------------------------------

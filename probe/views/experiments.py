@@ -25,6 +25,7 @@ from ..selectors import experiments as selectors
 from ..services import collection
 from ..services import experiments as experiment_services
 from ..services.audit import key_view_record
+from ..wording import sentences
 
 RUN_ROWS_PER_PAGE = 100
 PASTES_PER_PAGE = 20
@@ -42,7 +43,7 @@ PROGRESS_TARGET = "experiment-progress"
 
 
 def _error_text(error: ValidationError) -> str:
-    return " ".join(error.messages)
+    return sentences(error.messages)
 
 
 # Experiments ---------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from ..forms.prompts import PromptCreateForm, PromptEditForm, language_name
 from ..htmx import HtmxHttpRequest
 from ..models import PromptVersion, Role, Team
 from ..services import prompts as prompt_services
+from ..wording import sentences
 
 # Prompt versions ------------------------------------------------------------------------------
 
@@ -145,7 +146,7 @@ def prompt_delete(request: HtmxHttpRequest, prompt: PromptVersion):
         try:
             prompt_services.prompt_delete(prompt=prompt, user=request.user)
         except ValidationError as error:
-            messages.error(request, " ".join(error.messages))
+            messages.error(request, sentences(error.messages))
             return redirect(_prompt_url(prompt))
         messages.success(request, _("%(prompt)s deleted.") % {"prompt": prompt})
         return redirect("probe:prompt_list", team_slug=team.slug)

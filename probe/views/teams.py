@@ -26,6 +26,7 @@ from ..selectors.banks import banks_of_team
 from ..selectors.preferences import time_zone_names
 from ..services import oidc as oidc_services
 from ..services import teams as team_services
+from ..wording import sentences
 
 # Home and health ---------------------------------------------------------------------------
 
@@ -139,7 +140,7 @@ def invitation_revoke(request: HtmxHttpRequest, invitation):
             request, _("The invitation to %(who)s is withdrawn.") % {"who": invitation.addressee}
         )
     except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
+        messages.error(request, sentences(error.messages))
     return redirect("probe:member_list", team_slug=invitation.team.slug)
 
 
@@ -148,7 +149,7 @@ def member_reset_link(request: HtmxHttpRequest, membership: Membership):
     try:
         path = team_services.password_reset_link_create(membership=membership, by=request.user)
     except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
+        messages.error(request, sentences(error.messages))
         return redirect("probe:member_list", team_slug=membership.team.slug)
     return render(
         request,
@@ -173,7 +174,7 @@ def member_update(request: HtmxHttpRequest, membership: Membership):
             )
             messages.success(request, _("Role changed."))
         except ValidationError as error:
-            messages.error(request, " ".join(error.messages))
+            messages.error(request, sentences(error.messages))
     else:
         messages.error(request, _("Choose a role."))
     return redirect("probe:member_list", team_slug=membership.team.slug)
@@ -186,7 +187,7 @@ def member_remove(request: HtmxHttpRequest, membership: Membership):
         team_services.member_remove(membership=membership, by=request.user)
         messages.success(request, _("Member removed."))
     except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
+        messages.error(request, sentences(error.messages))
     if (
         membership.user_id == request.user.pk
         and not Membership.objects.filter(team__slug=slug, user=request.user).exists()

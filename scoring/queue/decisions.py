@@ -15,6 +15,7 @@ from django.db.models import Exists, F, OuterRef, Subquery
 from django.utils.translation import gettext as _
 
 from probe.models import Response
+from probe.wording import sentences
 from scoring.allocation.selectors import allocated_item_ids
 from scoring.models import (
     Allocation,
@@ -256,9 +257,9 @@ def _decide(batch: Batch, decision: QueuedDecision) -> dict:
             assignment, responses, decision.verdict, decision.bucket
         )
     except services.BucketNeeded as error:
-        return refuse("choose", " ".join(error.messages))
+        return refuse("choose", sentences(error.messages))
     except ValidationError as error:
-        return refuse("invalid", " ".join(error.messages))
+        return refuse("invalid", sentences(error.messages))
     current = selectors.group_state([judgements.get(r.pk) for r in responses])
     if decision.expect is not None and current not in (decision.expect, _target_state(targets)):
         return refuse(

@@ -1,7 +1,5 @@
 """The blind queue: item by item across every sheet, one keypress per answer."""
 
-import csv
-
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -12,10 +10,14 @@ from django_htmx.http import push_url
 from django_htmx.middleware import HtmxDetails
 
 from probe.access import team_view
+from probe.csvfile import csv_text
+from probe.downloads import attachment
 from probe.models import Experiment, Role, Team
+from probe.wording import sentences
 from scoring.models import Assignment, Bucket
 from scoring.queue import decisions, forms, lead_queue, panels, selectors, services, timing
 from scoring.queue.carry import carried_by_run, carry_counts
+from scoring.report.export_labels import csv_labels, wants_names
 
 URL_NAMES = ("decide", "dispute", "item", "note")
 # The assignments whose scorer turned the confident-wrong confirmation off for this session.
@@ -46,7 +48,7 @@ def scoring_start(request: HtmxHttpRequest, experiment: Experiment):
         try:
             assignment = services.assignment_start(experiment=experiment, user=request.user)
         except ValidationError as error:
-            messages.error(request, " ".join(error.messages))
+            messages.error(request, sentences(error.messages))
             return redirect("scoring:start", experiment_pk=experiment.pk)
         position = selectors.first_open_position(assignment)
         return redirect("scoring:item", assignment_token=assignment.token, position=position)
@@ -192,11 +194,11 @@ def scoring_decide(request: HtmxHttpRequest, assignment: Assignment, position: i
             position,
             status=200,
             choose_tokens=",".join(tokens),
-            error=" ".join(error.messages),
+            error=sentences(error.messages),
         )
     except ValidationError as error:
         return _render_item(
-            request, assignment, position, status=400, error=" ".join(error.messages)
+            request, assignment, position, status=400, error=sentences(error.messages)
         )
     notice = _decision_notice(decision)
     if not request.htmx:
@@ -248,7 +250,7 @@ def scoring_note(request: HtmxHttpRequest, assignment: Assignment, position: int
             position,
             status=400,
             note_tokens=",".join(tokens),
-            error=" ".join(error.messages),
+            error=sentences(error.messages),
             note_text=note,
         )
     notice = _("Note saved for the lead.") if note.strip() else _("Note removed.")
@@ -345,7 +347,7 @@ def scoring_dispute(request: HtmxHttpRequest, assignment: Assignment, position: 
             position,
             status=200,
             confirm_tokens=",".join(tokens),
-            dispute_error=" ".join(error.messages),
+            dispute_error=sentences(error.messages),
             show_dispute=True,
             dispute_note=form.cleaned_data["note"],
         )
@@ -363,7 +365,7 @@ def scoring_reveal(request: HtmxHttpRequest, assignment: Assignment):
         try:
             services.assignment_reveal(assignment=assignment)
         except ValidationError as error:
-            messages.error(request, " ".join(error.messages))
+            messages.error(request, sentences(error.messages))
         return redirect("scoring:reveal", assignment_token=assignment.token)
     sheets = []
     if assignment.revealed:
@@ -409,18 +411,31 @@ def scoring_times(request: HtmxHttpRequest, experiment: Experiment):
     (a lead who scores it too sees only their own until reconciliation begins); CSV too."""
     times = timing.experiment_times(experiment, visible_to=request.user)
     if request.GET.get("format") == "csv":
-        response = HttpResponse(content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="scorer-times-{experiment.pk}.csv"'
-        writer = csv.writer(response)
-        writer.writerow(["scorer", "item", "seconds", "decisions", "decisions_per_minute"])
+        columns = ["scorer", "item", "seconds", "decisions", "decisions_per_minute"]
+        rows = []
         for t in times:
-            rate = f"{t.per_minute:.2f}" if t.per_minute else ""
-            for position, seconds in t.items:
-                writer.writerow([t.assignment.user.username, position, f"{seconds:.1f}", "", ""])
-            writer.writerow(
-                [t.assignment.user.username, "all", f"{t.active:.1f}", t.decisions, rate]
+            name = t.assignment.user.username
+            rows += [
+                {"scorer": name, "item": position, "seconds": round(seconds, 1)}
+                for position, seconds in t.items
+            ]
+            rate = round(t.per_minute, 2) if t.per_minute else None
+            rows.append(
+                {
+                    "scorer": name,
+                    "item": "all",
+                    "seconds": round(t.active, 1),
+                    "decisions": t.decisions,
+                    "decisions_per_minute": rate,
+                }
             )
-        return response
+        labels = csv_labels(columns, wants_names(request))
+        return attachment(
+            csv_text(rows, columns, labels),
+            name=experiment.name,
+            contents="times",
+            extension="csv",
+        )
     return render(
         request,
         "scoring/times.html",

@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from probe.models import Experiment, Membership
+from probe.wording import word_list
 from scoring.models import Assignment, Reconciliation
 from scoring.queue.selectors import first_open_position
 from scoring.queue.services import assignment_start, scoring_open
@@ -28,7 +29,7 @@ def scorers_invite(*, experiment: Experiment, users: list, invited_by) -> list[A
     if refused:
         raise ValidationError(
             _("Not a member who may score, or already scoring: %(names)s.")
-            % {"names": ", ".join(sorted(refused))}
+            % {"names": word_list(sorted(refused))}
         )
     return [
         assignment_start(experiment=experiment, user=user, invited_by=invited_by) for user in users

@@ -17,6 +17,7 @@ from django_htmx.http import push_url
 from probe.access import can, team_view
 from probe.htmx import HtmxHttpRequest
 from probe.models import Experiment, Role
+from probe.wording import sentences, word_list
 from scoring.agreement import report as agreement_report
 from scoring.allocation.selectors import allocation_of
 from scoring.queue.services import scoring_open
@@ -44,12 +45,12 @@ def scorers(request: HtmxHttpRequest, experiment: Experiment):
                 experiment=experiment, users=users, invited_by=request.user
             )
         except ValidationError as error:
-            messages.error(request, " ".join(error.messages))
+            messages.error(request, sentences(error.messages))
         else:
             messages.success(
                 request,
                 _("Invited: %(names)s. Each scores blind and alone.")
-                % {"names": ", ".join(a.user.get_username() for a in invited)},
+                % {"names": word_list(a.user.get_username() for a in invited)},
             )
         return redirect("scoring:scorers", experiment_pk=experiment.pk)
     progress = reconcile.scorer_progress(experiment)
@@ -99,7 +100,7 @@ def reconcile_overview(request: HtmxHttpRequest, experiment: Experiment):
         try:
             reconcile_services.reconciliation_start(experiment=experiment, user=request.user)
         except ValidationError as error:
-            messages.error(request, " ".join(error.messages))
+            messages.error(request, sentences(error.messages))
         else:
             messages.success(request, _("Reconciliation has begun: unanimous responses are final."))
         return redirect("scoring:reconcile", experiment_pk=experiment.pk)
@@ -185,7 +186,7 @@ def reconcile_item(request: HtmxHttpRequest, experiment: Experiment, position: i
             request,
             experiment,
             position,
-            error=" ".join(error.messages),
+            error=sentences(error.messages),
             error_token=token,
             note=request.POST.get("note", ""),
         )

@@ -26,6 +26,7 @@ from scoring.models import CarriedBucket
 from scoring.report import export_intervals as report_export
 from scoring.report.build import BucketSource, ConfigReport, Report, RunReport
 from scoring.report.export_format import json_chunks, jsonl_chunks
+from scoring.report.export_labels import csv_labels
 from scoring.review.keys import key_texts_judged_against, keys_in_force
 
 RESPONSE_COLUMNS = [
@@ -472,11 +473,12 @@ def report_dict(report: Report) -> dict:
 # ------------------------------------------------------------------------------------------------
 
 
-def responses_chunks(sources: list[BucketSource], fmt: str) -> Iterator[str]:
-    """Every response of these sources (one after another) as csv, json or jsonl chunks."""
+def responses_chunks(sources: list[BucketSource], fmt: str, *, named=False) -> Iterator[str]:
+    """Every response of these sources (one after another) as csv, json or jsonl chunks; a CSV
+    with its headings and values by their names when ``named`` (scoring.report.export_labels)."""
     rows = (row for source in sources for row in response_rows(source))
     if fmt == "csv":
-        return csv_chunks(rows, RESPONSE_COLUMNS)
+        return csv_chunks(rows, RESPONSE_COLUMNS, csv_labels(RESPONSE_COLUMNS, named))
     if fmt == "jsonl":
         return jsonl_chunks(rows)
     return json_chunks(rows, RESPONSE_COLUMNS)

@@ -13,6 +13,7 @@ from probe.models import Experiment, ExperimentItem
 from scoring.report import exports
 from scoring.report.build import final_source, without_dropped
 from scoring.report.export_format import json_chunks, jsonl_chunks
+from scoring.report.export_labels import csv_labels
 from scoring.report.final import FinalReport
 from scoring.review.selectors import keys_in_force
 
@@ -123,24 +124,29 @@ def _pair(interval) -> list[float] | None:
     return None if interval is None else [interval.low, interval.high]
 
 
-def responses_body(experiment: Experiment, fmt: str, *, show_keys: bool) -> Iterator[str]:
-    """Every response with its final bucket, as csv, json or jsonl chunks (streamed)."""
+def responses_body(
+    experiment: Experiment, fmt: str, *, show_keys: bool, named: bool = False
+) -> Iterator[str]:
+    """Every response with its final bucket, as csv, json or jsonl chunks (streamed); a CSV
+    named as scoring.report.export_labels says when ``named``."""
     rows = _final_responses(experiment, show_keys)
     if fmt == "csv":
-        return csv_chunks(rows, exports.RESPONSE_COLUMNS)
+        columns = exports.RESPONSE_COLUMNS
+        return csv_chunks(rows, columns, csv_labels(columns, named))
     if fmt == "jsonl":
         return jsonl_chunks(rows)
     return json_chunks(rows, exports.RESPONSE_COLUMNS)
 
 
-def figures_body(data: FinalReport, fmt: str, *, show_keys: bool) -> str:
+def figures_body(data: FinalReport, fmt: str, *, show_keys: bool, named: bool = False) -> str:
     """The final figures and each scorer's: as CSV rows, or as JSON with the agreement and the
     key changes."""
     if fmt == "csv":
         rows = exports.figure_rows(data.report)
         for report in data.scorers:
             rows += exports.figure_rows(report)
-        return csv_text(rows, exports.figure_columns(data.report))
+        columns = exports.figure_columns(data.report)
+        return csv_text(rows, columns, csv_labels(columns, named))
     return json.dumps(
         {
             "final": exports.report_dict(data.report),
@@ -154,9 +160,9 @@ def figures_body(data: FinalReport, fmt: str, *, show_keys: bool) -> str:
     )
 
 
-def moves_body(data: FinalReport, fmt: str) -> str:
+def moves_body(data: FinalReport, fmt: str, *, named: bool = False) -> str:
     if fmt == "csv":
-        return csv_text(_move_rows(data), MOVE_COLUMNS)
+        return csv_text(_move_rows(data), MOVE_COLUMNS, csv_labels(MOVE_COLUMNS, named))
     return json.dumps(
         {"columns": MOVE_COLUMNS, "moves": _move_rows(data)}, ensure_ascii=False, indent=1
     )

@@ -12,9 +12,10 @@ from django.urls import reverse
 from django_htmx.http import push_url
 
 from probe.access import can, team_view
-from probe.downloads import attachment, file_stem
+from probe.downloads import attachment
 from probe.htmx import HtmxHttpRequest
 from probe.models import Experiment, Role
+from scoring.report.export_labels import wants_names
 from scoring.report.final import Gate, final_gate, final_report_build, may_see_keys
 from scoring.report.final_export import EXPORTS, FORMATS, figures_body, moves_body, responses_body
 from scoring.report.page import export_weight, figures_context, request_weight
@@ -66,16 +67,16 @@ def final_export(request: HtmxHttpRequest, experiment: Experiment, what: str, fm
         # To the page, which says what is missing; nothing of the results on the way.
         return redirect("scoring:final_report", experiment_pk=experiment.pk)
     show_keys = may_see_keys(request, gate)
+    named = wants_names(request)
     if what == "responses":
-        body = responses_body(experiment, fmt, show_keys=show_keys)
+        body = responses_body(experiment, fmt, show_keys=show_keys, named=named)
     else:
         w, refused = export_weight(request)
         if refused is not None:
             return refused
         data = final_report_build(experiment, gate, w=w)
         if what == "figures":
-            body = figures_body(data, fmt, show_keys=show_keys)
+            body = figures_body(data, fmt, show_keys=show_keys, named=named)
         else:
-            body = moves_body(data, fmt)
-    name = file_stem(experiment.name, "experiment")
-    return attachment(body, filename=f"{name}-final-{what}", extension=fmt)
+            body = moves_body(data, fmt, named=named)
+    return attachment(body, name=experiment.name, contents=f"final-{what}", extension=fmt)

@@ -7,12 +7,13 @@ from django_htmx.http import push_url
 
 from probe.access import team_view
 from probe.csvfile import csv_text
-from probe.downloads import attachment, file_stem
+from probe.downloads import attachment
 from probe.htmx import HtmxHttpRequest
 from probe.models import Role
 from scoring.models import Assignment
 from scoring.report import exports
 from scoring.report.build import judgement_source, report_build, without_dropped
+from scoring.report.export_labels import csv_labels, wants_names
 from scoring.report.page import export_weight, figures_context, request_weight
 from scoring.review.keys import judgements_by_key
 
@@ -64,17 +65,18 @@ def report_export(request: HtmxHttpRequest, assignment: Assignment, what: str, f
         # To the report's locked page, which says why; nothing of the results on the way.
         return redirect("scoring:report", assignment_token=assignment.token)
     source = judgement_source(assignment)
+    named = wants_names(request)
     if what == "responses":
         # Streamed from the database as it is written out: memory stays flat at any size.
-        body = exports.responses_chunks([source], fmt)
+        body = exports.responses_chunks([source], fmt, named=named)
     else:
         w, refused = export_weight(request)
         if refused is not None:
             return refused
         result = report_build(without_dropped(source), w=w)
         if fmt == "csv":
-            body = csv_text(exports.figure_rows(result), exports.figure_columns(result))
+            columns = exports.figure_columns(result)
+            body = csv_text(exports.figure_rows(result), columns, csv_labels(columns, named))
         else:
             body = exports.figures_json(result)
-    name = file_stem(assignment.experiment.name, "experiment")
-    return attachment(body, filename=f"{name}-{what}", extension=fmt)
+    return attachment(body, name=assignment.experiment.name, contents=what, extension=fmt)

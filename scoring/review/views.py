@@ -12,11 +12,13 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from probe.access import is_blinded, team_view
 from probe.forms.common import apply_service_errors
 from probe.htmx import HtmxHttpRequest
 from probe.models import Bank, Experiment, Item, Role
+from probe.wording import sentences
 from scoring import visibility
 from scoring.models import KeyDecision
 from scoring.queue.services import scoring_open
@@ -165,23 +167,25 @@ def key_review_decide(request: HtmxHttpRequest, experiment: Experiment, position
 
 
 def _decision_notice(decision: KeyDecision) -> str:
-    if decision.outcome == KeyDecision.Outcome.AMENDED:
-        text = _("Key amended; %(n)s judgement(s) sent back to their scorers for a re-check.") % {
-            "n": decision.rechecked
-        }
-        if decision.carried_to_bank:
-            text += " " + _("The bank's key entry was changed too.")
-        if decision.bank_flag_cleared:
-            text += " " + _("The bank's (!) flag was taken off.")
-        return text
     if decision.outcome == KeyDecision.Outcome.AMBIGUOUS:
         return _("Item marked ambiguous: it is dropped from the figures.")
-    text = _("Key confirmed.")
-    if decision.carried_to_bank:
-        text += " " + _("The source was added to the bank's key entry.")
-    if decision.bank_flag_cleared:
-        text += " " + _("The bank's (!) flag was taken off.")
-    return text
+    if decision.outcome == KeyDecision.Outcome.AMENDED:
+        first = ngettext(
+            "Key amended; %(n)s judgement sent back to its scorer for a re-check.",
+            "Key amended; %(n)s judgements sent back to their scorers for a re-check.",
+            decision.rechecked,
+        ) % {"n": decision.rechecked}
+        carried = _("The bank's key entry was changed too.")
+    else:
+        first = _("Key confirmed.")
+        carried = _("The source was added to the bank's key entry.")
+    return sentences(
+        [
+            first,
+            carried if decision.carried_to_bank else "",
+            _("The bank's (!) flag was taken off.") if decision.bank_flag_cleared else "",
+        ]
+    )
 
 
 # --------------------------------------------------------------------------------------------

@@ -33,6 +33,8 @@ ALLOWED = {
     *"Cohen Fleiss Krippendorff Holm RFC Markdown".split(),
     *"Gwet Wilson AC".split(),  # Gwet's AC1, Wilson's interval
 }
+# Fields that hold the product's codes, not what users wrote: a page shows them translated.
+CODES_NOT_TEXT = {("probe.AuditEvent", "subject")}
 WORD = re.compile(r"[A-Za-z][A-Za-z’']+")
 # Identifiers, not words: gpt-4.1, sim-expert, OPENAI_API_KEY, api.openai.com, docs/x.md,
 # https://…, and hashes such as ef03847820ca.
@@ -94,7 +96,9 @@ def _user_data() -> list[str]:
         fields = [
             f.name
             for f in model._meta.get_fields()
-            if isinstance(f, models.CharField | models.TextField) and not f.choices
+            if isinstance(f, models.CharField | models.TextField)
+            and not f.choices
+            and (model._meta.label, f.name) not in CODES_NOT_TEXT
         ]
         for row in model.objects.values_list(*fields) if fields else []:
             for value in row:

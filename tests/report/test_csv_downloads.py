@@ -27,7 +27,7 @@ HOSTILE = (
     "\rCR-led",
 )
 # The URL names that serve an export or a file, and which of them can serve a CSV.
-CSV_DOWNLOADS = {"probe:bank_export", "scoring:export", "scoring:final_export"}
+CSV_DOWNLOADS = {"probe:bank_export", "scoring:export", "scoring:final_export", "scoring:times"}
 NO_CSV = {"api:bank_export"}  # the API's bank file: JSON or text only
 
 
@@ -48,7 +48,7 @@ def test_the_url_conf_has_no_download_this_file_does_not_check():
     found = {
         name
         for name, route in url_names(get_resolver().url_patterns)
-        if re.search(r"export|download|csv|\.<str:fmt>", f"{name} {route}")
+        if re.search(r"export|download|csv|times|\.<str:fmt>", f"{name} {route}")
     }
     assert found == CSV_DOWNLOADS | NO_CSV
 

@@ -61,7 +61,10 @@ def test_responses_csv_parses_with_the_documented_columns(examples, client):
     response = export(client, examples, "responses", "csv")
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/csv")
-    assert response["Content-Disposition"] == 'attachment; filename="export-probe-responses.csv"'
+    assert response["Content-Disposition"] == (
+        'attachment; filename="export-probe-responses.csv"; '
+        "filename*=UTF-8''Export-probe-responses.csv"
+    )
     reader = csv.DictReader(io.StringIO(response.getvalue().decode("utf-8-sig")))
     assert reader.fieldnames == documented("Responses")
     rows = list(reader)

@@ -630,7 +630,7 @@ def test_a_team_scorer_who_did_not_score_it_is_blinded(client, world, team):
 def test_exports(client, world, team):
     client.force_login(world.users["owner"])
     responses = client.get(export_url(team.experiment, "responses", "csv"))
-    assert responses["Content-Disposition"].endswith('final-probe-final-responses.csv"')
+    assert 'filename="final-probe-final-responses.csv"' in responses["Content-Disposition"]
     rows = list(csv.DictReader(io.StringIO(responses.getvalue().decode("utf-8-sig"))))
     assert len(rows) == 20
     buckets = {(r["run_label"], int(r["item"])): r["bucket"] for r in rows}

@@ -194,7 +194,7 @@ def test_two_scorers_disagree_and_an_editor_reconciles(live_server, page, world)
     expect(page.locator("#id_k1-new_answer")).to_be_focused()
     page.keyboard.type("429")
     page.keyboard.press("Control+Enter")
-    expect(page.locator("#review-1")).to_contain_text("6 judgement(s) sent back to their scorers")
+    expect(page.locator("#review-1")).to_contain_text("6 judgements sent back to their scorers")
     decision = KeyDecision.objects.get()
     assert (decision.outcome, decision.new_answer, decision.source, decision.rechecked) == (
         "amended",

@@ -1,0 +1,26 @@
+"""Small pieces of wording every part shares: a list written in the reader's language.
+
+Never join translated words with ", " in code: English writes "a, b", Japanese 「a、b」.
+"""
+
+from collections.abc import Iterable
+
+from django.utils.translation import pgettext
+
+# A sentence that ends with one of these is followed by the next with no space between.
+FULL_WIDTH_ENDS = ("。", "！", "？", "）", "」", "：")
+
+
+def word_list(items: Iterable) -> str:
+    """Items as a list in running text: "a, b, c" in English, 「a、b、c」 in Japanese."""
+    return pgettext("list separator", ", ").join(str(item) for item in items)
+
+
+def sentences(parts: Iterable) -> str:
+    """Sentences one after another: a space after one that ends in a half-width mark (English),
+    none after one that ends in a full-width mark (Japanese: 「。」 and the next follows at once)."""
+    text = ""
+    for part in (str(p).strip() for p in parts):
+        if part:
+            text += part if not text or text.endswith(FULL_WIDTH_ENDS) else " " + part
+    return text
