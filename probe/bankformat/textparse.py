@@ -125,6 +125,35 @@ def _check_items(reader: TextReader, run_on: bool, starter: TextBlock | None) ->
     return found
 
 
+def answering_lines(reader: TextReader) -> set[int]:
+    """The lines of the key entries that answer an item: the first entry for an item the bank
+    has, under its block. Other numbered lines of the key (a second entry for an item, one for
+    an item that does not exist: a numbered list of notes after the key) answer nothing and
+    refuse the file as written. The warnings never offer to leave out a line of this set."""
+    run_on, _starter = _numbering(reader)
+    found: dict = {}
+    for block in reader.blocks:
+        for item in block.items:
+            found.setdefault(item.number if run_on else (id(block), item.number), item)
+    single = next(iter(reader.by_code.values())) if len(reader.by_code) == 1 else None
+    answered: set[int] = set()
+    lines: set[int] = set()
+    for entry in reader.entries:
+        if entry.orphaned:
+            continue
+        if run_on:
+            item = found.get(entry.number)
+            if item is not None and entry.block is not None and item.block is not entry.block:
+                item = None
+        else:
+            block = entry.block if entry.block is not None else single
+            item = found.get((id(block), entry.number)) if block is not None else None
+        if item is not None and id(item) not in answered:
+            answered.add(id(item))
+            lines.add(entry.line)
+    return lines
+
+
 def _map_key(reader: TextReader, run_on: bool, found: dict) -> None:
     answered: dict[int, int] = {}
     headless_reported = False

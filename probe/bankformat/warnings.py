@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 
 from .lexicon import CJK_RE, DEEPER, FLAG_RE, FORMAT_RE, NOTE_RE, SOURCE_RE, TOPIC_RE, classify
 from .readings import FormatWarning, drop_code, drop_lines_code
+from .textparse import answering_lines
 
 LONG_LINES = 4  # a question or key entry of more lines than this reads like glued prose
 LONG_CHARS = 500  # ... or of more characters than this
@@ -248,17 +249,27 @@ def _unit_warnings(unit, kind: str, first_text: str) -> list[FormatWarning]:
 
 def _trailing(parser, lines: list[str], anchors: set[int]) -> FormatWarning | None:
     """Text after the last key entry: from the first document heading inside an entry after the
-    answer key's last block heading (a heading before it ends only its own entry), or the last
-    entry's paragraph break, to the end of the file."""
+    answer key's last block heading and its last entry that answers an item (a heading before
+    them ends only its own entry), or the last entry's paragraph break, to the end of the file.
+    A keyword line of an entry (``Note:``, ``Source:``, ``注記：``) is part of it, never a
+    heading; and the range never reaches a line that answers an item, so taking it loses no key
+    entry (the numbered lines it may cover are a second entry for an item, or one for an item
+    that does not exist: a list of notes after the key)."""
     start = None
-    after = max(parser.key_headings, default=parser.key_line or 0)
+    answering = answering_lines(parser)
+    after = max([*parser.key_headings, *answering], default=parser.key_line or 0)
     if any(anchor > after for anchor in anchors):
         return None  # the key, or an entry, starts later once a reading is taken
     for entry in parser.entries:
         if entry.line < after:
             continue
         heading = next(
-            (ln for ln, text, indent in entry.trail if text and _document_heading(text)), None
+            (
+                ln
+                for ln, text, indent in entry.trail
+                if text and not _is_keyword(text) and _document_heading(text)
+            ),
+            None,
         )
         if heading is not None:
             # A paragraph break before the heading ends the entry there already.
@@ -269,7 +280,7 @@ def _trailing(parser, lines: list[str], anchors: set[int]) -> FormatWarning | No
         last = parser.entries[-1]
         cut = _cut(last, last.answer[0] if last.answer else "")
         start = cut[0] if cut else None
-    if start is None:
+    if start is None or any(line >= start for line in answering):
         return None
     last = max(n for n, raw in enumerate(lines, start=1) if raw.strip())
     values = {"lines": _range_text(start, last), "line": start}
