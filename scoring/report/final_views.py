@@ -69,7 +69,7 @@ def final_export(request, experiment: Experiment, what: str, fmt: str):
         body = responses_body(experiment, fmt, show_keys=show_keys)
     else:
         w, _error = request_weight(request)
-        data = final_report_build(experiment, gate, w=w)
+        data = final_report_build(experiment, gate, w=w, scorer_intervals=what == "figures")
         if what == "figures":
             body = figures_body(data, fmt, show_keys=show_keys)
         else:
