@@ -62,79 +62,76 @@ def main() -> None:
 
 
 def one_size(connection, N_ITEMS: int) -> float:  # noqa: N803  (the size, as above)
-    for _once in (1,):
-        from django.db import connection as conn
-        from django.test.utils import CaptureQueriesContext
+    from django.db import connection as conn
+    from django.test.utils import CaptureQueriesContext
 
-        from probe.models import Block, ExperimentItem, Item, Response
-        from probe.services.experiments import experiment_start
-        from scoring.comparison import followups
-        from scoring.models import FinalBucket
-        from scoring.queue import carry
-        from tests.builders import standalone_experiment
+    from probe.models import Block, ExperimentItem, Item, Response
+    from probe.services.experiments import experiment_start
+    from scoring.comparison import followups
+    from scoring.models import FinalBucket
+    from scoring.queue import carry
+    from tests.builders import standalone_experiment
 
-        experiment, user = standalone_experiment(
-            n_items=N_ITEMS,
-            n_configs=N_CONFIGS,
-            repeats=1,
-            answer_for=answer_for,
-            team_name=f"Bench {N_ITEMS}",
-        )
-        # The snapshot's bank items (a follow-up and the carry match item versions by them).
-        block = Block.objects.create(bank=experiment.bank, code="Z", title="Bench")
-        items = Item.objects.bulk_create(
-            Item(block=block, question=f"Question {i + 1}?", order=i + 1) for i in range(N_ITEMS)
-        )
-        snapshot = list(ExperimentItem.objects.filter(experiment=experiment).order_by("position"))
-        for item, bank_item in zip(snapshot, items, strict=True):
-            item.source_item = bank_item
-        ExperimentItem.objects.bulk_update(snapshot, ["source_item"])
-        FinalBucket.objects.bulk_create(
-            FinalBucket(response_id=pk, bucket="correct", unanimous=True)
-            for pk in Response.objects.filter(run__experiment=experiment).values_list(
-                "pk", flat=True
-            )
-        )
-        runs = list(experiment.runs.all())
-        total, create, carried = [], [], []
+    experiment, user = standalone_experiment(
+        n_items=N_ITEMS,
+        n_configs=N_CONFIGS,
+        repeats=1,
+        answer_for=answer_for,
+        team_name=f"Bench {N_ITEMS}",
+    )
+    # The snapshot's bank items (a follow-up and the carry match item versions by them).
+    block = Block.objects.create(bank=experiment.bank, code="Z", title="Bench")
+    items = Item.objects.bulk_create(
+        Item(block=block, question=f"Question {i + 1}?", order=i + 1) for i in range(N_ITEMS)
+    )
+    snapshot = list(ExperimentItem.objects.filter(experiment=experiment).order_by("position"))
+    for item, bank_item in zip(snapshot, items, strict=True):
+        item.source_item = bank_item
+    ExperimentItem.objects.bulk_update(snapshot, ["source_item"])
+    FinalBucket.objects.bulk_create(
+        FinalBucket(response_id=pk, bucket="correct", unanimous=True)
+        for pk in Response.objects.filter(run__experiment=experiment).values_list("pk", flat=True)
+    )
+    runs = list(experiment.runs.all())
+    total, create, carried = [], [], []
 
-        def follow_up():
-            again = followups.experiment_follow_up(origin=experiment, user=user, include_runs=runs)
-            # Every run is included: starting it finds nothing to collect and completes it.
-            return experiment_start(experiment=again, user=user, queue=False)
+    def follow_up():
+        again = followups.experiment_follow_up(origin=experiment, user=user, include_runs=runs)
+        # Every run is included: starting it finds nothing to collect and completes it.
+        return experiment_start(experiment=again, user=user, queue=False)
 
-        for _ in range(ROUNDS):
-            start = time.perf_counter()
-            with CaptureQueriesContext(conn) as made_queries:
-                again = follow_up()
-            middle = time.perf_counter()
-            with CaptureQueriesContext(conn) as carry_queries:
-                made = carry.carry_sync(experiment=again)
-            end = time.perf_counter()
-            assert made == N_ITEMS * N_CONFIGS, made
-            create.append(middle - start)
-            carried.append(end - middle)
-            total.append(end - start)
-        if os.environ.get("BENCH_PROFILE"):
-            import cProfile
-            import pstats
+    for _ in range(ROUNDS):
+        start = time.perf_counter()
+        with CaptureQueriesContext(conn) as made_queries:
+            again = follow_up()
+        middle = time.perf_counter()
+        with CaptureQueriesContext(conn) as carry_queries:
+            made = carry.carry_sync(experiment=again)
+        end = time.perf_counter()
+        assert made == N_ITEMS * N_CONFIGS, made
+        create.append(middle - start)
+        carried.append(end - middle)
+        total.append(end - start)
+    if os.environ.get("BENCH_PROFILE"):
+        import cProfile
+        import pstats
 
-            profile = cProfile.Profile()
-            again = profile.runcall(follow_up)
-            profile.runcall(carry.carry_sync, experiment=again)
-            pstats.Stats(profile).sort_stats("cumulative").print_stats(30)
-        n = N_ITEMS * N_CONFIGS
-        print(f"{describe(connection)}: follow-up of {N_ITEMS:,} items x {N_CONFIGS} runs included")
-        print(
-            f"  create and start the follow-up ({n:,} copied): median {median(create):.2f} s"
-            f" ({len(made_queries)} queries)"
-        )
-        print(
-            f"  carry {n:,} buckets:                  median {median(carried):.2f} s"
-            f" ({len(carry_queries)} queries)"
-        )
-        print(f"  total: median {median(total):.2f} s, worst {max(total):.2f} s")
-        return median(total)
+        profile = cProfile.Profile()
+        again = profile.runcall(follow_up)
+        profile.runcall(carry.carry_sync, experiment=again)
+        pstats.Stats(profile).sort_stats("cumulative").print_stats(30)
+    n = N_ITEMS * N_CONFIGS
+    print(f"{describe(connection)}: follow-up of {N_ITEMS:,} items x {N_CONFIGS} runs included")
+    print(
+        f"  create and start the follow-up ({n:,} copied): median {median(create):.2f} s"
+        f" ({len(made_queries)} queries)"
+    )
+    print(
+        f"  carry {n:,} buckets:                  median {median(carried):.2f} s"
+        f" ({len(carry_queries)} queries)"
+    )
+    print(f"  total: median {median(total):.2f} s, worst {max(total):.2f} s")
+    return median(total)
 
 
 if __name__ == "__main__":
