@@ -48,6 +48,8 @@ def final_report(request, experiment: Experiment):
         "can_lead": can(request.membership, Role.EDITOR),
         "move_cols": 2 * len(data.labels) + 3,  # figure, final, each scorer's two, mean move
     }
+    # The moves table lists the configurations the other tables list (scoring.report.page).
+    context["moves"] = data.moves[: len(context["report"].configs)]
     if request.htmx:
         response = render(request, "scoring/final_report_body.html", context)
         url = reverse("scoring:final_report", kwargs={"experiment_pk": experiment.pk})

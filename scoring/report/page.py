@@ -1,6 +1,8 @@
 """What the two report pages share (one scorer's report, and the team's final report): w from
 the query string, the gaps the page lists, and the figures' part of the page's context."""
 
+import copy
+
 from django.utils.translation import gettext as _
 
 from scoring.report import chart_sweep, charts
@@ -8,6 +10,11 @@ from scoring.report.build import Report, parse_weight
 
 # Every pair is listed up to 12 configurations (66 pairs); beyond, neighbours in the ranking.
 PAGE_GAPS = 66
+# The tables with a row (or a column) per configuration list this many on the page, unless the
+# reader asks for every row (?rows=all); every row is in the figures export. At 125
+# configurations (250 runs) the page would otherwise be 1.8 MB of HTML.
+PAGE_CONFIGS = 30
+ALL_ROWS = "all"
 
 
 def request_weight(request) -> tuple[float, str]:
@@ -32,11 +39,31 @@ def page_gaps(result: Report) -> tuple[list, bool]:
     return [g for g in gaps if frozenset((g.a.key, g.b.key)) in neighbours], True
 
 
+def page_report(request, result: Report) -> Report:
+    """The report as the page's tables list it: its first PAGE_CONFIGS configurations, unless
+    it has no more than that or the reader asked for every row (the figures are the same)."""
+    if len(result.configs) <= PAGE_CONFIGS or request.GET.get("rows") == ALL_ROWS:
+        return result
+    shown = copy.copy(result)
+    shown.configs = result.configs[:PAGE_CONFIGS]
+    return shown
+
+
 def figures_context(request, result: Report, w_error: str) -> dict:
-    """The report, the w field, the gaps and the charts, as both report pages show them."""
+    """The report, the w field, the gaps and the charts, as both report pages show them.
+
+    ``report`` is what the tables list (page_report); the charts, the gaps and every count are
+    of the whole report (``report_all``)."""
     gaps, gaps_cut = page_gaps(result)
+    shown = page_report(request, result)
+    query = request.GET.copy()
+    query["rows"] = ALL_ROWS
     return {
-        "report": result,
+        "report": shown,
+        "report_all": result,
+        "rows_cut": len(result.configs) - len(shown.configs),
+        "rows_shown": len(shown.configs),
+        "rows_all_url": f"?{query.urlencode()}",
         "w_input": request.GET.get("w", "1") if not w_error else "1",
         "w_error": w_error,
         "gaps": gaps,
