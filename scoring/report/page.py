@@ -10,9 +10,10 @@ from scoring.report.build import Report, parse_weight
 
 # Every pair is listed up to 12 configurations (66 pairs); beyond, neighbours in the ranking.
 PAGE_GAPS = 66
-# The tables with a row (or a column) per configuration list this many on the page, unless the
-# reader asks for every row (?rows=all); every row is in the figures export. At 125
-# configurations (250 runs) the page would otherwise be 1.8 MB of HTML.
+# The tables and charts with a row, a column or a bar per configuration show this many on the
+# page, and the pair comparisons the pairs among them, unless the reader asks for every row
+# (?rows=all); every row is in the figures export. At 125 configurations (250 runs) the page
+# would otherwise be 1.8 MB of HTML.
 PAGE_CONFIGS = 30
 ALL_ROWS = "all"
 
@@ -46,16 +47,19 @@ def page_report(request, result: Report) -> Report:
         return result
     shown = copy.copy(result)
     shown.configs = result.configs[:PAGE_CONFIGS]
+    keys = {c.key for c in shown.configs}
+    shown.gaps = [g for g in result.gaps if g.a.key in keys and g.b.key in keys]
     return shown
 
 
 def figures_context(request, result: Report, w_error: str) -> dict:
     """The report, the w field, the gaps and the charts, as both report pages show them.
 
-    ``report`` is what the tables list (page_report); the charts, the gaps and every count are
+    ``report`` is what the tables and charts show (page_report: past PAGE_CONFIGS
+    configurations, the first of them and the pairs among them); the counts in the headings are
     of the whole report (``report_all``)."""
-    gaps, gaps_cut = page_gaps(result)
     shown = page_report(request, result)
+    gaps, gaps_cut = page_gaps(shown)
     query = request.GET.copy()
     query["rows"] = ALL_ROWS
     return {
@@ -70,8 +74,8 @@ def figures_context(request, result: Report, w_error: str) -> dict:
         "gaps_cut": gaps_cut,
         "repeat_measured": sum(g.within_repeat_noise is not None for g in result.gaps),
         "repeat_within": sum(bool(g.within_repeat_noise) for g in result.gaps),
-        "bucket_chart": charts.bucket_chart(result),
-        "calibration_chart": charts.calibration_chart(result),
-        "net_chart": charts.net_chart(result),
+        "bucket_chart": charts.bucket_chart(shown),
+        "calibration_chart": charts.calibration_chart(shown),
+        "net_chart": charts.net_chart(shown),
         "sweep_chart": chart_sweep.sweep_chart(result),
     }

@@ -42,7 +42,7 @@ def test_long_tables_are_cut_with_links_to_every_row(many):
     url = reverse("scoring:report", kwargs={"assignment_token": assignment.token})
     page = client.get(url).content.decode()
     assert 'id="rows-cut"' in page
-    assert f"first {PAGE_CONFIGS} of {N_CONFIGS} model configurations" in page
+    assert f"first {PAGE_CONFIGS} of {N_CONFIGS} model configurations, and the pairs" in page
     export = reverse(
         "scoring:export",
         kwargs={"assignment_token": assignment.token, "what": "figures", "fmt": "csv"},
