@@ -2,6 +2,7 @@
 the query string, the gaps the page lists, and the figures' part of the page's context."""
 
 import copy
+import dataclasses
 
 from django.utils.translation import gettext as _
 
@@ -49,6 +50,14 @@ def page_report(request, result: Report) -> Report:
     shown.configs = result.configs[:PAGE_CONFIGS]
     keys = {c.key for c in shown.configs}
     shown.gaps = [g for g in result.gaps if g.a.key in keys and g.b.key in keys]
+
+    def cut(row):  # a block's or a slice's row: its cells of the configurations shown
+        return dataclasses.replace(row, cells=[c for c in row.cells if c.config.key in keys])
+
+    shown.blocks = [cut(block) for block in result.blocks]
+    shown.facets = [
+        dataclasses.replace(facet, rows=[cut(row) for row in facet.rows]) for facet in result.facets
+    ]
     return shown
 
 

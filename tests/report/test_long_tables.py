@@ -77,3 +77,18 @@ def test_a_report_within_the_limit_is_not_cut(client):
     client.force_login(user)
     page = client.get(reverse("scoring:report", kwargs={"assignment_token": assignment.token}))
     assert 'id="rows-cut"' not in page.content.decode()
+
+
+def test_a_cut_slice_table_has_as_many_cells_as_heads(many):
+    """The block and topic tables' rows hold the cells of the configurations their heads name."""
+    client, assignment = many
+    url = reverse("scoring:report", kwargs={"assignment_token": assignment.token})
+    for query in ({}, {"rows": "all"}):
+        page = client.get(url, query).content.decode()
+        table = page.split('id="block-table"', 1)[1].split("</table>", 1)[0]
+        head, body = table.split("</thead>", 1)
+        groups = head.count('scope="colgroup"')
+        assert groups == (PAGE_CONFIGS if not query else N_CONFIGS)
+        figures = head.count('<th scope="col" class="num">')
+        row = body.split("<tr", 2)[1]
+        assert row.count("<td") == 1 + figures  # the items, then each head's cell
