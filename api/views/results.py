@@ -63,7 +63,7 @@ def results_figures(request, experiment_id: int, w: str = s.weight_query()):
         ) from None
     kind, source, gate = _results_source(request, experiment)
     if kind == "final":
-        report = final_report_build(experiment, gate, w=weight).report
+        report = final_report_build(experiment, gate, w=weight, final_only=True).report
     else:
         report = report_build(without_dropped(source), w=weight)
     return {"source": kind, "experiment": experiment.pk, "figures": exports.report_dict(report)}

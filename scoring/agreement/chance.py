@@ -42,7 +42,7 @@ def _categories(units: list[list[Hashable]], categories: Iterable[Hashable] | No
     return order
 
 
-def _ac1_from_sums(pa_sum, pairable, pi_sums, rated, q):
+def ac1_from_sums(pa_sum, pairable, pi_sums, rated, q):
     """AC1 from its additive parts (arrays allowed): the sum of each pairable unit's agreement,
     their number, per category the sum of r_ik / r_i over rated units, and their number."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -73,7 +73,7 @@ def gwet_ac1(ratings: Ratings, categories: Iterable[Hashable] | None = None) -> 
     if weights @ pairable == 0:
         return None
     value = float(
-        _ac1_from_sums(
+        ac1_from_sums(
             weights @ pa, weights @ pairable, weights @ shares, weights @ rated, len(order)
         )
     )
@@ -124,7 +124,7 @@ def _alpha_parts(units, order):
     return np.array(rows).reshape(-1, q * q)
 
 
-def _alpha_from_coincidences(o: np.ndarray, q: int) -> np.ndarray:
+def alpha_from_coincidences(o: np.ndarray, q: int) -> np.ndarray:
     """Nominal alpha = 1 - (n - 1) sum_{c != k} o_ck / sum_{c != k} n_c n_k, per row of o."""
     o = o.reshape(-1, q, q)
     n_c = o.sum(axis=2)
@@ -166,12 +166,12 @@ def agreement_intervals(
     alpha_ci = ac1_ci = None
     if pairable:
         o = _alpha_parts([kinds[i] for i in pairable], order)
-        alpha = _alpha_from_coincidences(draws[:, pairable] @ o, q)
+        alpha = alpha_from_coincidences(draws[:, pairable] @ o, q)
         alpha = alpha[~np.isnan(alpha)]
-        if alpha.size and not np.isnan(_alpha_from_coincidences(weights[pairable] @ o, q)[0]):
+        if alpha.size and not np.isnan(alpha_from_coincidences(weights[pairable] @ o, q)[0]):
             alpha_ci = percentile_interval(alpha[:, None])[0]
         pa, pair_flag, shares, rated = _unit_parts(kinds, order)
-        ac1 = _ac1_from_sums(draws @ pa, draws @ pair_flag, draws @ shares, draws @ rated, q)
+        ac1 = ac1_from_sums(draws @ pa, draws @ pair_flag, draws @ shares, draws @ rated, q)
         ac1 = ac1[~np.isnan(ac1)]
         if ac1.size:
             ac1_ci = percentile_interval(ac1[:, None])[0]

@@ -1,17 +1,29 @@
 """Agreement between the scorers of an experiment, from their judgements (scoring.agreement.figures
-has the measures): overall, per block, and a confusion table per pair of scorers."""
+has the measures): overall, per block, and a confusion table per pair of scorers.
+
+The participants' judgements are read once as numpy arrays (a matrix of bucket codes, responses
+x scorers: scoring.agreement.arrays) and every figure is computed from it, a block's from its
+rows. The figures are kept in Django's cache under the experiment and a version of its
+participants' judgements (who takes part, how many judgements, the newest change, how many
+await a re-check), so a page loaded again computes nothing until a judgement changes."""
 
 from __future__ import annotations
 
-from collections import defaultdict
+import hashlib
 from dataclasses import dataclass
 from itertools import combinations
 
+import numpy as np
+from django.core.cache import cache
+from django.db.models import Count, F, Max, Q
+
 from probe.models import Experiment
+from scoring.agreement import arrays
 from scoring.agreement import figures as agreement
 from scoring.allocation.selectors import allocation_of
 from scoring.models import Judgement
 from scoring.reconciliation.selectors import participants, reconciliation_of, scorer_labels
+from scoring.report.db_arrays import grouped_int_rows
 
 
 @dataclass
@@ -45,6 +57,99 @@ class AgreementReport:
     per_item: int | None = None
 
 
+CACHE_SECONDS = 24 * 3600
+PRESETS = (Judgement.Verdict.PRESET, Judgement.Verdict.CARRIED)
+
+
+@dataclass
+class _Figures:
+    """What the cache keeps: everything but the labels (translated, and chosen by the team)."""
+
+    overall: agreement.AgreementSummary
+    blocks: list[tuple[str, str, agreement.AgreementSummary]]
+    pairs: list[tuple[int, int, arrays.PairFigures]]  # rater columns i < j, and their figures
+    left_out: int
+    awaiting: int
+    units: int
+
+
+def judgements_version(experiment: Experiment, raters: list[int]) -> str:
+    """Changes whenever a participant's judgement is made, changed, sent back or removed (one
+    aggregate query): the cache key of the agreement figures."""
+    state = Judgement.objects.filter(assignment__in=raters).aggregate(
+        n=Count("pk"),
+        newest=Max("updated"),
+        last=Max("pk"),
+        recheck=Count("pk", filter=Q(needs_recheck=True)),
+    )
+    text = repr(
+        (experiment.pk, experiment.scheme, raters, sorted((k, str(v)) for k, v in state.items()))
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _figures(
+    experiment: Experiment, raters: list[int], order: list[str], shared: bool = False
+) -> _Figures:
+    """Every figure from the participants' judgements (one query, read as integer arrays).
+    ``shared``: the items were shared out, so only responses two or more scorers judged count,
+    and a pair of scorers is compared on the responses both judged."""
+    query = Judgement.objects.filter(assignment__in=raters).annotate(
+        block=F("response__item__block_code"), title=F("response__item__block_title")
+    )
+    groups = grouped_int_rows(
+        query,
+        ["bucket", "verdict", "needs_recheck", "block", "title"],
+        ["response_id", "assignment_id"],
+    )
+    q = len(order)
+    code_of = {bucket: k for k, bucket in enumerate(order)}
+    column_of = {pk: j for j, pk in enumerate(raters)}
+    responses = np.unique(
+        np.concatenate([ids[:, 0] for _key, ids in groups]) if groups else np.zeros(0, np.int64)
+    )
+    codes = np.full((len(responses), len(raters)), arrays.MISSING, dtype=np.int64)
+    judged = np.zeros(len(responses), dtype=bool)
+    block_of = np.zeros(len(responses), dtype=np.int64)
+    block_keys: dict[tuple[str, str], int] = {}
+    awaiting = 0
+    for (bucket, verdict, recheck, code, title), ids in groups:
+        if bucket not in code_of:
+            raise ValueError(f"label(s) {[repr(bucket)]} are not in categories {order}")
+        rows = np.searchsorted(responses, ids[:, 0])
+        columns = np.array([column_of[a] for a in ids[:, 1].tolist()], dtype=np.int64)
+        codes[rows, columns] = code_of[bucket]
+        # Presets and carried buckets are the same for every scorer by construction: nobody
+        # judged them here, and counting them would inflate agreement.
+        if verdict not in PRESETS:
+            judged[rows] = True
+        block_of[rows] = block_keys.setdefault((code, title), len(block_keys))
+        awaiting += len(ids) if recheck else 0
+    if shared:
+        # Agreement needs two judgements of the same response: the overlapping items only.
+        judged &= (codes != arrays.MISSING).sum(axis=1) >= 2
+    units = codes[judged]
+    unit_blocks = block_of[judged]
+    blocks = []
+    for (code, title), index in sorted(block_keys.items()):
+        mask = unit_blocks == index
+        if mask.any():
+            blocks.append((code, title, arrays.summary(units[mask], q)))
+    return _Figures(
+        overall=arrays.summary(units, q),
+        blocks=blocks,
+        pairs=[
+            (i, j, pair)
+            for i, j in combinations(range(len(raters)), 2)
+            # Two scorers who share no judged response have nothing to compare.
+            if (pair := arrays.pair_figures(units, i, j, tuple(order))).table.total
+        ],
+        left_out=0 if shared else int(len(responses) - judged.sum()),
+        awaiting=awaiting,
+        units=len(units),
+    )
+
+
 def agreement_report(experiment: Experiment) -> AgreementReport | None:
     """Agreement between the scorers who have judged every response; None with fewer than two.
 
@@ -57,80 +162,35 @@ def agreement_report(experiment: Experiment) -> AgreementReport | None:
     reconciliation = reconciliation_of(experiment)
     named = reconciliation.name_scorers if reconciliation else False
     labels = scorer_labels(parts, named=named)
-    rows = Judgement.objects.filter(assignment__in=[a.pk for a in parts]).values_list(
-        "response_id",
-        "assignment_id",
-        "bucket",
-        "verdict",
-        "needs_recheck",
-        "response__item__block_code",
-        "response__item__block_title",
-    )
-    triples: dict[int, list[tuple[int, str]]] = defaultdict(list)
-    judged: set[int] = set()
-    blocks: dict[int, tuple[str, str]] = {}
-    awaiting = 0
-    for response_id, assignment_id, bucket, verdict, recheck, code, title in rows.order_by():
-        triples[response_id].append((assignment_id, bucket))
-        blocks[response_id] = (code, title)
-        # Presets and carried buckets are the same for every scorer by construction: nobody
-        # judged them here, and counting them would inflate agreement.
-        if verdict not in (Judgement.Verdict.PRESET, Judgement.Verdict.CARRIED):
-            judged.add(response_id)
-        awaiting += bool(recheck)
-    shared = allocation_of(experiment)
-    if shared is not None:
-        # Agreement needs two judgements of the same response: the overlapping items only.
-        judged = {u for u in judged if len(triples[u]) >= 2}
-    units = sorted(judged)
     raters = [a.pk for a in parts]
-
-    def table_for(unit_ids):
-        return agreement.ratings_table(
-            ((u, rater, bucket) for u in unit_ids for rater, bucket in triples[u]), raters=raters
-        )
-
-    overall = table_for(units)
-    by_block: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for unit in units:
-        by_block[blocks[unit]].append(unit)
     scheme = experiment.scheme_obj
+    # AC1's chance agreement depends on how many buckets there were to choose from: the
+    # scheme's, not only those someone happened to use.
     order = list(scheme.buckets)
-    pairs = []
-    for a, b in combinations(parts, 2):
-        col_a, col_b = overall.rater_column(a.pk), overall.rater_column(b.pk)
-        # Both scorers judged the response (always so when every scorer judges every item).
-        both = [
-            (x, y) for x, y in zip(col_a, col_b, strict=True) if x is not None and y is not None
-        ]
-        if not both:
-            continue  # two scorers who share no item: nothing to compare
-        col_a, col_b = [x for x, _y in both], [y for _x, y in both]
-        pair_rows = both
-        pairs.append(
-            PairTable(
-                labels[a.pk],
-                labels[b.pk],
-                agreement.confusion_rows(col_a, col_b, order),
-                agreement.cohen_kappa(col_a, col_b),
-                agreement.percent_agreement(pair_rows),
-            )
-        )
+    share = allocation_of(experiment)
+    version = judgements_version(experiment, raters)
+    key = f"agreement:{experiment.pk}:{version}:{'shared' if share else 'all'}"
+    figures = cache.get(key)
+    if figures is None:
+        figures = _figures(experiment, raters, order, shared=share is not None)
+        cache.set(key, figures, CACHE_SECONDS)
     return AgreementReport(
         labels=[labels[a.pk] for a in parts],
-        # AC1's chance agreement depends on how many buckets there were to choose from: the
-        # scheme's, not only those someone happened to use.
-        overall=agreement.agreement_summary(overall.ratings, categories=order),
-        blocks=[
-            BlockAgreement(
-                code, title, agreement.agreement_summary(table_for(ids).ratings, categories=order)
+        overall=figures.overall,
+        blocks=[BlockAgreement(code, title, s) for code, title, s in figures.blocks],
+        pairs=[
+            PairTable(
+                labels[parts[i].pk],
+                labels[parts[j].pk],
+                pair.table,
+                pair.cohen_kappa,
+                pair.percent,
             )
-            for (code, title), ids in sorted(by_block.items())
+            for i, j, pair in figures.pairs
         ],
-        pairs=pairs,
         bucket_labels={b: scheme.bucket_label(b) for b in order},
-        left_out=len(triples) - len(units) if shared is None else 0,
-        awaiting=awaiting,
-        overlap=len(units) if shared is not None else None,
-        per_item=shared.per_item if shared is not None else None,
+        left_out=figures.left_out,
+        awaiting=figures.awaiting,
+        overlap=figures.units if share is not None else None,
+        per_item=share.per_item if share is not None else None,
     )

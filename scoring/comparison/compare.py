@@ -18,11 +18,11 @@ unknown experiment, a configuration label that is not there, a w out of range).
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q
 from django.utils.translation import gettext as _
 
 from probe.models import Experiment, ExperimentItem, Response, Run
@@ -39,6 +39,7 @@ from scoring.comparison.stats_pairs import SWAPS
 from scoring.models import Assignment, FinalBucket, Judgement
 from scoring.reconciliation.selectors import reconcile_summary
 from scoring.report import stats
+from scoring.report.db_arrays import grouped_int_rows
 from scoring.review.selectors import dropped_items, keys_in_force
 
 __all__ = [
@@ -321,18 +322,49 @@ def check_request(metric: str, w: float, min_items: int) -> None:
         raise Refused(_("The minimum of shared items must be a whole number from 1."), "min_items")
 
 
-def _rows(values: ItemValues, pairs: list[tuple[int, int, str]], side: int) -> np.ndarray:
-    return np.array(
-        [
-            (
-                values.correct.get(p[side], 0.0),
-                values.wrong.get(p[side], 0.0),
-                values.attempted.get(p[side], 0.0),
-            )
-            for p in pairs
-        ],
-        dtype=np.float64,
-    ).reshape(len(pairs), 3)
+def side_rows(
+    experiment: Experiment,
+    buckets: dict[int, str],
+    config_ids: list[int],
+    items: list[int],
+) -> dict[int, np.ndarray]:
+    """Per configuration, an (items, 3) array: for each of ``items`` (experiment item ids), the
+    mean over the configuration's repeats of correct, confidently wrong and attempted, as
+    item_values gives them, for every configuration at once (two queries)."""
+    scheme = experiment.scheme_obj
+    repeats = Counter(
+        Run.objects.filter(experiment=experiment).values_list("model_config_id", flat=True)
+    )
+    # Each response's bucket as three flags (correct, penalised, attempted); no bucket: none.
+    ids = np.fromiter(buckets.keys(), dtype=np.int64, count=len(buckets))
+    kinds = {b: k for k, b in enumerate(dict.fromkeys(buckets.values()))}
+    codes = np.fromiter((kinds[b] for b in buckets.values()), dtype=np.int64, count=len(buckets))
+    flags = np.array(
+        [(b == scheme.correct, b == scheme.penalised, b != scheme.abstain) for b in kinds],
+        dtype=np.int64,
+    ).reshape(len(kinds), 3)
+    order = np.argsort(ids)
+    ids, codes = ids[order], codes[order]
+    item_ids = np.asarray(items, dtype=np.int64)
+    place = np.argsort(item_ids)
+    sorted_items = item_ids[place]
+    query = Response.objects.filter(run__experiment=experiment, run__model_config_id__in=config_ids)
+    found = dict(
+        grouped_int_rows(
+            query.annotate(config=F("run__model_config_id")), ["config"], ["id", "item_id"]
+        )
+    )
+    result = {}
+    for config in config_ids:
+        rows = found.get((config,), np.zeros((0, 2), dtype=np.int64))
+        sums = np.zeros((len(items), 3), dtype=np.int64)
+        if len(ids) and len(items) and len(rows):
+            at = np.searchsorted(ids, rows[:, 0]).clip(max=len(ids) - 1)
+            pos = np.searchsorted(sorted_items, rows[:, 1]).clip(max=len(items) - 1)
+            keep = (ids[at] == rows[:, 0]) & (sorted_items[pos] == rows[:, 1])
+            np.add.at(sums, place[pos[keep]], flags[codes[at[keep]]])
+        result[config] = sums / max(repeats.get(config, 0), 1)
+    return result
 
 
 def compare(
@@ -377,9 +409,14 @@ def compare(
     if len(codes) > 1:
         masks += [clusters == code for code in codes]
     sides, hypotheses = [], []
+    base_values = side_rows(
+        baseline, base_buckets, [b for b, _c in configs], [p[0] for p in items.pairs]
+    )
+    cand_values = side_rows(
+        candidate, cand_buckets, [c for _b, c in configs], [p[1] for p in items.pairs]
+    )
     for base_config, cand_config in configs:
-        b_rows = _rows(item_values(baseline, base_buckets, base_config), items.pairs, 0)
-        c_rows = _rows(item_values(candidate, cand_buckets, cand_config), items.pairs, 1)
+        b_rows, c_rows = base_values[base_config], cand_values[cand_config]
         sides.append((base_config, cand_config, b_rows, c_rows))
         hypotheses += [Hypothesis(b_rows, c_rows, mask) for mask in masks]
     tests = iter(gate_decision.gap_tests(hypotheses, metric, w, swaps=swaps, seed=seed))

@@ -36,7 +36,11 @@ class Carry:
     key_answer: str
 
 
-def _keys_in_force(item_ids: list[int]) -> dict[int, str | None]:
+# Buckets recorded a statement at a time: linear in the responses (see followups.COPY_BATCH).
+CARRY_BATCH = 1000
+
+
+def _keys_in_force(item_ids) -> dict[int, str | None]:
     """Experiment item id -> the text of its key in force, None for an item dropped as
     ambiguous (nothing is carried from or to it); items of any experiments."""
     return {
@@ -46,30 +50,32 @@ def _keys_in_force(item_ids: list[int]) -> dict[int, str | None]:
 
 
 def carry_plan(experiment: Experiment) -> dict[int, Carry]:
-    """Response id -> what it carries, for every response of `experiment` that can carry."""
-    items = {
-        i["pk"]: i
-        for i in ExperimentItem.objects.filter(
-            experiment=experiment, source_item__isnull=False
-        ).values("pk", "source_item_id", "question")
-    }
+    """Response id -> what it carries, for every response of `experiment` that can carry.
+
+    A fixed number of queries whatever the items, each item set given to the database as a
+    subquery (not a list of ids): linear in the items and responses."""
+    mine = ExperimentItem.objects.filter(experiment=experiment, source_item__isnull=False)
+    items = {i["pk"]: i for i in mine.values("pk", "source_item_id", "question")}
     if not items:
         return {}
-    keys = _keys_in_force(list(items))
+    keys = _keys_in_force(mine.values("pk"))
+    earlier = ExperimentItem.objects.filter(
+        experiment__team_id=experiment.team_id,
+        experiment__status=Experiment.Status.COLLECTED,
+        experiment__created__lt=experiment.created,
+        source_item_id__in=mine.values("source_item_id"),
+    )
     earlier_items = {
         i["pk"]: i
-        for i in ExperimentItem.objects.filter(
-            experiment__team_id=experiment.team_id,
-            experiment__status=Experiment.Status.COLLECTED,
-            experiment__created__lt=experiment.created,
-            source_item_id__in={i["source_item_id"] for i in items.values()},
-        ).values("pk", "source_item_id", "question", "experiment_id", "experiment__name")
+        for i in earlier.values(
+            "pk", "source_item_id", "question", "experiment_id", "experiment__name"
+        )
     }
-    earlier_keys = _keys_in_force(list(earlier_items))
+    earlier_keys = _keys_in_force(earlier.values("pk"))
     # (item version, key, answer, confidence) -> the newest earlier final bucket
     known: dict[tuple, Carry] = {}
     finals = (
-        FinalBucket.objects.filter(response__item_id__in=list(earlier_items))
+        FinalBucket.objects.filter(response__item__in=earlier.values("pk"))
         .order_by("response__item__experiment__created", "response_id")
         .values_list(
             "bucket", "response_id", "response__item_id", "response__answer", "response__confidence"
@@ -90,7 +96,7 @@ def carry_plan(experiment: Experiment) -> dict[int, Carry]:
         )
     plan = {}
     responses = Response.objects.filter(
-        run__experiment=experiment, item_id__in=list(items), abstained=False
+        run__experiment=experiment, item__source_item__isnull=False, abstained=False
     ).values_list("pk", "item_id", "answer", "confidence")
     for response_id, item_id, answer, confidence in responses:
         key = keys.get(item_id)
@@ -134,6 +140,7 @@ def carry_sync(*, experiment: Experiment) -> int:
             if response_id not in have
         ],
         ignore_conflicts=True,
+        batch_size=CARRY_BATCH,
     )
     return len(made)
 

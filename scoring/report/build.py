@@ -312,11 +312,12 @@ def _compliance(experiment: Experiment, excluded) -> tuple[dict[int, Compliance]
     return compliance_by_run, responses
 
 
-def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
+def report_build(source: BucketSource, *, w: float = 1.0, intervals: bool = True) -> Report:
     """The whole report, in the same few queries whatever the size of the experiment: the runs,
     the items per block, the bucket rows and the items' facts (scoring.report.rows), format
     compliance. The slices by topic and answer format (report_slices) and the intervals
-    (report_intervals) count the same rows."""
+    (report_intervals) count the same rows. ``intervals=False``: the figures alone, no interval
+    or test (each scorer's figures beside the final ones)."""
     experiment = source.experiment
     scheme = experiment.scheme_obj
     w = float(w)
@@ -468,5 +469,6 @@ def report_build(source: BucketSource, *, w: float = 1.0) -> Report:
         )
         if built is not None:
             report.facets.append(built)
-    report_intervals(source, report, rows)
+    if intervals:
+        report_intervals(source, report, rows)
     return report

@@ -342,15 +342,37 @@ class FinalReport:
     stale: int = 0  # lead decisions older than their item's last key amendment
 
 
-def final_report_build(experiment: Experiment, gate: Gate, *, w: float) -> FinalReport:
+def final_report_build(
+    experiment: Experiment,
+    gate: Gate,
+    *,
+    w: float,
+    scorer_intervals: bool = False,
+    final_only: bool = False,
+) -> FinalReport:
     """A fixed number of queries whatever the items: five per report (the final one and one per
-    scorer), and a handful for the agreement and the key changes."""
+    scorer), and a handful for the agreement and the key changes.
+
+    Each scorer's report is built without its intervals and tests unless ``scorer_intervals``
+    (the JSON export has them): the page shows each scorer's headline figures and their moves.
+    ``final_only``: the final report alone (the API's figures), no scorer, agreement or key
+    change."""
     summary = gate.summary
     participants = gate.participants
     labels = [summary.labels[a.pk] for a in participants]
     final = report_build(without_dropped(final_source(experiment)), w=w)
+    if final_only:
+        return FinalReport(
+            report=final,
+            scorers=[],
+            moves=[],
+            key_changes=[],
+            agreement=None,
+            summary=summary,
+            labels=labels,
+        )
     scorer_reports = [
-        report_build(scorer_source(experiment, a, label), w=w)
+        report_build(scorer_source(experiment, a, label), w=w, intervals=scorer_intervals)
         for a, label in zip(participants, labels, strict=True)
     ]
     return FinalReport(

@@ -51,6 +51,8 @@ def final_report(request: HtmxHttpRequest, experiment: Experiment):
         "can_lead": can(request.membership, Role.EDITOR),
         "move_cols": 2 * len(data.labels) + 3,  # figure, final, each scorer's two, mean move
     }
+    # The moves table lists the configurations the other tables list (scoring.report.page).
+    context["moves"] = data.moves[: len(context["report"].configs)]
     if request.htmx:
         response = render(request, "scoring/final_report_body.html", context)
         url = reverse("scoring:final_report", kwargs={"experiment_pk": experiment.pk})
@@ -74,7 +76,7 @@ def final_export(request: HtmxHttpRequest, experiment: Experiment, what: str, fm
         w, refused = export_weight(request)
         if refused is not None:
             return refused
-        data = final_report_build(experiment, gate, w=w)
+        data = final_report_build(experiment, gate, w=w, scorer_intervals=what == "figures")
         if what == "figures":
             body = figures_body(data, fmt, show_keys=show_keys, named=named)
         else:

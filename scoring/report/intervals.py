@@ -28,6 +28,7 @@ from scoring.report.definitions import (
 )
 from scoring.report.gaps import gaps_judge
 from scoring.report.repeat_figures import ratio_terms
+from scoring.report.resampling import resampling_weights
 from scoring.report.rows import NO_CONFIDENCE, BucketRows, bucket_rows
 from scoring.report.shares import ItemShares, slice_intervals
 from scoring.report.stats import Interval, RiskCoveragePoint
@@ -196,7 +197,7 @@ def report_intervals(source, report, rows: BucketRows | None = None) -> None:
     rows = rows if rows is not None else bucket_rows(source)
     blocks, buckets, confidence, run_index, item_index = _load(rows, report)
     n = len(blocks)
-    weights = stats.bootstrap_weights(n, blocks)
+    weights = resampling_weights(n, blocks)
     strata = stats.strata_matrix(np.array(blocks, dtype=object))
     n_blocks = len(set(blocks))
     level = stats.percentile_level(n, n_blocks)

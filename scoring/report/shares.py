@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from scoring.report import stats
+from scoring.report.resampling import resampling_weights
 from scoring.report.rows import NO_CONFIDENCE
 from scoring.report.stats import Interval
 
@@ -146,9 +147,7 @@ def _slice_cells(report, part, members, buckets, run_index, pending) -> None:
         )
         for k, interval in zip(index, shares, strict=True):
             cells[k][0].ci["knowledge"] = cells[k][0].ci["accuracy"] = interval
-    sums = stats.bootstrap_sums(
-        stats.bootstrap_weights(size), np.column_stack([correct_m, *penalised])
-    )
+    sums = stats.bootstrap_sums(resampling_weights(size), np.column_stack([correct_m, *penalised]))
     level = stats.percentile_level(size)
     for k, (cell, _repeats) in enumerate(cells):
         net = scheme.net_from_sums(sums[:, k], sums[:, len(cells) + k], m, report.w)

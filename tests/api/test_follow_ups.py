@@ -207,3 +207,56 @@ def test_a_follow_up_keeps_every_fact_of_the_snapshot(world, source):
     assert {f: getattr(copied, f) for f in SNAPSHOT_FIELDS} == {
         f: getattr(first, f) for f in SNAPSHOT_FIELDS
     }
+
+
+def _origin_with_final_buckets(n_items: int, name: str):
+    """A collected experiment of n_items x 2 runs whose bank items are known (a follow-up and
+    the carry match item versions by them), every response with its final bucket."""
+    from probe.models import Block, ExperimentItem
+    from scoring.models import FinalBucket
+
+    experiment, user = builders.standalone_experiment(
+        n_items=n_items,
+        n_configs=2,
+        repeats=1,
+        answer_for=lambda i, r: (f"answer {i} r{r}", "HIGH"),
+        team_name=name,
+        scorer=f"{name}-scorer",
+    )
+    block = Block.objects.create(bank=experiment.bank, code="Z", title="Linked")
+    bank_items = Item.objects.bulk_create(
+        Item(block=block, question=f"Question {i + 1}?", order=i + 1) for i in range(n_items)
+    )
+    snapshot = list(ExperimentItem.objects.filter(experiment=experiment).order_by("position"))
+    for item, bank_item in zip(snapshot, bank_items, strict=True):
+        item.source_item = bank_item
+    ExperimentItem.objects.bulk_update(snapshot, ["source_item"])
+    FinalBucket.objects.bulk_create(
+        FinalBucket(response_id=pk, bucket="correct", unanimous=True)
+        for pk in Response.objects.filter(run__experiment=experiment).values_list("pk", flat=True)
+    )
+    return experiment, user
+
+
+def test_run_again_takes_as_many_queries_for_500_items_as_for_50():
+    """The copy of the included runs and the carry of their buckets are bulk statements: no
+    query per item or response, so the count does not grow with the experiment."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from probe.services.experiments import experiment_start
+    from scoring.queue import carry
+
+    counts = []
+    for n_items in (50, 500):
+        origin, user = _origin_with_final_buckets(n_items, f"Linear {n_items}")
+        runs = list(origin.runs.all())
+        with CaptureQueriesContext(connection) as made:
+            again = followups.experiment_follow_up(origin=origin, user=user, include_runs=runs)
+            again = experiment_start(experiment=again, user=user, queue=False)
+        with CaptureQueriesContext(connection) as carried:
+            assert carry.carry_sync(experiment=again) == 2 * n_items
+        assert Response.objects.filter(run__experiment=again).count() == 2 * n_items
+        assert again.status == Experiment.Status.COLLECTED
+        counts.append((len(made), len(carried)))
+    assert counts[0] == counts[1], counts

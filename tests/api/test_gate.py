@@ -394,3 +394,31 @@ def test_an_unknown_or_missing_option_exits_3_from_the_command_line(args, messag
     body = json.loads(done.stdout)
     assert (body["verdict"], body["exit_code"]) == ("refused", 3)
     assert message in body["detail"] and body["configurations"] == []
+
+
+def test_every_configuration_read_at_once_equals_one_at_a_time(world):
+    """side_rows (both sides' configurations in one query each) gives what item_values gives
+    one configuration at a time: the means over repeats, with a missing bucket counting 0."""
+    sheets = {
+        ("Model", 1): GOOD,
+        ("Model", 2): WORSE,
+        ("Other", 1): "C" * 10 + "W" * 10 + "H" * 5 + "A" * 5,
+    }
+    base = _scored(world, sheets, "Baseline")
+    cand = _scored(world, {("Model", 1): WORSE, ("Other", 1): GOOD}, "Candidate")
+    _shared(world, base, cand)
+    _source, buckets = compare.experiment_buckets(base)
+    del buckets[next(iter(buckets))]  # a response without its bucket
+    configs = sorted(set(base.runs.values_list("model_config_id", flat=True)))
+    items = list(base.items.order_by("-position").values_list("pk", flat=True))[:25]
+    together = compare.side_rows(base, buckets, configs, items)
+    for config in configs:
+        one = compare.item_values(base, buckets, config)
+        expected = [
+            [one.correct.get(i, 0.0), one.wrong.get(i, 0.0), one.attempted.get(i, 0.0)]
+            for i in items
+        ]
+        assert together[config].tolist() == expected
+    result = compare.compare(base, cand)
+    assert [r.baseline_label for r in result.rows] == ["Model", "Other"]
+    assert result.rows[0].baseline == 17 - 7  # (20 + 14) / 2 correct - (0 + 14) / 2 wrong

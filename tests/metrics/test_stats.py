@@ -261,3 +261,15 @@ def test_agreement_summary_carries_ac1_and_intervals():
     constant = agreement_summary([("C", "C")] * 5)
     assert constant.krippendorff_alpha is None and constant.krippendorff_alpha_ci is None
     assert constant.gwet_ac1 is None and constant.percent == 1
+
+
+def test_the_shared_resampling_table_is_the_bootstrap_table_drawn_once():
+    from scoring.report.resampling import resampling_weights
+
+    blocks = [c for c in "ABCDE" for _ in range(12)]
+    shared = resampling_weights(60, blocks, seed=9)
+    assert np.array_equal(shared, bootstrap_weights(60, blocks, seed=9))
+    assert resampling_weights(60, tuple(blocks), seed=9) is shared  # made once
+    assert resampling_weights(60, blocks, seed=10) is not shared
+    with pytest.raises(ValueError):
+        shared[0, 0] = 5  # read-only: no caller can change another's draws
