@@ -17,13 +17,6 @@ class GradingConfig(AppConfig):
 
         from probe.models import Team
 
-        post_save.connect(_team_defaults, sender=Team, dispatch_uid="grading-team-defaults")
+        from .signals import team_defaults
 
-
-def _team_defaults(sender, instance, created, raw=False, **kwargs):
-    """A new team gets the default grading prompts, as it gets the default prompts: no page
-    makes them on a GET."""
-    if created and not raw:
-        from .services import grading_prompt_defaults_ensure
-
-        grading_prompt_defaults_ensure(team=instance)
+        post_save.connect(team_defaults, sender=Team, dispatch_uid="grading-team-defaults")

@@ -16,11 +16,10 @@ from django.utils.translation import get_language, gettext, pgettext, pgettext_l
 
 from adapters.registry import PROVIDERS
 from probe.csvfile import CsvLabels
-from probe.models import Experiment
 from probe.models.banks import AnswerKind
 from probe.sheetparser import ISSUE_LABELS
 from scoring.models import Judgement
-from scoring.schemes.base import Bucket
+from scoring.schemes.base import Bucket, bucket_choices, scheme_choices
 
 HEADERS = {
     "experiment": pgettext_lazy("CSV column", "Experiment"),
@@ -177,8 +176,8 @@ def csv_labels(columns, named: bool = True) -> CsvLabels | None:
         return None
     yes, no = pgettext("CSV value", "yes"), pgettext("CSV value", "no")
     values = {
-        "scheme": _names(dict(Experiment.Scheme.choices)),
-        "bucket": _names(dict(Bucket.choices)),
+        "scheme": _names(dict(scheme_choices())),
+        "bucket": _names(dict(bucket_choices())),
         "verdict": _names(dict(Judgement.Verdict.choices)),
         "confidence": _names(CONFIDENCES),
         "provider": {name: gettext(PROVIDERS[name].label) for name in PROVIDERS},

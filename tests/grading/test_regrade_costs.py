@@ -131,8 +131,17 @@ def test_costs_per_run_and_of_grading(client, graded_world, replay):
     }
     assert exported["agreement"][0]["prompt_hash"] == grader.prompt.content_hash
     csv_url = reverse("grading:export", kwargs={"experiment_pk": experiment.pk, "fmt": "csv"})
-    text = client.get(csv_url, {"what": "costs"}).content.decode("utf-8-sig")
+    costs = client.get(csv_url, {"what": "costs"})
+    text = costs.content.decode("utf-8-sig")
     assert "Writer one · 1" in text and "0.003000" in text
+    # Written the one way every CSV download is (BOM, CRLF, formula cells neutralised), and
+    # named by the shared helper (an ASCII name beside the user's).
+    from tests.report.test_csv_downloads import assert_written_the_one_way
+
+    assert_written_the_one_way(costs.content, "grading costs")
+    assert_written_the_one_way(client.get(csv_url).content, "grades")
+    assert "filename=" in costs["Content-Disposition"]
+    assert "filename*=UTF-8''" in costs["Content-Disposition"]
 
     # A scorer before their reveal is sent to the experiment's page, and sees no cost.
     from scoring.queue import services as scoring

@@ -27,7 +27,13 @@ HOSTILE = (
     "\rCR-led",
 )
 # The URL names that serve an export or a file, and which of them can serve a CSV.
-CSV_DOWNLOADS = {"probe:bank_export", "scoring:export", "scoring:final_export", "scoring:times"}
+CSV_DOWNLOADS = {
+    "probe:bank_export",
+    "scoring:export",
+    "scoring:final_export",
+    "scoring:times",
+    "grading:export",  # checked in tests/grading/test_regrade_costs.py, with a grader's world
+}
 NO_CSV = {"api:bank_export"}  # the API's bank file: JSON or text only
 
 
