@@ -136,6 +136,12 @@ def answer_item(
     else:
         # Not in the key sent (or the knowledge file): a guess from the question alone.
         candidates = [guess(item.text, knowledge, language)]
+    if not candidates and not profile.abstain_when_unsure:
+        # A model that never abstains says something anyway: a term of its question's words.
+        candidates = [guess(question, knowledge, language, avoid=known.answer if known else "")]
+    if not candidates:  # nothing specific to say: a model abstains rather than say "the usual"
+        said = abstention(language, digest("abstain", model, item.number, key))
+        return ItemAnswer(item.number, said, "LOW", False, abstained=True)
     weights = WRONG_ANSWER_WEIGHTS[: len(candidates)]
     core = candidates[_weighted(dict(enumerate(weights)), wrong_draw)]
     level = _weighted(profile.confidence_when_wrong, confidence_draw)

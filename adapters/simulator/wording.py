@@ -122,13 +122,19 @@ def reshapes(key: str, language: str) -> list[str]:
     """The key said otherwise with every word kept: reordered, its parenthesis made a clause."""
     key = one_line(key)
     shapes = []
-    if (match := _NUMBER_FIRST.match(key)) and match.group(2)[:1].isupper():
+    if (
+        (match := _NUMBER_FIRST.match(key))
+        and re.match(r"[A-Z][a-z]{2,}", match.group(2))
+        and not re.search(r"[(（]", match.group(2))
+    ):
         # "429 Too Many Requests": the name and its number; not "42.195 km", a number and its unit
         number, rest = match.groups()
         shapes.append(f"{rest}（{number}）" if language == "ja" else f"{rest} ({number})")
         shapes.append(f"{number}（{rest}）" if language == "ja" else f"{number} ({rest})")
     if match := _PARENTHESIS.match(key):
         head, note = match.group(1), match.group(2) or match.group(3)
+        if not re.search(r"[^\W_]", note):  # "Peace of Westphalia (!)": a mark, not a note
+            return [head]
         shapes.append(f"{head}、つまり{note}" if language == "ja" else f"{head}, that is {note}")
         shapes.append(f"{head}：{note}" if language == "ja" else f"{head} — {note}")
     # Punctuation alone does not make another answer ("A — B" folds to the key "A (B)").
