@@ -22,6 +22,8 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+from adapters.simulator.vocabulary import FAMILIES
+
 _JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]+")
 # Numbers and words of other scripts, as a person reading the answer sees them.
@@ -209,7 +211,7 @@ _JA_SUBJECT = re.compile(
 def _sentence_en(question: str, x: str) -> str | None:
     question = one_line(question)
     if match := _WHICH.match(question):
-        return f"{x} {match['verb']} {match['rest']}."
+        return f"{_capital(x) if x.startswith('the ') else x} {match['verb']} {match['rest']}."
     if match := _WHO.match(question):
         return f"{x} {match['verb']} {match['rest']}."
     if (match := _WHAT_IS.match(question)) and "," not in match["subject"]:
@@ -279,6 +281,32 @@ def ja_kind(x: str) -> str:
     return "noun"
 
 
+_VOCABULARY_WORDS = frozenset(t for f in FAMILIES for t in f if t == t.lower())
+_CODE_QUESTION = re.compile(
+    r"\b(?:call|command|method|function|keyword|code|flag|option|setting|header|identifier|"
+    r"symbol|abbreviation|name of the|formula)\b",
+    re.IGNORECASE,
+)
+_COUNTABLE_KIND = re.compile(r"\b(?:unit|instrument|tool|device|river|mountain)\b", re.IGNORECASE)
+_TITLED = re.compile(r"^(?:Treaty|Peace|Battle|Congress|Council|Edict|Siege|Treaties)\b of ")
+
+
+def with_article(x: str, question: str) -> str:
+    """A common noun said with its article ("the sextant", "the weber"; "the Treaty of
+    Versailles"); a name, a number, a term of code or a mass noun of the vocabulary (oxygen,
+    venus) as written."""
+    if _TITLED.match(x):
+        return "the " + x
+    if (
+        re.fullmatch(r"[a-z]{3,}(?: [a-z]{3,})?", x)
+        and x.split(" ", 1)[0] not in ("the", "a", "an", "and", "not")
+        and (x not in _VOCABULARY_WORDS or _COUNTABLE_KIND.search(question))
+        and not _CODE_QUESTION.search(question)
+    ):
+        return "the " + x
+    return x
+
+
 def framings(x: str, question: str, language: str, style: str) -> list[str]:
     """The answer ``x`` said as a model of ``style`` would, best first, all of them confident."""
     x = _bare(x, language)
@@ -300,9 +328,9 @@ def framings(x: str, question: str, language: str, style: str) -> list[str]:
             said.insert(0, f"Because {inner}.")
         return said
     else:
-        inner = _lowered(x) or x
+        inner = with_article(_lowered(x) or x, question)
         said = _fill(_EN_PLAIN, x, inner)
-        sentence = _sentence_en(question, x)
+        sentence = _sentence_en(question, inner)
     if sentence and len(sentence) <= 220 and not sounds_hedged(sentence.replace(x, "")):
         said.insert(0 if style == "sentence" else 1, sentence)
     if style == "terse":
@@ -329,7 +357,7 @@ def hedged(x: str, language: str, question: str = "") -> list[str]:
         if _BECAUSE.match(x):
             return _fill(("Probably {x}.", "I think it's {x}."), x, inner or x)
         return _fill(_EN_LONG_HEDGES if inner else _EN_LONG_HEDGES_KEEP, x, inner or x)
-    return _fill(_EN_HEDGES, x, _lowered(x) or x)
+    return _fill(_EN_HEDGES, x, with_article(_lowered(x) or x, question))
 
 
 # Abstaining --------------------------------------------------------------------------------
