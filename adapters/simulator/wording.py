@@ -120,6 +120,40 @@ _NUMBER_FIRST = re.compile(r"^(\d[\d.,]*)\s+([^\d(（].*)$")
 _PARENTHESIS = re.compile(r"^(.+?)(?:\s+\(([^()]+)\)|（([^（）]+)）)$")
 
 
+# Units a model writes out in full (42.195 km -> 42.195 kilometres), "{s}" for the plural.
+UNIT_NAMES = {
+    "km": "kilometre{s}",
+    "m": "metre{s}",
+    "cm": "centimetre{s}",
+    "mm": "millimetre{s}",
+    "kg": "kilogram{s}",
+    "g": "gram{s}",
+    "s": "second{s}",
+    "ms": "millisecond{s}",
+    "m/s": "metre{s} per second",
+    "km/h": "kilometre{s} per hour",
+    "m/s²": "metre{s} per second squared",
+    "°F": "degree{s} Fahrenheit",
+    "°C": "degree{s} Celsius",
+    "K": "kelvin",
+    "J": "joule{s}",
+    "MJ": "megajoule{s}",
+    "kJ": "kilojoule{s}",
+    "W": "watt{s}",
+    "kW": "kilowatt{s}",
+    "V": "volt{s}",
+    "Hz": "hertz",
+    "Pa": "pascal{s}",
+    "N": "newton{s}",
+}
+_UNIT_AFTER = re.compile(
+    r"^(\d[\d,]*(?:\.\d+)?)\s*("
+    + "|".join(re.escape(u) for u in sorted(UNIT_NAMES, key=len, reverse=True))
+    + r")$"
+)
+_BECAUSE_CLAUSE = re.compile(r"^(.+?),? because (.+?)\.?$")
+
+
 def reshapes(key: str, language: str) -> list[str]:
     """The key said otherwise with every word kept: reordered, its parenthesis made a clause."""
     key = one_line(key)
@@ -139,6 +173,12 @@ def reshapes(key: str, language: str) -> list[str]:
             return [head]
         shapes.append(f"{head}、つまり{note}" if language == "ja" else f"{head}, that is {note}")
         shapes.append(f"{head}：{note}" if language == "ja" else f"{head} — {note}")
+    if language != "ja" and (match := _UNIT_AFTER.match(key)):
+        number, unit = match.groups()
+        plural = "" if number == "1" else "s"
+        shapes.append(f"{number} {UNIT_NAMES[unit].replace('{s}', plural)}")
+    if language != "ja" and (match := _BECAUSE_CLAUSE.match(key)) and _lowered(match[1]):
+        shapes.append(f"Because {match[2]}, {_lowered(match[1])}")
     # Punctuation alone does not make another answer ("A — B" folds to the key "A (B)").
     return [shape for shape in shapes if folded(shape) != folded(key)]
 
@@ -206,6 +246,31 @@ _WHAT_IS = re.compile(r"^what\s+(?P<be>is|are|was|were)\s+(?P<subject>.+?)\??$",
 _JA_SUBJECT = re.compile(
     r"^(?P<subject>.{2,40}?)(?:は|とは)(?:何|なに|どれ|誰|だれ|いつ|どこ|いくつ|何年|何番|何という)"
 )
+
+
+_YEAR_PASSIVE = re.compile(
+    r"^in (?:which|what) year (?P<be>was|were) (?P<subject>.+) (?P<done>\w+ed|\w+en|built|"
+    r"held|made|sold|won|founded|written|begun|shot)\??$",
+    re.IGNORECASE,
+)
+_HOW_MANY_HAVE = re.compile(
+    r"^how many (?P<noun>[\w-]+(?: [\w-]+)?) (?P<do>does|do) (?P<subject>.+?) have\??$",
+    re.IGNORECASE,
+)
+
+
+def question_sentence(question: str, x: str, language: str) -> str | None:
+    """The answer said in a sentence made of the question's own words ("The SI unit of magnetic
+    flux is the weber.", "A typical human somatic cell has 46 chromosomes."), or None."""
+    if language == "ja":
+        return _sentence_ja(question, x)
+    question = one_line(question)
+    if match := _YEAR_PASSIVE.match(question):
+        return f"{_capital(match['subject'])} {match['be']} {match['done']} in {x}."
+    if (match := _HOW_MANY_HAVE.match(question)) and re.fullmatch(r"[\d,.]+", x):
+        has = "has" if match["do"].lower() == "does" else "have"
+        return f"{_capital(match['subject'])} {has} {x} {match['noun']}."
+    return _sentence_en(question, with_article(_lowered(x) or x, question))
 
 
 def _sentence_en(question: str, x: str) -> str | None:
@@ -332,7 +397,7 @@ def framings(x: str, question: str, language: str, style: str) -> list[str]:
         said = _fill(_EN_PLAIN, x, inner)
         sentence = _sentence_en(question, inner)
     if sentence and len(sentence) <= 220 and not sounds_hedged(sentence.replace(x, "")):
-        said.insert(0 if style == "sentence" else 1, sentence)
+        said.insert(1 if style == "terse" else 0, sentence)
     if style == "terse":
         said.insert(0, x)
     return said
