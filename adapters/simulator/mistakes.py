@@ -10,7 +10,10 @@ the mechanism wrong ("... are kept ..." -> "... aren't kept ...", 保持 -> 解�
 has no knowledge of the world, so it finds these by rule from the item's own key and its
 built-in vocabulary (``vocabulary``): a term is only ever swapped for another real term of its
 family, as a whole word, never spliced into a compound. When nothing near the key can be found,
-a term of the kind the question asks for (a planet, an author), else a vague confident answer.
+a term of the kind the question asks for (a planet, a unit, a river, an author); else nothing,
+and the model abstains on the item (``answers.answer_item``) rather than say "the default value".
+A person is swapped whole for another real person of the vocabulary, never given another given
+name; an equation for a variant of itself (E = ½mv² -> E = mv²), never a chemical formula.
 
 No candidate is a key entry of the bank (its own or another item's, folded), says everything
 the key says, or contains the key as written (``wording.contains_key``: "not X", 「Xではない」
@@ -265,7 +268,7 @@ def wrong_answers(
     """The item's plausible wrong answers, likeliest first; the same for every model. Each is
     made from the item's own key (a number near its number, a term of its kind, one part of it
     changed, its sentence said the other way round), else from the kind of thing the question
-    asks for, else a vague confident answer in ``language`` (by default the key's)."""
+    asks for; else none (the model abstains on the item)."""
     key = one_line(item.answer)
     salt = item.key
     sentence = is_sentence(key)
