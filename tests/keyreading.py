@@ -27,8 +27,40 @@ def parts_of(text: str) -> tuple[set[str], list[str]]:
     return set(_NUMBER_OR_WORD.findall(_JAPANESE_RUN.sub(" ", text))), _JAPANESE_RUN.findall(text)
 
 
+# Units a person reads as their symbols: "100 degrees Celsius" says the key "100 °C".
+_SPELLED_UNITS = {
+    "metres per second squared": "m/s²",
+    "metres per second": "m/s",
+    "kilometres per hour": "km/h",
+    "degrees celsius": "°C",
+    "degrees fahrenheit": "°F",
+    "kilometres": "km",
+    "kilometre": "km",
+    "centimetres": "cm",
+    "millimetres": "mm",
+    "metres": "m",
+    "metre": "m",
+    "kilograms": "kg",
+    "grams": "g",
+    "milliseconds": "ms",
+    "seconds": "s",
+    "megajoules": "MJ",
+    "kilojoules": "kJ",
+    "joules": "J",
+    "kilowatts": "kW",
+    "watts": "W",
+    "volts": "V",
+    "pascals": "Pa",
+    "newtons": "N",
+}
+_SPELLED = re.compile(
+    r"\b(" + "|".join(sorted(_SPELLED_UNITS, key=len, reverse=True)) + r")\b", re.IGNORECASE
+)
+
+
 def says_the_key(answer: str, key: str) -> bool:
     words, runs = parts_of(key)
+    answer = _SPELLED.sub(lambda m: _SPELLED_UNITS[m.group(1).casefold()], answer)
     have, _runs = parts_of(answer)
     folded = _fold(answer)
     return bool(words or runs) and words <= have and all(run in folded for run in runs)

@@ -16,9 +16,12 @@ from adapters.simulator.wording import (
     carries_key,
     contains_key,
     framings,
+    has_content,
     hedged,
     is_key_entry,
+    ja_kind,
     one_line,
+    question_sentence,
     reshapes,
     sounds_hedged,
 )
@@ -46,15 +49,27 @@ def say_correct(key: str, question: str, language: str, style: str, keys: frozen
     """The key in the model's words: reshaped and framed, every word and number kept, never a
     key entry as written."""
     key = one_line(key)
-    options = []
-    for shape in reshapes(key, language) if style != "sentence" else []:
-        options += framings(shape, question, language, style)
-    options += framings(key, question, language, style)
-    start = digest("wording", style, key) % min(len(options), 3)
-    for option in options[start:] + options[:start]:
+    shapes = reshapes(key, language)
+    # Said in its own words first: a sentence of the question's words, the key reshaped (its
+    # unit written out, its reason first); the key in a plain frame only when none of these fits.
+    # Each is checked against what it says: the key, or the reshape it is made of (a unit
+    # written out keeps the key's number, not its symbol).
+    own: list[tuple[str, str]] = []
+    for x in [key, *shapes]:
+        bare = x.rstrip("。．.!！ ")
+        noun = language != "ja" or ja_kind(bare) == "noun"  # not 送信するです
+        said = question_sentence(question, bare, language) if has_content(bare) and noun else None
+        if said and len(said) <= 220 and not sounds_hedged(said.replace(x, "")):
+            own.append((said, x))
+    for shape in shapes:
+        own += [(option, shape) for option in framings(shape, question, language, style)[:2]]
+    start = digest("wording", style, key) % max(1, min(len(own), 3))
+    options = own[start:] + own[:start]
+    options += [(option, key) for option in framings(key, question, language, style)]
+    for option, says in options:
         if (
             not is_key_entry(option, keys)
-            and carries_key(option, key)
+            and carries_key(option, says)
             and (not sounds_hedged(option) or sounds_hedged(key))
         ):
             return option
@@ -136,6 +151,12 @@ def answer_item(
     else:
         # Not in the key sent (or the knowledge file): a guess from the question alone.
         candidates = [guess(item.text, knowledge, language)]
+    if not candidates and not profile.abstain_when_unsure:
+        # A model that never abstains says something anyway: a term of its question's words.
+        candidates = [guess(question, knowledge, language, avoid=known.answer if known else "")]
+    if not candidates:  # nothing specific to say: a model abstains rather than say "the usual"
+        said = abstention(language, digest("abstain", model, item.number, key))
+        return ItemAnswer(item.number, said, "LOW", False, abstained=True)
     weights = WRONG_ANSWER_WEIGHTS[: len(candidates)]
     core = candidates[_weighted(dict(enumerate(weights)), wrong_draw)]
     level = _weighted(profile.confidence_when_wrong, confidence_draw)

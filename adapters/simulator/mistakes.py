@@ -10,7 +10,10 @@ the mechanism wrong ("... are kept ..." -> "... aren't kept ...", 保持 -> 解�
 has no knowledge of the world, so it finds these by rule from the item's own key and its
 built-in vocabulary (``vocabulary``): a term is only ever swapped for another real term of its
 family, as a whole word, never spliced into a compound. When nothing near the key can be found,
-a term of the kind the question asks for (a planet, an author), else a vague confident answer.
+a term of the kind the question asks for (a planet, a unit, a river, an author); else nothing,
+and the model abstains on the item (``answers.answer_item``) rather than say "the default value".
+A person is swapped whole for another real person of the vocabulary, never given another given
+name; an equation for a variant of itself (E = ½mv² -> E = mv²), never a chemical formula.
 
 No candidate is a key entry of the bank (its own or another item's, folded), says everything
 the key says, or contains the key as written (``wording.contains_key``: "not X", 「Xではない」
@@ -30,7 +33,6 @@ from adapters.simulator.vocabulary import (
     CATEGORIES,
     EN_NEGATIONS,
     FAMILIES,
-    GIVEN_NAMES,
     JA_NEGATIONS,
     NEAR_WORDS,
     SENTENCE_SWAPS,
@@ -205,20 +207,6 @@ def _part_changed(key: str) -> list[str]:
     return found
 
 
-_PERSON = re.compile(r"([A-Z][a-z]+)((?: [A-Z][a-z'-]+){1,2})")
-
-
-def _other_given_name(key: str, question: str, salt: str) -> list[str]:
-    """A person's name (asked for by "Who") with another given name: Ada Lovelace -> Mary
-    Lovelace; the surname stays."""
-    match = _PERSON.fullmatch(key)
-    if not match or not question.strip().lower().startswith("who") or _others(key, salt):
-        return []
-    names = [n for n in GIVEN_NAMES if n != match.group(1)]
-    start = digest("given", salt) % len(names)
-    return [n + match.group(2) for n in (names[start:] + names[:start])[:2]]
-
-
 def _question_words_only(candidate: str, question: str) -> bool:
     """The candidate says nothing but words of the question (an echo, not an answer)."""
     words, runs = key_tokens(candidate)
@@ -240,6 +228,36 @@ def _of_the_kind_asked(question: str, key: str, salt: str) -> list[str]:
     return found
 
 
+_REASON = re.compile(r"\b(?:because|since|so that|therefore)\b|から|ため|ので")
+_EQUATION_SWAPS = (("½", ""), ("²", ""), ("²", "³"), ("1/2", ""), ("^2", ""), ("^2", "^3"))
+
+
+def _equation_variants(key: str) -> list[str]:
+    """An equation (E = ½mv²) said as a real-looking variant of itself: a coefficient dropped
+    or an exponent changed (E = mv², E = ½mv); never a chemical formula."""
+    if "=" not in key:
+        return []
+    found = []
+    for old, new in _EQUATION_SWAPS:
+        if old in key:
+            found.append(key.replace(old, new, 1))
+    return [one_line(f) for f in found if f != key]
+
+
+_ARTICLE = re.compile(r"\b([Aa])(n?) (?=([A-Za-z]))")
+
+
+def agreed(text: str) -> str:
+    """``text`` with each "a"/"an" agreeing with the word after it (a word swap can leave
+    "an closed")."""
+
+    def fix(match: re.Match) -> str:
+        vowel = match.group(3).lower() in "aeiou"
+        return f"{match.group(1)}{'n' if vowel else ''} "
+
+    return _ARTICLE.sub(fix, text)
+
+
 def is_sentence(key: str) -> bool:
     return len(key.split()) >= 5 or (bool(_JAPANESE.search(key)) and len(key) > 10)
 
@@ -250,7 +268,7 @@ def wrong_answers(
     """The item's plausible wrong answers, likeliest first; the same for every model. Each is
     made from the item's own key (a number near its number, a term of its kind, one part of it
     changed, its sentence said the other way round), else from the kind of thing the question
-    asks for, else a vague confident answer in ``language`` (by default the key's)."""
+    asks for; else none (the model abstains on the item)."""
     key = one_line(item.answer)
     salt = item.key
     sentence = is_sentence(key)
@@ -261,13 +279,17 @@ def wrong_answers(
     batches.append(number_slips(key, item.question, salt))
     if sentence:
         batches.append(
-            _negations(key) + _sentence_swaps(key) + _related_terms(key, salt, sentence=True)
+            _equation_variants(key)
+            + _sentence_swaps(key)
+            + _related_terms(key, salt, sentence=True)
         )
+        if not _REASON.search(key):  # "X isn't Y because Z" contradicts its own reason
+            batches.append(_negations(key))
     else:
         batches.append(
-            _related_terms(key, salt, sentence=False)
+            _equation_variants(key)
+            + _related_terms(key, salt, sentence=False)
             + _part_changed(key)
-            + _other_given_name(key, item.question, salt)
             + (_negations(key) if len(key.split()) > 2 else [])
         )
     batches.append(_of_the_kind_asked(item.question, key, salt))
@@ -277,6 +299,8 @@ def wrong_answers(
     for batch in batches:
         for candidate in batch:
             candidate = one_line(candidate)
+            if candidate.isascii() and candidate != key:
+                candidate = agreed(candidate)
             mark = folded(candidate)
             if mark and mark not in seen and _acceptable(candidate, key, item.question, keys):
                 seen.add(mark)
@@ -284,7 +308,16 @@ def wrong_answers(
         if unique:
             return unique
     language = language or ("ja" if _JAPANESE.search(key) else "en")
-    return [guess(item.question, knowledge, language, avoid=key, from_words=False)]
+    said = guess(item.question, knowledge, language, avoid=key, from_words=False)
+    # Nothing specific to say ("the default value" is no answer a model gives): the model
+    # abstains on the item instead (``answers.answer_item``).
+    return [] if is_vague(said) else [said]
+
+
+def is_vague(text: str) -> bool:
+    """A vague confident non-answer of ``guess`` ("the default value", 既定値のまま)."""
+    bare = re.sub(r"\s*\(\d+\)$", "", text)
+    return any(bare in vague for vague in _VAGUE.values())
 
 
 def _acceptable(candidate: str, key: str, question: str, keys: frozenset[str]) -> bool:

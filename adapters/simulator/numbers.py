@@ -34,6 +34,7 @@ _VERSION_WORDS = re.compile(
     r"kernel|ios|android|unicode|tls|ssl|http)\b|バージョン|リリース|版",
     re.IGNORECASE,
 )
+_PROTOCOL_WORDS = re.compile(r"\b(?:tls|ssl|http|ipv|smtp|snmp|oauth|sslv?)\b", re.IGNORECASE)
 _STATUS_WORDS = re.compile(r"\b(?:status|http|code)\b|ステータス", re.IGNORECASE)
 _ORDINAL = re.compile(r"^(st|nd|rd|th)\b")
 _FULLWIDTH_DIGITS = str.maketrans("0123456789", "０１２３４５６７８９")
@@ -71,6 +72,9 @@ def _integer_values(
         deltas = (1, -1, 2, 3)
     elif re.search(r"\b[A-Z]{2,}[ -]?$", key[: key.find(text)]):  # RFC 9110, ISO 8601
         deltas = (1, -1, 2)
+    elif zeros and n >= 100_000:  # 3,600,000 -> 3,700,000: at the value's own scale
+        step = 10 ** (len(text) - 2)
+        deltas = (step, -step, 2 * step)
     elif zeros and n < 100_000:  # a round number stays round: 30 -> 40, 100 -> 110
         step = 10 ** (min(zeros, len(text) - 2) if len(text) > 2 else zeros)
         deltas = (step, -step, 2 * step)
@@ -97,13 +101,17 @@ def _number_values(text: str, key: str, question: str, after: str, salt: str) ->
         numbers = [int(p) for p in parts]
         found = []
         last = len(numbers) - 1
-        for at, delta in ((last, 1), (last, -1), (last, 2), (last - 1, 1)):
+        steps = ((last, 1), (last, -1), (last, 2), (last - 1, 1))
+        if _PROTOCOL_WORDS.search(f"{key} {question}"):  # TLS 1.3 -> 1.2, 1.1: no TLS 1.4
+            steps = ((last, -1), (last, -2), (last - 1, -1))
+        for at, delta in steps:
             if at < 0 or numbers[at] + delta < 0:
                 continue
             changed = numbers[:at] + [numbers[at] + delta] + [0] * (len(numbers) - at - 1)
             if at == len(numbers) - 1:
                 changed = numbers[:at] + [numbers[at] + delta]
-            found.append(".".join(str(p) for p in changed))
+            if changed[0] > 0 or numbers[0] == 0:  # TLS 1.0 has no TLS 0.0 before it
+                found.append(".".join(str(p) for p in changed))
         return list(dict.fromkeys(v for v in found if v != plain))
     if len(parts) == 2:
         places = len(parts[1])
@@ -150,6 +158,9 @@ def number_slips(key: str, question: str, salt: str) -> list[str]:
         return []  # H2O is not H3O: a formula is swapped as a whole term
     if date := _DATE.search(key):
         return _date_slips(key, date, salt)
+    alternative = re.fullmatch(r"(.*?\d.*?)\s*(?:\([^()]*\d[^()]*\)|（[^（）]*\d[^（）]*）)", key)
+    if alternative:  # 3,600,000 J (3.6 MJ): the head said near, its parenthesis dropped
+        return number_slips(alternative.group(1), question, salt)
     numbers = [m for m in _NUMBER.finditer(key) if not _glued(key, m.start())]
     if not numbers:
         return []

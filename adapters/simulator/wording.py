@@ -22,6 +22,8 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+from adapters.simulator.vocabulary import FAMILIES
+
 _JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]+")
 # Numbers and words of other scripts, as a person reading the answer sees them.
@@ -118,19 +120,65 @@ _NUMBER_FIRST = re.compile(r"^(\d[\d.,]*)\s+([^\d(（].*)$")
 _PARENTHESIS = re.compile(r"^(.+?)(?:\s+\(([^()]+)\)|（([^（）]+)）)$")
 
 
+# Units a model writes out in full (42.195 km -> 42.195 kilometres), "{s}" for the plural.
+UNIT_NAMES = {
+    "km": "kilometre{s}",
+    "m": "metre{s}",
+    "cm": "centimetre{s}",
+    "mm": "millimetre{s}",
+    "kg": "kilogram{s}",
+    "g": "gram{s}",
+    "s": "second{s}",
+    "ms": "millisecond{s}",
+    "m/s": "metre{s} per second",
+    "km/h": "kilometre{s} per hour",
+    "m/s²": "metre{s} per second squared",
+    "°F": "degree{s} Fahrenheit",
+    "°C": "degree{s} Celsius",
+    "K": "kelvin",
+    "J": "joule{s}",
+    "MJ": "megajoule{s}",
+    "kJ": "kilojoule{s}",
+    "W": "watt{s}",
+    "kW": "kilowatt{s}",
+    "V": "volt{s}",
+    "Hz": "hertz",
+    "Pa": "pascal{s}",
+    "N": "newton{s}",
+}
+_UNIT_AFTER = re.compile(
+    r"^(\d[\d,]*(?:\.\d+)?)\s*("
+    + "|".join(re.escape(u) for u in sorted(UNIT_NAMES, key=len, reverse=True))
+    + r")$"
+)
+_BECAUSE_CLAUSE = re.compile(r"^(.+?),? because (.+?)\.?$")
+
+
 def reshapes(key: str, language: str) -> list[str]:
     """The key said otherwise with every word kept: reordered, its parenthesis made a clause."""
     key = one_line(key)
     shapes = []
-    if (match := _NUMBER_FIRST.match(key)) and match.group(2)[:1].isupper():
+    if (
+        (match := _NUMBER_FIRST.match(key))
+        and re.match(r"[A-Z][a-z]{2,}", match.group(2))
+        and not re.search(r"[(（]", match.group(2))
+    ):
         # "429 Too Many Requests": the name and its number; not "42.195 km", a number and its unit
         number, rest = match.groups()
         shapes.append(f"{rest}（{number}）" if language == "ja" else f"{rest} ({number})")
         shapes.append(f"{number}（{rest}）" if language == "ja" else f"{number} ({rest})")
     if match := _PARENTHESIS.match(key):
         head, note = match.group(1), match.group(2) or match.group(3)
+        if not re.search(r"[^\W_]", note):  # "Peace of Westphalia (!)": a mark, not a note
+            return [head]
         shapes.append(f"{head}、つまり{note}" if language == "ja" else f"{head}, that is {note}")
         shapes.append(f"{head}：{note}" if language == "ja" else f"{head} — {note}")
+    if language != "ja" and (match := _UNIT_AFTER.match(key)):
+        number, unit = match.groups()
+        plural = "" if number == "1" else "s"
+        shapes.append(f"{number} {UNIT_NAMES[unit].replace('{s}', plural)}")
+    if language != "ja" and (match := _BECAUSE_CLAUSE.match(key)) and _lowered(match[1]):
+        shapes.append(f"Because {match[2]}, {_lowered(match[1])}")
     # Punctuation alone does not make another answer ("A — B" folds to the key "A (B)").
     return [shape for shape in shapes if folded(shape) != folded(key)]
 
@@ -200,10 +248,35 @@ _JA_SUBJECT = re.compile(
 )
 
 
+_YEAR_PASSIVE = re.compile(
+    r"^in (?:which|what) year (?P<be>was|were) (?P<subject>.+) (?P<done>\w+ed|\w+en|built|"
+    r"held|made|sold|won|founded|written|begun|shot)\??$",
+    re.IGNORECASE,
+)
+_HOW_MANY_HAVE = re.compile(
+    r"^how many (?P<noun>[\w-]+(?: [\w-]+)?) (?P<do>does|do) (?P<subject>.+?) have\??$",
+    re.IGNORECASE,
+)
+
+
+def question_sentence(question: str, x: str, language: str) -> str | None:
+    """The answer said in a sentence made of the question's own words ("The SI unit of magnetic
+    flux is the weber.", "A typical human somatic cell has 46 chromosomes."), or None."""
+    if language == "ja":
+        return _sentence_ja(question, x)
+    question = one_line(question)
+    if match := _YEAR_PASSIVE.match(question):
+        return f"{_capital(match['subject'])} {match['be']} {match['done']} in {x}."
+    if (match := _HOW_MANY_HAVE.match(question)) and re.fullmatch(r"[\d,.]+", x):
+        has = "has" if match["do"].lower() == "does" else "have"
+        return f"{_capital(match['subject'])} {has} {x} {match['noun']}."
+    return _sentence_en(question, with_article(_lowered(x) or x, question))
+
+
 def _sentence_en(question: str, x: str) -> str | None:
     question = one_line(question)
     if match := _WHICH.match(question):
-        return f"{x} {match['verb']} {match['rest']}."
+        return f"{_capital(x) if x.startswith('the ') else x} {match['verb']} {match['rest']}."
     if match := _WHO.match(question):
         return f"{x} {match['verb']} {match['rest']}."
     if (match := _WHAT_IS.match(question)) and "," not in match["subject"]:
@@ -273,6 +346,32 @@ def ja_kind(x: str) -> str:
     return "noun"
 
 
+_VOCABULARY_WORDS = frozenset(t for f in FAMILIES for t in f if t == t.lower())
+_CODE_QUESTION = re.compile(
+    r"\b(?:call|command|method|function|keyword|code|flag|option|setting|header|identifier|"
+    r"symbol|abbreviation|name of the|formula)\b",
+    re.IGNORECASE,
+)
+_COUNTABLE_KIND = re.compile(r"\b(?:unit|instrument|tool|device|river|mountain)\b", re.IGNORECASE)
+_TITLED = re.compile(r"^(?:Treaty|Peace|Battle|Congress|Council|Edict|Siege|Treaties)\b of ")
+
+
+def with_article(x: str, question: str) -> str:
+    """A common noun said with its article ("the sextant", "the weber"; "the Treaty of
+    Versailles"); a name, a number, a term of code or a mass noun of the vocabulary (oxygen,
+    venus) as written."""
+    if _TITLED.match(x):
+        return "the " + x
+    if (
+        re.fullmatch(r"[a-z]{3,}(?: [a-z]{3,})?", x)
+        and x.split(" ", 1)[0] not in ("the", "a", "an", "and", "not")
+        and (x not in _VOCABULARY_WORDS or _COUNTABLE_KIND.search(question))
+        and not _CODE_QUESTION.search(question)
+    ):
+        return "the " + x
+    return x
+
+
 def framings(x: str, question: str, language: str, style: str) -> list[str]:
     """The answer ``x`` said as a model of ``style`` would, best first, all of them confident."""
     x = _bare(x, language)
@@ -294,11 +393,11 @@ def framings(x: str, question: str, language: str, style: str) -> list[str]:
             said.insert(0, f"Because {inner}.")
         return said
     else:
-        inner = _lowered(x) or x
+        inner = with_article(_lowered(x) or x, question)
         said = _fill(_EN_PLAIN, x, inner)
-        sentence = _sentence_en(question, x)
+        sentence = _sentence_en(question, inner)
     if sentence and len(sentence) <= 220 and not sounds_hedged(sentence.replace(x, "")):
-        said.insert(0 if style == "sentence" else 1, sentence)
+        said.insert(1 if style == "terse" else 0, sentence)
     if style == "terse":
         said.insert(0, x)
     return said
@@ -323,7 +422,7 @@ def hedged(x: str, language: str, question: str = "") -> list[str]:
         if _BECAUSE.match(x):
             return _fill(("Probably {x}.", "I think it's {x}."), x, inner or x)
         return _fill(_EN_LONG_HEDGES if inner else _EN_LONG_HEDGES_KEEP, x, inner or x)
-    return _fill(_EN_HEDGES, x, _lowered(x) or x)
+    return _fill(_EN_HEDGES, x, with_article(_lowered(x) or x, question))
 
 
 # Abstaining --------------------------------------------------------------------------------

@@ -33,7 +33,6 @@ from adapters.simulator import (
 )
 from adapters.simulator.vocabulary import (
     EN_NEGATIONS,
-    GIVEN_NAMES,
     JA_NEGATIONS,
     NEAR_WORDS,
     SENTENCE_SWAPS,
@@ -159,7 +158,7 @@ def _built_in_words() -> set[str]:
     terms = {t for family in FAMILIES for t in family}
     terms |= set(NEAR_WORDS) | {n for nears in NEAR_WORDS.values() for n in nears}
     terms |= set(SENTENCE_SWAPS) | {n for nears in SENTENCE_SWAPS.values() for n in nears}
-    terms |= {n for _p, n in JA_NEGATIONS} | set(EN_NEGATIONS.values()) | set(GIVEN_NAMES)
+    terms |= {n for _p, n in JA_NEGATIONS} | set(EN_NEGATIONS.values())
     found = set()
     for term in terms:
         words, runs = parts_of(term)
