@@ -340,10 +340,11 @@ def _unused(text: str, keys: frozenset[str]) -> str:
 _YEAR_QUESTION = re.compile(r"\b(?:which|what|in which) year\b|^\s*when\b|何年|いつ", re.IGNORECASE)
 _COUNT_QUESTION = re.compile(r"\b(?:how many|how much|port)\b|いくつ|何人|何個|何番", re.IGNORECASE)
 # What a model says of an item it knows nothing of and will not admit it: confident, vague,
-# a noun phrase (it is framed like any answer), never the question's own words.
+# a noun phrase (it is framed like any answer), never the question's own words, and never one
+# that points at something the question does not have ("the first one listed": no list).
 _VAGUE = {
-    "en": ("the default value", "the first one listed", "the usual setting", "the standard one"),
-    "ja": ("設定次第", "既定値のまま", "最初に挙げたもの", "標準のもの"),
+    "en": ("the default value", "the usual setting", "the standard one"),
+    "ja": ("設定次第", "既定値のまま", "標準のもの"),
 }
 
 
