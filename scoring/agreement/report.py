@@ -17,7 +17,7 @@ import numpy as np
 from django.core.cache import cache
 from django.db.models import Count, F, Max, Q
 
-from probe.models import Experiment
+from probe.models import Experiment, ExperimentItem
 from scoring.agreement import arrays
 from scoring.agreement import figures as agreement
 from scoring.allocation.selectors import allocation_of
@@ -130,8 +130,19 @@ def _figures(
         judged &= (codes != arrays.MISSING).sum(axis=1) >= 2
     units = codes[judged]
     unit_blocks = block_of[judged]
+    # The blocks in the order the experiment has them (by their first item), as the report
+    # lists them: "A, 2, 3" is not "2, 3, A".
+    first_at: dict[tuple[str, str], int] = {}
+    for n, pair in enumerate(
+        ExperimentItem.objects.filter(experiment=experiment)
+        .order_by("position")
+        .values_list("block_code", "block_title")
+    ):
+        first_at.setdefault(pair, n)
     blocks = []
-    for (code, title), index in sorted(block_keys.items()):
+    for (code, title), index in sorted(
+        block_keys.items(), key=lambda kv: (first_at.get(kv[0], len(first_at)), kv[0])
+    ):
         mask = unit_blocks == index
         if mask.any():
             blocks.append((code, title, arrays.summary(units[mask], q)))

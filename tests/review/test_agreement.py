@@ -187,3 +187,18 @@ def test_ac1_counts_every_bucket_of_the_scheme(world):
     four = gwet_ac1(ratings, list(experiment.scheme_obj.buckets))
     assert report.overall.gwet_ac1 == pytest.approx(four)
     assert four != pytest.approx(gwet_ac1(ratings, [Bucket.CORRECT, Bucket.HEDGED_WRONG]))
+
+
+def test_blocks_are_listed_in_the_experiments_order(world):
+    """By each block's first item, as the bank has them, not by their codes sorted."""
+    configs = [factories.ModelConfigFactory(team=world.team, label=f"order-{i}") for i in range(2)]
+    sheets = [(configs[i], 1, [(f"answer {i}-{j}", "MEDIUM") for j in range(3)]) for i in range(2)]
+    experiment = build_experiment(
+        world, sheets=sheets, keys=["k1", "k2", "k3"], name="Order", blocks=["B", "2", "A"]
+    )
+    units = [r for r in responses_in_order(experiment) if not r.abstained]
+    for role in ("scorer", "editor"):
+        assignment = services.assignment_start(experiment=experiment, user=world.users[role])
+        judge(assignment, dict.fromkeys(units, "correct"))
+    report = agreement_report.agreement_report(experiment)
+    assert [b.code for b in report.blocks] == ["B", "2", "A"]
