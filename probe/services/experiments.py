@@ -172,7 +172,7 @@ def experiment_create(
         seed = secrets.randbelow(SEED_LIMIT)
     name = name.strip() or _("%(bank)s, %(when)s") % {
         "bank": bank.name,
-        "when": timezone.localtime().strftime("%Y-%m-%d %H:%M"),
+        "when": timezone.localtime().strftime("%Y-%m-%d %H:%M %Z"),
     }
     experiment = Experiment.objects.create(
         team=team,

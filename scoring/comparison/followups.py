@@ -310,7 +310,7 @@ def experiment_follow_up(
         seed = secrets.randbelow(SEED_LIMIT)
     name = name.strip() or _("%(name)s, again on %(when)s") % {
         "name": origin.name,
-        "when": timezone.localtime().strftime("%Y-%m-%d %H:%M"),
+        "when": timezone.localtime().strftime("%Y-%m-%d %H:%M %Z"),
     }
     experiment = Experiment.objects.create(
         team=team,

@@ -87,6 +87,32 @@ def test_a_missing_seed_is_drawn_and_stored(world):
     assert a.name.startswith(world.bank.name)
 
 
+def test_a_default_name_says_its_time_with_the_zone(world):
+    """The name made for an experiment without one carries the time in the user's zone and
+    says which zone (nine hours apart between UTC and Japan)."""
+    from django.utils import timezone
+
+    config = make_config(world, label="Sim")
+    with timezone.override("Asia/Tokyo"):
+        tokyo = experiments.experiment_create(
+            team=world.team,
+            user=None,
+            bank=world.bank,
+            prompt_version=world.prompt,
+            configs=[config],
+        )
+    assert tokyo.name.startswith(world.bank.name) and tokyo.name.endswith(" JST")
+    with timezone.override("UTC"):
+        utc = experiments.experiment_create(
+            team=world.team,
+            user=None,
+            bank=world.bank,
+            prompt_version=world.prompt,
+            configs=[config],
+        )
+    assert utc.name.endswith(" UTC")
+
+
 @pytest.mark.parametrize(
     "change, field",
     [
