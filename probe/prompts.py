@@ -80,15 +80,24 @@ def _item_lines(item: PromptItem) -> str:
     return text
 
 
-def build_sheet_prompt(instructions: str, items: Iterable[PromptItem]) -> str:
-    """The whole sheet in one request: the instructions, then items 1..N under block headings."""
+def block_heading(code: str, title: str, language: str = "en") -> str:
+    """A block's heading on the sheet, in the prompt's language: "Block A. Title", or the
+    Japanese form 「ブロックA　タイトル」 (an ideographic space between the code and the title)."""
+    if language == "ja":
+        return f"ブロック{code}\u3000{title}".rstrip("\u3000")
+    return f"Block {code}. {title}"
+
+
+def build_sheet_prompt(instructions: str, items: Iterable[PromptItem], language: str = "en") -> str:
+    """The whole sheet in one request: the instructions, then items 1..N under block headings
+    written in the prompt's language."""
     parts = [instructions.rstrip(), ""]
     current_block = None
     for item in items:
         if item.block_code != current_block:
             if current_block is not None:
                 parts.append("")
-            parts.append(f"Block {item.block_code}. {item.block_title}")
+            parts.append(block_heading(item.block_code, item.block_title, language))
             current_block = item.block_code
         parts.append(_item_lines(item))
     return "\n".join(parts).rstrip() + "\n"

@@ -81,7 +81,7 @@ class PromptItem:
 
 
 _NUMBERED_LINE = re.compile(r"^\s*(?:\*\*)?(\d{1,4})\s*[.)](?:\*\*)?\s+(\S.*?)\s*$")
-_BLOCK_HEADING = re.compile(r"^\s*(?:#+\s*)?(?:\*\*)?block\s+\w+\b", re.IGNORECASE)
+_BLOCK_HEADING = re.compile(r"^\s*(?:#+\s*)?(?:\*\*)?(?:block\s+\w+\b|ブロック\S+)", re.IGNORECASE)
 _FORMAT_EXAMPLE = re.compile(r"^(?:\*\*)?(answer|confidence)\s*:", re.IGNORECASE)
 
 

@@ -83,3 +83,23 @@ def test_full_width_labels_are_a_named_minor_deviation_not_non_compliance():
     assert [a.confidence for a in sheet.answers] == ["HIGH"] * 3
     assert all(FULLWIDTH in a.issues for a in sheet.answers)  # named, so the report lists it
     assert sheet.compliance == 1.0
+
+
+def test_a_japanese_prompt_writes_its_block_headings_the_japanese_way():
+    """The sheet a model reads is in the prompt's language to its headings, and the simulator
+    (and any reader of the sheet) still finds every item under them."""
+    from adapters.simulator.knowledge import Knowledge, parse_prompt_items
+    from probe.prompts import PromptItem, build_sheet_prompt
+
+    items = [
+        PromptItem(1, "A", "データベース", "既定のポート番号は？", ""),
+        PromptItem(2, "A", "データベース", "分離レベルの既定値は？", ""),
+        PromptItem(3, "B", "ネットワーク", "TCP の接続開始で最初に送るのは？", ""),
+    ]
+    japanese = build_sheet_prompt(DEFAULT_PROMPTS["ja"], items, "ja")
+    assert "ブロックA\u3000データベース\n1. 既定のポート番号は？" in japanese
+    assert "\n\nブロックB\u3000ネットワーク\n3. " in japanese and "Block A." not in japanese
+    english = build_sheet_prompt(DEFAULT_PROMPTS["en"], items)
+    assert "Block A. データベース\n1. " in english
+    found = parse_prompt_items(japanese, Knowledge([]))
+    assert [(p.number, p.text) for p in found] == [(i.position, i.question) for i in items]

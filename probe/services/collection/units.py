@@ -59,7 +59,9 @@ def unit_prompt(experiment: Experiment, item: ExperimentItem | None = None, *, i
         return prompts.build_item_prompt(instructions, _prompt_item(item))
     if items is None:
         items = experiment.items.order_by("position")
-    return prompts.build_sheet_prompt(instructions, [_prompt_item(i) for i in items])
+    return prompts.build_sheet_prompt(
+        instructions, [_prompt_item(i) for i in items], experiment.prompt_version.language
+    )
 
 
 def experiment_prompts(experiment: Experiment) -> list[tuple[ExperimentItem | None, str]]:
