@@ -248,7 +248,9 @@ def group_responses(
 ) -> list[AnswerGroup]:
     groups: dict[str, AnswerGroup] = {}
     for response in responses:
-        group = groups.setdefault(group_key(response), AnswerGroup(answer=response.answer))
+        # The answer as shown: without the blanks around it, which the grouping ignores too.
+        shown = response.answer.strip() if response.answer is not None else None
+        group = groups.setdefault(group_key(response), AnswerGroup(answer=shown))
         group.members.append(
             Member(answer_token(assignment, response.pk), response, judgements.get(response.pk))
         )

@@ -27,6 +27,7 @@ from probe.services.preferences import user_language_set, user_time_zone_set
 from probe.services.prompts import prompt_defaults_ensure
 from scoring.models import FinalBucket, Judgement, KeyDecision
 from tests.bankformat.test_japanese_documents import ARTICLE_PROBE
+from tests.browser.session import forget_session
 from tests.browser.test_japanese import OVERFLOW_JS
 from tests.browser.test_scoring_flow import wait_ready, wait_saved
 from tests.browser.test_scoring_ime import IME_KEYDOWN
@@ -99,7 +100,7 @@ def look(page, name: str, *, dates: bool = False) -> None:
 
 
 def log_in(page, live_server, username: str) -> None:
-    page.context.clear_cookies()
+    forget_session(page)
     page.goto(live_server.url + "/accounts/login/")
     page.get_by_label("ユーザー名").fill(username)
     page.get_by_label("パスワード").fill(PASSWORD)

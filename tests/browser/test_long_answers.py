@@ -13,6 +13,7 @@ from probe.models import Attempt, Response
 from scoring.models import Bucket
 from scoring.queue import services
 from scoring.reconciliation import services as reconcile_services
+from tests.browser.session import forget_session
 from tests.browser.test_accounts_browser import log_in
 from tests.scoring.factories import judge, judge_everything, responses_in_order
 
@@ -102,7 +103,7 @@ def test_a_long_unbroken_answer_stays_in_its_card_everywhere(live_server, page, 
         assignment=scorer, item=first.item, note="Is this right?", response=first
     )
     reconcile_services.reconciliation_start(experiment=world.scored, user=world.users["owner"])
-    page.context.clear_cookies()
+    forget_session(page)
     log_in(page, base, "acme-owner")
     for path in (
         f"/runs/{first.run_id}/?key=1",  # a simulated model: its answers show beside the key

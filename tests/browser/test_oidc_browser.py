@@ -16,6 +16,7 @@ from playwright.sync_api import expect
 from config.settings import csp_allow_issuer, oidc_providers
 from probe.models import Invitation, Membership
 from probe.services import teams as team_services
+from tests.browser.session import forget_session
 from tests.oidc_issuer import CLIENT_ID, CLIENT_SECRET, Issuer
 from tests.probe import factories
 
@@ -82,7 +83,7 @@ def test_an_invitee_signs_in_with_the_provider_and_lands_in_the_team(
     assert {"/.well-known/openid-configuration", "/token"} <= set(oidc.requests)
 
     # A second sign-in is the same account, not a new one.
-    page.context.clear_cookies()
+    forget_session(page)
     sign_in_with_provider(page, live_server.url, "newcomer@example.org")
     expect(page.get_by_role("heading", name="Acme probes")).to_be_visible()
     assert get_user_model().objects.filter(email__iexact="newcomer@example.org").count() == 1
@@ -135,7 +136,7 @@ def test_an_owner_requires_the_provider_and_local_passwords_are_refused(
     world.team.refresh_from_db()
     assert world.team.require_oidc
 
-    page.context.clear_cookies()
+    forget_session(page)
     page.goto(base + "/accounts/login/")
     page.get_by_label("Username").fill("acme-scorer")
     page.get_by_label("Password").fill(PASSWORD)
@@ -149,7 +150,7 @@ def test_an_owner_requires_the_provider_and_local_passwords_are_refused(
     assert SocialAccount.objects.get(provider="oidc").user == scorer
 
     # Staff log in locally, and never through the provider.
-    page.context.clear_cookies()
+    forget_session(page)
     sign_in_with_provider(page, base, "ops@example.org")
     expect(page.get_by_role("alert")).to_contain_text("Staff and administrator accounts log in")
     page.goto(base + "/accounts/login/")

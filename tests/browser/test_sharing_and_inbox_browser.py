@@ -7,6 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from scoring.allocation.selectors import item_counts
+from tests.browser.session import forget_session
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -36,7 +37,7 @@ def test_a_lead_shares_the_items_and_a_scorer_follows_the_notification(live_serv
     page.screenshot(path=str(ARTIFACTS / "scorers_shared.png"), full_page=True)
     assert set(item_counts(experiment).values()) == {1}
 
-    page.context.clear_cookies()
+    forget_session(page)
     log_in(page, base, "acme-scorer")
     expect(page.locator("#unread-count")).to_have_text("1")
     page.get_by_role("link", name="Notifications").click()

@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 from scoring.agreement import report as agreement_report
 from scoring.models import FinalBucket, Judgement, KeyDecision
 from scoring.reconciliation import selectors as reconcile
+from tests.browser.session import forget_session
 from tests.conftest import scored_experiment
 from tests.probe import factories
 
@@ -32,7 +33,7 @@ FINAL = {"429": ("1", "RFC 6585 §4"), "3.8": ("3", "match needs 3.10")}
 
 
 def log_in(page, live_server, username):
-    page.context.clear_cookies()
+    forget_session(page)
     page.goto(live_server.url + "/accounts/login/")
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill("correct horse battery staple")
