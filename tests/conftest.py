@@ -193,3 +193,16 @@ def own_cache_namespace(settings):
 
     default = {**settings.CACHES["default"], "KEY_PREFIX": f"test-{uuid4().hex}"}
     settings.CACHES = {**settings.CACHES, "default": default}
+
+
+@pytest.fixture(autouse=True)
+def interface_language_reset():
+    """Each test starts in the default language and leaves it so: a request through the test
+    client activates the language it asked for in the test's thread and nothing deactivates it,
+    so a Japanese request would otherwise carry Japanese into the next test's code."""
+    from django.conf import settings
+    from django.utils import translation
+
+    translation.activate(settings.LANGUAGE_CODE)
+    yield
+    translation.activate(settings.LANGUAGE_CODE)
