@@ -7,6 +7,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from probe.models import Experiment, ExperimentItem, Response
+from probe.models.discussion import CommentBase
 
 from .schemes import Bucket, bucket_choices
 from .schemes.base import BUCKET_LENGTH
@@ -308,3 +309,22 @@ class ItemAllocation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.assignment_id}: item {self.item_id}"
+
+
+class ResponseComment(CommentBase):
+    """A comment on one response, for those who may see which model wrote it: the members who
+    have revealed the experiment (or are not blind to it at all). Anyone else gets a 404 from
+    every URL that serves or lists it (see docs/discussion.md)."""
+
+    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="comments")
+    experiment = models.ForeignKey(
+        Experiment, on_delete=models.CASCADE, related_name="response_comments"
+    )
+
+    class Meta(CommentBase.Meta):
+        verbose_name = _("response comment")
+        verbose_name_plural = _("response comments")
+        indexes = [models.Index(fields=["response", "created"], name="response_comment_thread")]
+
+    def __str__(self) -> str:
+        return f"comment {self.pk} on response {self.response_id}"

@@ -6,6 +6,7 @@ from django.urls import path
 from scoring.allocation import urls as allocation_urls
 from scoring.bucket_css import bucket_stylesheet
 from scoring.comparison import urls as comparison_urls
+from scoring.discussion import urls as discussion_urls
 from scoring.queue import urls as queue_urls
 from scoring.reconciliation import urls as reconciliation_urls
 from scoring.report import urls as report_urls
@@ -21,4 +22,5 @@ urlpatterns = [
     *review_urls.urlpatterns,
     *reconciliation_urls.urlpatterns,
     *allocation_urls.urlpatterns,
+    *discussion_urls.urlpatterns,
 ]

@@ -1,13 +1,15 @@
 """The probe app's models, one module per context; every model is importable from here.
 
 teams: Team, Membership, Invitation, UserPreference (and the roles); logins: LoginAttempt;
-banks: Bank, Block, Item, KeyEntry and their history; audit: AuditEvent; prompts: PromptVersion;
+banks: Bank, Block, Item, KeyEntry and their history; discussion: KeyEntryComment;
+audit: AuditEvent; prompts: PromptVersion;
 configs: ModelConfig; experiments: Experiment, ExperimentItem; runs: Run, Attempt, Response.
 """
 
 from .audit import AuditEvent
 from .banks import AnswerKind, Bank, Block, Item, ItemVersion, KeyEntry, KeyEntryRevision
 from .configs import ModelConfig
+from .discussion import EDIT_WINDOW, KeyEntryComment
 from .experiments import Experiment, ExperimentItem
 from .logins import LoginAttempt
 from .notifications import Notification
@@ -16,6 +18,7 @@ from .runs import Attempt, Response, Run
 from .teams import ROLE_RANK, Invitation, Membership, Role, Team, UserPreference, role_at_least
 
 __all__ = [
+    "EDIT_WINDOW",
     "ROLE_RANK",
     "AnswerKind",
     "Attempt",
@@ -28,6 +31,7 @@ __all__ = [
     "Item",
     "ItemVersion",
     "KeyEntry",
+    "KeyEntryComment",
     "KeyEntryRevision",
     "LoginAttempt",
     "Membership",

@@ -15,12 +15,16 @@ class Notification(models.Model):
         RECHECK = "recheck", _("a key entry you scored was amended")
         RECONCILE = "reconcile", _("reconciliation waits for a lead")
         COLLECTED = "collected", _("an experiment finished collecting")
+        MENTIONED = "mentioned", _("someone mentioned you in a comment")
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"
     )
     kind = models.CharField(max_length=12, choices=Kind.choices)
+    # The experiment's name; for a mention, the name of the place (an experiment or a bank).
     experiment_name = models.CharField(max_length=200)
+    # For a mention: who mentioned the user (their name, never the comment's text).
+    actor_name = models.CharField(max_length=150, blank=True, default="")
     url = models.CharField(max_length=300)
     # One notification per user and event: sending it again changes nothing.
     key = models.CharField(max_length=120)

@@ -18,8 +18,13 @@ from ..selectors.preferences import user_language
 logger = logging.getLogger(__name__)
 
 
-def notification_text(kind: str, experiment_name: str) -> str:
+def notification_text(kind: str, experiment_name: str, actor: str = "") -> str:
     """The sentence a notification says, in the active language."""
+    if kind == Notification.Kind.MENTIONED:
+        return _("%(person)s mentioned you in a comment in %(place)s.") % {
+            "person": actor,
+            "place": experiment_name,
+        }
     texts = {
         Notification.Kind.TO_SCORE: _("You have items to score in %(experiment)s."),
         Notification.Kind.RECHECK: _(
@@ -58,7 +63,38 @@ def notify(*, users, kind: str, experiment: Experiment, url: str, key: str) -> i
     return len(fresh)
 
 
-def _mail(user_pks: list[int], kind: str, experiment_name: str, url: str) -> None:
+def notify_mention(*, users, actor: str, place: str, url: str, key: str) -> int:
+    """Tell each mentioned user once (by ``key``) who mentioned them and where: never the
+    comment's text."""
+    users = [u for u in users if u is not None and u.is_active]
+    if not users:
+        return 0
+    existing = set(
+        Notification.objects.filter(user__in=users, key=key).values_list("user_id", flat=True)
+    )
+    fresh = [u for u in users if u.pk not in existing]
+    kind = Notification.Kind.MENTIONED
+    Notification.objects.bulk_create(
+        [
+            Notification(
+                user=u,
+                kind=kind,
+                experiment_name=place[:200],
+                actor_name=actor[:150],
+                url=url,
+                key=key,
+            )
+            for u in fresh
+        ],
+        ignore_conflicts=True,
+    )
+    if settings.EMAIL_ENABLED and fresh:
+        pks = [u.pk for u in fresh]
+        transaction.on_commit(lambda: _mail(pks, kind, place, url, actor))
+    return len(fresh)
+
+
+def _mail(user_pks: list[int], kind: str, experiment_name: str, url: str, actor: str = "") -> None:
     refused = set(
         UserPreference.objects.filter(user_id__in=user_pks, notify_by_email=False).values_list(
             "user_id", flat=True
@@ -69,7 +105,7 @@ def _mail(user_pks: list[int], kind: str, experiment_name: str, url: str) -> Non
         if not user.email:
             continue
         with translation.override(user_language(user=user) or settings.LANGUAGE_CODE):
-            text = notification_text(kind, experiment_name)
+            text = notification_text(kind, experiment_name, actor)
             body = text + "\n\n" + (site + url) + "\n"
             try:
                 send_mail(

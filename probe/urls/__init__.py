@@ -1,7 +1,7 @@
 """URLs of the probe app (namespace ``probe``), one module per context; each view's scope keyword
 names its object."""
 
-from . import banks, configs, experiments, prompts, teams
+from . import banks, configs, discussion, experiments, prompts, teams
 
 app_name = "probe"
 
@@ -11,4 +11,5 @@ urlpatterns = (
     + prompts.urlpatterns
     + configs.urlpatterns
     + experiments.urlpatterns
+    + discussion.urlpatterns
 )

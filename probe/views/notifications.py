@@ -34,7 +34,11 @@ def inbox(request):
         "probe/inbox.html",
         {
             "notifications": [
-                (n, services.notification_text(n.kind, n.experiment_name), n.pk in unread)
+                (
+                    n,
+                    services.notification_text(n.kind, n.experiment_name, n.actor_name),
+                    n.pk in unread,
+                )
                 for n in rows
             ],
             "has_unread": bool(unread),
