@@ -7,6 +7,7 @@ from django.utils.safestring import mark_safe
 
 from probe.selectors.discussion import MENTION, may_see_key_comments
 from probe.templatetags.probe_tags import isolate
+from probe.views.discussion import key_thread_context
 
 register = template.Library()
 
@@ -27,8 +28,6 @@ def comment_text(value):
 @register.inclusion_tag("probe/partials/_comment_thread.html", takes_context=True)
 def key_discussion(context, item, experiment=None):
     """The key entry's thread, for a page that shows the key to an editor or owner."""
-    from probe.views.discussion import key_thread_context
-
     request = context["request"]
     if item is None or not may_see_key_comments(getattr(request, "membership", None)):
         return {"thread": None}

@@ -116,9 +116,34 @@ def _kwargs_for(pattern, world, kind="viewer", name=""):
     if name.startswith("scoring:"):
         values["experiment_pk"] = world.scored.pk
     names = pattern.pattern.converters.keys()
+    if "comment_pk" in names or "response_pk" in names:
+        values.update(_discussion_kwargs(world, holder, assignment, name))
     missing = set(names) - set(values)
     assert not missing, f"the matrix does not know how to fill {missing}: add them to _kwargs_for"
     return {name: values[name] for name in names}
+
+
+def _discussion_kwargs(world, holder, assignment, name) -> dict:
+    """A comment of the holder's own (so that editing it is theirs to do). Response comments
+    answer 404 to anyone still blind (tests/discussion covers it): here the holder has revealed,
+    so that the matrix checks the roles."""
+    from django.utils import timezone
+
+    from probe.models import KeyEntryComment, Response
+    from scoring.models import ResponseComment
+
+    response = Response.objects.filter(run__experiment=world.scored).order_by("pk").first()
+    if name.startswith("scoring:"):
+        assignment.revealed_at = timezone.now()
+        assignment.save(update_fields=["revealed_at"])
+        comment = ResponseComment.objects.create(
+            response=response, experiment=world.scored, author=holder, text="a remark"
+        )
+    else:
+        comment = KeyEntryComment.objects.create(
+            item=world.items[0], author=holder, text="a remark", written_blind=True
+        )
+    return {"comment_pk": comment.pk, "response_pk": response.pk}
 
 
 def _expected(kind: str, needed: str | None, method: str = "GET") -> set[int]:
