@@ -63,6 +63,8 @@ def test_nothing_reachable_names_a_model_before_reveal(client, world, role):
     assignment = services.assignment_start(experiment=world.scored, user=user)
     forbidden = secrets_of(world.scored)
     assert "Acme-second-config-label" in forbidden and "sim-overconfident" in forbidden
+    comment_urls = _discuss(world)
+    forbidden.append(AFTER_REVEAL_MARKER)
     run_ids = list(Run.objects.filter(experiment=world.scored).values_list("pk", flat=True))
     raw_bodies = list(
         Attempt.objects.filter(run__experiment=world.scored).values_list("raw_body", flat=True)
@@ -73,16 +75,32 @@ def test_nothing_reachable_names_a_model_before_reveal(client, world, role):
         reverse("scoring:item", kwargs={"assignment_token": assignment.token, "position": 1}),
         reverse("scoring:reveal", kwargs={"assignment_token": assignment.token}),
     ]
+    starts += [reverse("probe:key_comments", kwargs={"item_pk": item.pk}) for item in world.items]
+    starts.append(reverse("scoring:key_review", kwargs={"experiment_pk": world.scored.pk}))
     if role == "scorer":
         keep = lambda path: True  # noqa: E731 - a scorer may follow every link there is
     else:
         # An editor also manages the team's model configurations (which name models by design);
-        # what must stay blind is everything that belongs to this experiment's sheets.
-        prefixes = (f"/experiments/{world.scored.pk}/", "/score/", "/runs/")
+        # what must stay blind is everything that belongs to this experiment's sheets, and the
+        # discussion of its items' key entries.
+        prefixes = (f"/experiments/{world.scored.pk}/", "/score/", "/runs/", "/items/")
         keep = lambda path: path.startswith(prefixes)  # noqa: E731
     pages = crawl(client, starts, keep=keep)
     fetched = {url for url, _, _ in pages}
     assert any("/score/" in url for url in fetched) and len(fetched) >= 6
+    # Every address that serves or lists a response comment is a 404, as for a response that
+    # does not exist.
+    for url in comment_urls:
+        assert client.get(url).status_code == 404, url
+        assert client.get(url, HTTP_HX_REQUEST="true").status_code == 404, url
+    for url, _headers, response in pages:
+        assert "/responses/" not in url and "/response-comments/" not in url
+    if role == "editor":
+        # The editor reads the key's thread (the key is theirs to see), the blind comment in
+        # it, and is told that a comment written after a reveal waits for theirs.
+        thread = reverse("probe:key_comments", kwargs={"item_pk": world.items[0].pk})
+        body = next(r for u, h, r in pages if u == thread and not h).content.decode()
+        assert BLIND_MARKER in body and "hidden until your reveal" in body
     for url, headers, response in pages:
         where = f"{url} {'(htmx)' if headers else ''}"
         for run_id in run_ids:
@@ -97,6 +115,61 @@ def test_nothing_reachable_names_a_model_before_reveal(client, world, role):
             if len(raw) > 40:
                 assert raw not in body, f"a raw provider body in {where}"
         assert not re.search(r"/runs/\d+/", body), f"a link to a run in {where}"
+
+
+AFTER_REVEAL_MARKER = "after-reveal-lead-remark-9d1a"
+BLIND_MARKER = "blind-remark-on-the-key-3b7f"
+
+
+def _discuss(world) -> list[str]:
+    """Comments of both kinds, with mentions: the owner (who sees every model) comments on a
+    key entry and on responses, quoting an answer of one sheet and a configuration's name; the
+    blind editor comments on the key, mentioning the owner; the owner's response comments
+    mention the viewer (who scores nothing, so sees the models). Returns the response comments'
+    addresses (the threads, their edits and deletions)."""
+    from probe.models import ExperimentItem, Membership, Response
+    from probe.services.discussion import key_comment_create
+    from scoring.discussion.services import response_comment_create
+    from scoring.queue import services as queue
+
+    for position, item in enumerate(world.items, start=1):
+        ExperimentItem.objects.filter(experiment=world.scored, position=position).update(
+            source_item=item
+        )
+    owner, editor = world.users["owner"], world.users["editor"]
+    quote = f"{AFTER_REVEAL_MARKER}: Acme-second-config-label (sim-overconfident) said Retry-Later"
+    for item in world.items:
+        key_comment_create(
+            item=item,
+            user=owner,
+            membership=Membership.objects.get(team=world.team, user=owner),
+            text=quote,
+            experiment=world.scored,
+        )
+    if not queue.Assignment.objects.filter(experiment=world.scored, user=editor).exists():
+        queue.assignment_start(experiment=world.scored, user=editor)
+    blind = key_comment_create(
+        item=world.items[0],
+        user=editor,
+        membership=Membership.objects.get(team=world.team, user=editor),
+        text=f"{BLIND_MARKER} @acme-owner",
+        experiment=world.scored,
+    )
+    assert blind.written_blind
+    urls = []
+    for response in Response.objects.filter(run__experiment=world.scored):
+        comment = response_comment_create(
+            response=response, user=owner, text=f"{quote} @acme-viewer"
+        )
+        kwargs = {"experiment_pk": world.scored.pk, "comment_pk": comment.pk}
+        urls += [
+            reverse(
+                "scoring:response_comments",
+                kwargs={"experiment_pk": world.scored.pk, "response_pk": response.pk},
+            ),
+            reverse("scoring:response_comment_edit", kwargs=kwargs),
+        ]
+    return urls
 
 
 # Everything in an answer row that is the answer itself (its text, its confidence, its group size)
