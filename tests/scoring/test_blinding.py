@@ -93,7 +93,7 @@ def test_nothing_reachable_names_a_model_before_reveal(client, world, role):
     for url in comment_urls:
         assert client.get(url).status_code == 404, url
         assert client.get(url, HTTP_HX_REQUEST="true").status_code == 404, url
-    for url, _headers, response in pages:
+    for url, _headers, _response in pages:
         assert "/responses/" not in url and "/response-comments/" not in url
     if role == "editor":
         # The editor reads the key's thread (the key is theirs to see), the blind comment in
