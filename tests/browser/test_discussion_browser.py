@@ -31,7 +31,7 @@ def test_a_comment_with_a_mention_by_keyboard_and_its_notification(live_server, 
     editor.save()
     item = world.items[0]
     log_in(page, base, "acme-owner")
-    page.goto(f"{base}/items/{item.pk}/")
+    page.goto(f"{base}/items/{item.pk}/?key=1")
     field = page.get_by_label("Add a comment")
     field.focus()
     page.keyboard.type("Is the key complete? @acme-e")

@@ -99,7 +99,7 @@ def test_who_reads_which_key_comment(
     pages = [thread_url(world.items[0])]
     if status == 200:
         pages += [
-            reverse("probe:item_detail", kwargs={"item_pk": world.items[0].pk}),
+            reverse("probe:item_detail", kwargs={"item_pk": world.items[0].pk}) + "?key=1",
             reverse("scoring:key_review", kwargs={"experiment_pk": world.scored.pk}) + "?state=all",
             reverse("scoring:bank_key_review", kwargs={"bank_pk": world.bank.pk}),
         ]
