@@ -113,11 +113,14 @@ def comment_views(comments, user) -> list[CommentView]:
     ]
 
 
-def key_thread(item: Item, user, membership: Membership | None) -> Thread:
-    """The key entry's thread as this user may read it."""
+def key_thread(item: Item, user, membership: Membership | None, *, blind=None) -> Thread:
+    """The key entry's thread as this user may read it (``blind``: blind_to_bank, when the
+    caller knows it already)."""
     comments = list(KeyEntryComment.objects.filter(item=item).select_related("author"))
     hidden = False
-    if blind_to_bank(item.block.bank, user, membership):
+    if blind is None:
+        blind = blind_to_bank(item.block.bank, user, membership)
+    if blind:
         shown = [c for c in comments if c.written_blind]
         hidden = len(shown) < len(comments)
         comments = shown

@@ -30,7 +30,12 @@ def _experiment_of(request: HtmxHttpRequest, item: Item) -> Experiment | None:
 
 def key_thread_context(request, item: Item, *, experiment=None, form=None, editing=None) -> dict:
     """What the thread fragment shows (also used by the pages that include it)."""
-    thread = reads.key_thread(item, request.user, request.membership)
+    # A page of many entries (the key review) asks once per bank whether the reader is blind.
+    known = request.__dict__.setdefault("_blind_to_bank", {})
+    bank_pk = item.block.bank_id
+    if bank_pk not in known:
+        known[bank_pk] = reads.blind_to_bank(item.block.bank, request.user, request.membership)
+    thread = reads.key_thread(item, request.user, request.membership, blind=known[bank_pk])
     for view in thread.comments:
         kwargs = {"item_pk": item.pk, "comment_pk": view.comment.pk}
         view.edit_url = reverse("probe:key_comment_edit", kwargs=kwargs)
