@@ -14,7 +14,6 @@ from ..htmx import HtmxHttpRequest
 from ..models import Experiment, Item, Role, Team
 from ..selectors import discussion as reads
 from ..services import discussion as services
-from ..services.audit import key_view_record
 
 
 def _experiment_of(request: HtmxHttpRequest, item: Item) -> Experiment | None:
@@ -63,11 +62,6 @@ def _render_thread(request: HtmxHttpRequest, item: Item, context: dict, status: 
     if request.htmx:
         return render(request, "probe/partials/_comment_thread.html", context, status=status)
     bank = item.block.bank
-    if request.method == "GET":
-        # The page shows the key, as the bank's page does with the key shown: recorded.
-        key_view_record(
-            team=bank.team, user=request.user, bank=bank, subject="bank", summary=bank.name
-        )
     context.update(item=item, bank=bank, team=request.team)
     return render(request, "probe/key_comments.html", context, status=status)
 
