@@ -9,6 +9,7 @@ bootstrap's expanded percentile interval, items resampled within their blocks, i
 named by ``BootColumns``. ``report_intervals`` builds them and hands them to the report once
 (``intervals_attach``). Every interval holds its own point; docs/figures.md.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
