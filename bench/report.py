@@ -17,6 +17,7 @@ import os
 import sys
 import time
 
+import numpy as np
 from _setup import describe, django_setup, median, throwaway_database
 
 TARGET_S = 1.0
@@ -51,6 +52,60 @@ def timed(fn, rounds: int = ROUNDS) -> tuple[float, float, object, float]:
         timings.append(time.perf_counter() - start)
         cpu.append(time.process_time() - start_cpu)
     return median(timings), max(timings), result, median(cpu)
+
+
+def numpy_yardstick() -> float:
+    """A fixed numpy computation (a 2,000 x 1,000 by 1,000 x 50 float32 product, 20 times):
+    median CPU seconds of 3, to read the page's time against the machine's speed in this run."""
+    rng = np.random.default_rng(0)
+    a = rng.random((2000, 1000), dtype=np.float32)
+    b = rng.random((1000, 50), dtype=np.float32)
+
+    def work():
+        for _ in range(20):
+            a @ b
+
+    return timed(work, 3)[3]
+
+
+def template_parts(report) -> dict[str, tuple[float, float]]:
+    """The page's tables' rows and its three SVG charts rendered alone from their templates
+    (templates/scoring/partials/_table_*.html, _chart_*.html): median wall and CPU seconds."""
+    from django.template.loader import get_template
+
+    from scoring.report import charts
+    from scoring.report.definitions import definitions
+
+    context = {"report": report, "definitions": definitions(), "blocks": report.blocks}
+    tables = [
+        get_template(f"scoring/partials/_table_{name}.html")
+        for name in ("summary_rows", "calibration_rows", "risk_rows", "definition_rows")
+    ]
+    slices = get_template("scoring/partials/_table_slice_rows.html")
+    chart_templates = [
+        (get_template("scoring/partials/_chart_buckets.html"), charts.bucket_chart),
+        (get_template("scoring/partials/_chart_calibration.html"), charts.calibration_chart),
+        (get_template("scoring/partials/_chart_net.html"), charts.net_chart),
+    ]
+    made = [(template, chart(report)) for template, chart in chart_templates]
+
+    def render_tables():
+        for template in tables:
+            template.render(context)
+        slices.render(context)
+
+    def render_charts():
+        for template, chart in made:
+            template.render({"report": report, "chart": chart})
+
+    out = {}
+    for name, fn in (
+        ("the tables' rows (templates)", render_tables),
+        ("the charts (templates)", render_charts),
+    ):
+        med, _max, _result, cpu = timed(fn)
+        out[name] = (med, cpu)
+    return out
 
 
 def main() -> None:
@@ -107,6 +162,9 @@ def main() -> None:
             kwargs={"assignment_token": assignment.token, "what": "figures", "fmt": "csv"},
         )
         csv_med, _csv_max, _, _csv_cpu = timed(lambda: client.get(export), rounds=3)
+        parts = template_parts(report)
+        health_med = timed(lambda: client.get("/healthz"), rounds=20)[0]
+        numpy_cpu = numpy_yardstick()
 
         print(
             f"report of {n_judgements:,} judgements ({N_ITEMS:,} items x {N_CONFIGS * REPEATS} runs)"
@@ -130,6 +188,14 @@ def main() -> None:
             f"  (CPU {page_cpu * 1000:6.1f} ms)  ({len(page.content) // 1024} KiB)"
             f"   (target: under {TARGET_S:.0f} s) {verdict}"
         )
+        print(
+            f"  yardsticks: GET /healthz median {health_med * 1000:.1f} ms; numpy product CPU"
+            f" {numpy_cpu * 1000:.0f} ms; report page CPU = {page_cpu / numpy_cpu:.2f}x it"
+        )
+        for name, (med, cpu) in parts.items():
+            print(
+                f"    of which {name:<28} median {med * 1000:6.1f} ms  (CPU {cpu * 1000:6.1f} ms)"
+            )
         print(f"  load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
         print(f"  figures CSV      median {csv_med * 1000:7.1f} ms")
 

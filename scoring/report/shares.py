@@ -9,14 +9,17 @@ within the slice's items. scoring.report.intervals calls both; docs/figures.md.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from scoring.report import stats
+from scoring.report.interval_results import BOOTSTRAP, WILSON, BootRequest, FigureInterval
 from scoring.report.resampling import resampling_weights
 from scoring.report.rows import NO_CONFIDENCE
 from scoring.report.stats import Interval
 
-__all__ = ["ItemShares", "slice_intervals"]
+__all__ = ["ItemShares", "SliceCell", "slice_intervals"]
 
 
 class ItemShares:
@@ -94,10 +97,34 @@ class ItemShares:
         return self.cache[key]
 
 
-def slice_intervals(report, blocks, item_index, rows, buckets, run_index, pending):
-    """Per block and per facet value (topic, answer format): the share correct (Wilson, over
-    the slice's items, their repeats kept with each), an item bootstrap of net usable (AA: the
-    index) within the slice's items, read at the slice's own percentile level."""
+@dataclass(frozen=True)
+class SliceCell:
+    """One slice cell's intervals as found before the bootstrap is read: the share correct's
+    Wilson interval (under the names ``shares``) and the compared figure's bootstrap request."""
+
+    shares: tuple[str, ...]
+    share: Interval | None
+    share_points: tuple[float | None, ...]  # each name's figure (the cell's mean over repeats)
+    compared: str
+    compared_point: float | None
+    boot: BootRequest | None
+
+    def figures(self, compared_ci: Interval | None) -> tuple[FigureInterval, ...]:
+        """The cell's intervals, given the compared figure's bootstrap interval."""
+        return (
+            *(
+                FigureInterval(name, point, self.share, WILSON)
+                for name, point in zip(self.shares, self.share_points, strict=True)
+            ),
+            FigureInterval(self.compared, self.compared_point, compared_ci, BOOTSTRAP),
+        )
+
+
+def slice_intervals(report, blocks, item_index, rows, buckets, run_index) -> list[list[SliceCell]]:
+    """Per block and per facet value (topic, answer format), in that order, per cell: the share
+    correct (Wilson, over the slice's items, their repeats kept with each), an item bootstrap of
+    net usable (AA: the index) within the slice's items, read at the slice's own percentile
+    level."""
     codes = np.array(blocks, dtype=object)
     known = np.array(item_index, dtype=np.int64)
     slices = [(block, np.flatnonzero(codes == block.code)) for block in report.blocks]
@@ -108,14 +135,20 @@ def slice_intervals(report, blocks, item_index, rows, buckets, run_index, pendin
         )
         for row in facet.rows:
             slices.append((row, np.flatnonzero(values == row.value)))
-    for part, members in slices:
-        _slice_cells(report, part, members, buckets, run_index, pending)
+    return [_slice_cells(report, part, members, buckets, run_index) for part, members in slices]
 
 
-def _slice_cells(report, part, members, buckets, run_index, pending) -> None:
+def _points(cell, names) -> tuple[float | None, ...]:
+    summaries = [cell.summary.get(name) if cell.summary else None for name in names]
+    return tuple(getattr(summary, "mean", None) for summary in summaries)
+
+
+def _slice_cells(report, part, members, buckets, run_index) -> list[SliceCell]:
     """One slice's cells. An item of the slice with no bucket row at all has no known facet
     value; it is counted as an item with no bucket, as the figures count it."""
     scheme = report.scheme_obj
+    shares = ("knowledge", "accuracy")
+    compared = scheme.compared_figure
     m = part.n_items
     padding = max(m - len(members), 0)
     sub_buckets = np.concatenate(
@@ -127,29 +160,40 @@ def _slice_cells(report, part, members, buckets, run_index, pending) -> None:
     correct_b, pen_b = names.index(scheme.correct), names.index(scheme.penalised)
     # Every cell's columns at once: one Wilson call per number of repeats, one matrix product.
     cells, correct, penalised = [], [], []
-    for cell in part.cells:
+    for k, cell in enumerate(part.cells):
         config_rows = [run_index[run.pk] for run in cell.config.runs]
         if not config_rows or not size:
-            cell.ci["knowledge"] = cell.ci["accuracy"] = cell.ci[scheme.compared_figure] = None
             continue
         picked = sub_buckets[config_rows]
-        cells.append((cell, len(config_rows)))
+        cells.append((k, len(config_rows)))
         correct.append((picked == correct_b).mean(axis=0))
         penalised.append((picked == pen_b).mean(axis=0))
+    found = [
+        SliceCell(shares, None, _points(cell, shares), compared, None, None) for cell in part.cells
+    ]
     if not cells:
-        return
+        return found
     correct_m = np.column_stack(correct)
     strata = np.zeros(size, dtype=np.int64)
-    for repeats in sorted({r for _cell, r in cells}):
-        index = [k for k, (_cell, r) in enumerate(cells) if r == repeats]
-        shares = stats.wilson_items(
+    share_of = {}
+    for repeats in sorted({r for _k, r in cells}):
+        index = [j for j, (_k, r) in enumerate(cells) if r == repeats]
+        intervals = stats.wilson_items(
             correct_m[:, index], np.ones((size, len(index))), strata, repeats
         )
-        for k, interval in zip(index, shares, strict=True):
-            cells[k][0].ci["knowledge"] = cells[k][0].ci["accuracy"] = interval
+        share_of.update(zip(index, intervals, strict=True))
     sums = stats.bootstrap_sums(resampling_weights(size), np.column_stack([correct_m, *penalised]))
     level = stats.percentile_level(size)
-    for k, (cell, _repeats) in enumerate(cells):
-        net = scheme.net_from_sums(sums[:, k], sums[:, len(cells) + k], m, report.w)
-        point = cell.summary[scheme.compared_figure].mean
-        pending.add(net, cell.ci, scheme.compared_figure, level=level, point=point)
+    for j, (k, _repeats) in enumerate(cells):
+        cell = part.cells[k]
+        net = scheme.net_from_sums(sums[:, j], sums[:, len(cells) + j], m, report.w)
+        point = cell.summary[compared].mean
+        found[k] = SliceCell(
+            shares,
+            share_of[j],
+            _points(cell, shares),
+            compared,
+            point,
+            BootRequest(net, point, level),
+        )
+    return found

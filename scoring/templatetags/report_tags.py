@@ -111,6 +111,20 @@ def report_definitions():
 
 
 @register.filter
+def mean_of(summary, name: str):
+    """The mean over repeats of one figure or bucket, from a summary mapping (RepeatSummary)."""
+    found = summary.get(name) if summary else None
+    return getattr(found, "mean", None) if found is not None else None
+
+
+@register.simple_tag
+def definition_rows(report, definitions) -> list:
+    """[(definition, [its value in each configuration, or None])], for the definitions table."""
+    values = [{v.key: v for v in config.definitions or ()} for config in report.configs]
+    return [(d, [by_key.get(d.key) for by_key in values]) for d in definitions]
+
+
+@register.filter
 def attr(obj, name: str):
     return getattr(obj, name, None)
 
