@@ -379,13 +379,14 @@ def test_main_pages_hold_at_three_widths_in_both_languages(live_server, page, wo
             assert response.status == 200, (name, response.status)
             expect(page.locator("html")).to_have_attribute("lang", language)
             problems += _at_each_width(page, language, name, every_shot)
-        # The import preview of a Japanese article, its readings accepted: the bank's long name
-        # in its field.
+        # The import preview of a Japanese article, its readings accepted, and a long Japanese
+        # name for the bank in its field.
         page.set_viewport_size({"width": WIDTHS[-1], "height": 900})
         page.goto(live_server.url + reverse("probe:bank_import", args=[team]))
         page.locator("textarea").first.fill(ARTICLE.read_text(encoding="utf-8"))
         page.get_by_role("button", name=PREVIEW[language], exact=True).click()
         page.get_by_role("button", name=ACCEPT[language]).click()
         expect(page.locator("#id_name")).to_have_value("社内データ基盤プローブ 2026年冬版")
+        page.locator("#id_name").fill("社内データ基盤プローブ 2026年冬版（第２版）")
         problems += _at_each_width(page, language, "import_preview", every_shot)
     assert not problems, f"{len(problems)} layout problems:\n" + "\n".join(problems[:80])
