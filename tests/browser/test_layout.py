@@ -2,9 +2,10 @@
 and a laptop (1280 px).
 
 One browser page visits the bank list, the bank, the experiment, a scoring item, the report, the
-final report, the agreement figures, the key review, reconciliation and the members page of an experiment two scorers have
-scored and a lead has begun to reconcile, in each language, at each width. Each time it fails
-on what a reader would see broken:
+final report, the agreement figures, the key review, reconciliation, the members page and the
+audit log of an experiment two scorers have scored and a lead has begun to reconcile, and the
+import preview of a Japanese article, in each language, at each width. Each time it fails on what
+a reader would see broken:
 
 - the page wider than the window, or an element whose right edge is past the window outside a
   container that scrolls sideways;
@@ -368,6 +369,7 @@ def test_main_pages_hold_at_three_widths_in_both_languages(live_server, page, wo
         "key_review": reverse("scoring:key_review", args=[experiment.pk]),
         "reconcile": reverse("scoring:reconcile", args=[experiment.pk]),
         "members": reverse("probe:member_list", args=[team]),
+        "audit": reverse("probe:audit_log", args=[team]),
     }
     every_shot = os.environ.get("LAYOUT_SHOTS") == "1"
     problems = []
