@@ -3,6 +3,7 @@
 Never join translated words with ", " in code: English writes "a, b", Japanese 「a、b」.
 """
 
+import re
 from collections.abc import Iterable
 
 from django.utils.translation import pgettext
@@ -24,3 +25,12 @@ def sentences(parts: Iterable) -> str:
         if part:
             text += part if not text or text.endswith(FULL_WIDTH_ENDS) else " " + part
     return text
+
+
+JAPANESE_IN_BRACKETS = re.compile(r"\s?\(([^()]*[\u3040-\u30ff\u3400-\u9fff][^()]*)\)")
+
+
+def full_width_brackets(text) -> str:
+    """Text translated elsewhere (Django's own names of languages, 「英語(英国)」) with the
+    brackets around Japanese words full-width, as Japanese text writes them: 「英語（英国）」."""
+    return JAPANESE_IN_BRACKETS.sub(lambda m: f"（{m.group(1)}）", str(text))

@@ -5,6 +5,7 @@ from django.conf import global_settings, settings
 from django.utils.translation import gettext_lazy as _
 
 from ..models import PromptVersion
+from ..wording import full_width_brackets
 
 MONO = {"class": "mono", "spellcheck": "false", "autocomplete": "off"}
 
@@ -17,7 +18,8 @@ def language_choices() -> list[tuple[str, str]]:
         ((code, name) for code, name in global_settings.LANGUAGES if code not in seen),
         key=lambda pair: str(pair[1]),
     )
-    return [(code, _(name)) for code, name in first + rest]
+    # Called as the form is shown, in the reader's language.
+    return [(code, full_width_brackets(_(name))) for code, name in first + rest]
 
 
 def language_name(code: str) -> str:

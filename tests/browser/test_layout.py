@@ -1,10 +1,11 @@
 """The main pages hold their layout in Japanese and English on a phone (390 px), a tablet (768 px)
 and a laptop (1280 px).
 
-One browser page visits the bank, the experiment, a scoring item, the report, the final report,
-the agreement figures, the key review and the members page of an experiment two scorers have
-scored and a lead has begun to reconcile, in each language, at each width. Each time it fails
-on what a reader would see broken:
+One browser page visits the bank list, the bank, the experiment, a scoring item, the report, the
+final report, the agreement figures, the key review, reconciliation, the members page and the
+audit log of an experiment two scorers have scored and a lead has begun to reconcile, and the
+import preview of a Japanese article, in each language, at each width. Each time it fails on what
+a reader would see broken:
 
 - the page wider than the window, or an element whose right edge is past the window outside a
   container that scrolls sideways;
@@ -12,8 +13,13 @@ on what a reader would see broken:
   (「MEDI/UM」, 「100/%」); a table heading without a space broken inside itself;
 - a table wider than its card outside a scroll container that the keyboard can reach (tabindex 0)
   and that has a name;
+- a date broken inside itself (「2026年12月3」/「日」: it may break only at its spaces), a button in
+  a table or a user's name over two lines (「変/更」);
+- a text field too narrow for the text it holds (the bank's name on the import preview);
 - a question or an answer squeezed narrower than a few characters;
 - a chart's legend or label cut off by the edge of its drawing, or running into the next entry;
+  a chart's text drawn smaller than 10 px (a drawing scaled down to a phone's width), or a drawing
+  wider than its card outside a scroll container the keyboard can reach;
 - text upper-cased by CSS that upper-casing changes beyond ASCII (κ shown as "K");
 - on a phone, the top bar taller than a collapsed bar, or its menu not opened by the keyboard,
   or the language switcher out of reach once it is open.
@@ -42,7 +48,11 @@ from tests.scoring.factories import score_all
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "layout"
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "test-artifacts" / "layout"
+ARTICLE = ROOT / "tests" / "bankformat" / "documents" / "japanese_article.txt"
+PREVIEW = {"en": "Preview", "ja": "プレビュー"}
+ACCEPT = {"en": "Accept every suggested reading", "ja": "提案された読み方をすべて受け入れる"}
 WIDTHS = (390, 768, 1280)
 # The top bar of a phone, collapsed: the product's name and the menu button on one line.
 COLLAPSED_TOPBAR_PX = 64
@@ -134,12 +144,27 @@ PROBLEMS_JS = """() => {
       if (lineCount(textRects(cell)) > 1) out.push('table heading broken: ' + name(cell));
     }
   }
-  for (const badge of document.querySelectorAll('.bucket, .status-badge, .conf, .tag, .item-count, kbd')) {
+  // A date and time breaks only at its spaces: 「2026年12月3日」「22:15」「JST」 each stay whole.
+  for (const time of document.querySelectorAll('time')) {
+    if (!visible(time) || closedDetails(time)) continue;
+    const walker = document.createTreeWalker(time, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const w of broken(node, /\\S+/g)) out.push('date broken inside "' + w + '" in ' + name(time));
+    }
+  }
+  // A field shows the whole of the text it holds.
+  for (const field of document.querySelectorAll('input[type=text], input:not([type])')) {
+    if (!visible(field) || closedDetails(field) || !field.value) continue;
+    if (field.scrollWidth > field.clientWidth + 1) {
+      out.push('field too narrow for its text (' + field.scrollWidth + 'px in ' + field.clientWidth + 'px): ' + (field.name || field.id));
+    }
+  }
+  for (const badge of document.querySelectorAll('.bucket, .status-badge, .conf, .tag, .item-count, kbd, .table button, .table .button, .username')) {
     if (!visible(badge) || closedDetails(badge) || badge.closest('.reasons')) continue;
     if (lineCount(textRects(badge)) > 1) out.push('name over two lines: ' + name(badge));
   }
   // Text a person reads keeps a readable width (a question squeezed to one character a line).
-  for (const text of document.querySelectorAll('.question, .question-text, .review-question, .answer-value')) {
+  for (const text of document.querySelectorAll('.question, .question-text, .review-question, .answer-value, .table td.words')) {
     if (!visible(text) || closedDetails(text)) continue;
     if (text.getBoundingClientRect().width < 96) out.push('squeezed to ' + Math.round(text.getBoundingClientRect().width) + 'px: ' + name(text));
   }
@@ -156,6 +181,24 @@ PROBLEMS_JS = """() => {
   for (const svg of document.querySelectorAll('svg.chart-svg')) {
     if (!visible(svg)) continue;
     const box = svg.getBoundingClientRect();
+    // Drawn at a size a reader reads on a phone: no text under 10 px once the drawing is scaled.
+    const scale = svg.getScreenCTM() ? svg.getScreenCTM().a : 1;
+    for (const text of svg.querySelectorAll('text')) {
+      const px = parseFloat(getComputedStyle(text).fontSize) * scale;
+      if (text.getBoundingClientRect().width > 0 && px < 9.95) {
+        out.push('chart text ' + px.toFixed(1) + 'px high: "' + text.textContent.trim().slice(0, 30) + '"');
+        break;
+      }
+    }
+    // Wider than its card: the drawing scrolls in a container the keyboard reaches, with a name.
+    const holder = scroller(svg);
+    const card = svg.closest('figure') || svg.parentElement;
+    if (box.width > card.getBoundingClientRect().width + 1 || holder) {
+      if (!holder) out.push('chart wider than its card outside a scroll container');
+      else if (holder.getAttribute('tabindex') !== '0' || !(holder.getAttribute('aria-label') || holder.getAttribute('aria-labelledby'))) {
+        out.push('chart scroll container without tabindex=0 and a name');
+      }
+    }
     for (const text of svg.querySelectorAll('text')) {
       const r = text.getBoundingClientRect();
       if (r.width === 0) continue;
@@ -297,10 +340,26 @@ def _check_topbar(page, language) -> list[str]:
     return problems
 
 
+def _at_each_width(page, language, name, every_shot) -> list[str]:
+    problems = []
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        found = page.evaluate(PROBLEMS_JS)
+        if width == WIDTHS[0] and name in ("bank", "report"):
+            found += _check_topbar(page, language)
+        shot = SHOTS / f"{language}_{width}_{name}.png"
+        if found or every_shot:
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(shot), full_page=True)
+        problems += [f"{language} {width}px {name}: {p}" for p in found]
+    return problems
+
+
 def test_main_pages_hold_at_three_widths_in_both_languages(live_server, page, world, reviewed):
     experiment, owner = reviewed
     team = world.team.slug
     pages = {
+        "bank_list": reverse("probe:team_home", args=[team]),
         "bank": reverse("probe:bank_detail", args=[world.bank.pk]),
         "experiment": reverse("probe:experiment_detail", args=[experiment.pk]),
         "scoring": reverse("scoring:item", args=[owner.token, 3]),
@@ -308,7 +367,9 @@ def test_main_pages_hold_at_three_widths_in_both_languages(live_server, page, wo
         "final_report": reverse("scoring:final_report", args=[experiment.pk]),
         "agreement": reverse("scoring:agreement", args=[experiment.pk]),
         "key_review": reverse("scoring:key_review", args=[experiment.pk]),
+        "reconcile": reverse("scoring:reconcile", args=[experiment.pk]),
         "members": reverse("probe:member_list", args=[team]),
+        "audit": reverse("probe:audit_log", args=[team]),
     }
     every_shot = os.environ.get("LAYOUT_SHOTS") == "1"
     problems = []
@@ -319,14 +380,15 @@ def test_main_pages_hold_at_three_widths_in_both_languages(live_server, page, wo
             response = page.goto(live_server.url + path)
             assert response.status == 200, (name, response.status)
             expect(page.locator("html")).to_have_attribute("lang", language)
-            for width in WIDTHS:
-                page.set_viewport_size({"width": width, "height": 900})
-                found = page.evaluate(PROBLEMS_JS)
-                if width == WIDTHS[0] and name in ("bank", "report"):
-                    found += _check_topbar(page, language)
-                shot = SHOTS / f"{language}_{width}_{name}.png"
-                if found or every_shot:
-                    SHOTS.mkdir(parents=True, exist_ok=True)
-                    page.screenshot(path=str(shot), full_page=True)
-                problems += [f"{language} {width}px {name}: {p}" for p in found]
+            problems += _at_each_width(page, language, name, every_shot)
+        # The import preview of a Japanese article, its readings accepted, and a long Japanese
+        # name for the bank in its field.
+        page.set_viewport_size({"width": WIDTHS[-1], "height": 900})
+        page.goto(live_server.url + reverse("probe:bank_import", args=[team]))
+        page.locator("textarea").first.fill(ARTICLE.read_text(encoding="utf-8"))
+        page.get_by_role("button", name=PREVIEW[language], exact=True).click()
+        page.get_by_role("button", name=ACCEPT[language]).click()
+        expect(page.locator("#id_name")).to_have_value("社内データ基盤プローブ 2026年冬版")
+        page.locator("#id_name").fill("社内データ基盤プローブ 2026年冬版（第２版）")
+        problems += _at_each_width(page, language, "import_preview", every_shot)
     assert not problems, f"{len(problems)} layout problems:\n" + "\n".join(problems[:80])

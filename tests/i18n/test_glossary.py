@@ -95,3 +95,16 @@ def test_japanese_sentences_join_with_the_japanese_comma():
         if re.search(rf"{JAPANESE}, {JAPANESE}", text)
     ]
     assert not found, found
+
+
+def test_japanese_text_in_brackets_takes_full_width_brackets():
+    """「（両者の和）」, never 「(両者の和)」: brackets around Japanese words are full-width. A
+    formula keeps its half-width grouping (「正答 / (正答 + 誤答)」), and so do the tokens
+    inside Japanese text (「フラグ (!)」)."""
+    found = [
+        f"{entry.msgid[:50]!r} -> {match.group(0)!r} in {text[:80]!r}"
+        for _name, entry, text in ENTRIES
+        for match in re.finditer(r"\(([^()]*)\)", text)
+        if re.search(JAPANESE, match.group(1)) and not re.search(r"[+\u2212×/=<>]", match.group(1))
+    ]
+    assert not found, found

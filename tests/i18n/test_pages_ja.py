@@ -124,6 +124,39 @@ def english_left(html: str, data: list[str]) -> list[str]:
     return found
 
 
+JAPANESE = r"[\u3040-\u30ff\u3400-\u9fff\uff01-\uff5e]"
+# Half-width brackets in Japanese text: around Japanese words (「(あなた)」), or after them
+# (「未決着 (2)」). A formula keeps its grouping (「正答 / (正答 + 誤答)」) and the flag its
+# token (「フラグ (!)」).
+HALF_WIDTH_BRACKETS = re.compile(rf"(?:{JAPANESE}\s?)?\(([^()]*)\)")
+
+
+def half_width_brackets(html: str, data: list[str]) -> list[str]:
+    parser = _Text()
+    parser.feed(html)
+    found = []
+    for chunk in parser.chunks:
+        text = " ".join(chunk.split())
+        for value in data:
+            if value in text:
+                text = text.replace(value, " ")
+        for match in HALF_WIDTH_BRACKETS.finditer(text):
+            inner = match.group(1)
+            if inner == "!" or re.search(r"[+\u2212\u00d7/=<>]", inner):
+                continue
+            after_japanese = match.group(0)[0] != "("
+            if after_japanese or re.search(JAPANESE, inner):
+                found.append(f"{match.group(0)!r} in {chunk.strip()[:80]!r}")
+    return found
+
+
+def test_the_check_finds_half_width_brackets_in_japanese_text():
+    page = "<p>acme-owner (あなた)</p><p>未決着 (2)</p><p>正答 / (正答 + 誤答)</p><p>フラグ (!)</p>"
+    found = half_width_brackets(page, data=[])
+    assert len(found) == 2 and "あなた" in found[0] and "(2)" in found[1]
+    assert half_width_brackets("<p>Acme (secret) bank</p><p>（あなた）</p>", data=[]) == []
+
+
 def test_the_check_finds_english_and_passes_japanese():
     page = (
         '<html lang="ja"><body><h1>設問 3</h1><p title="Copy">回答：ANSWER</p>'
@@ -164,6 +197,9 @@ def test_every_page_is_japanese(client, world):
     problems = [
         f"{url} ({kind}): {problem}"
         for url, kind, html in pages
-        for problem in english_left(html, data)
+        for problem in [
+            *english_left(html, data),
+            *(f"half-width brackets: {b}" for b in half_width_brackets(html, data)),
+        ]
     ]
-    assert not problems, "English left on Japanese pages:\n" + "\n".join(problems)
+    assert not problems, "English or half-width brackets on Japanese pages:\n" + "\n".join(problems)
