@@ -30,6 +30,7 @@ from probe.access import can, is_blinded
 from probe.models import Experiment, Role
 from scoring.agreement.report import agreement_report
 from scoring.models import Assignment, FinalBucket, Judgement, JudgementChange, KeyDecision
+from scoring.queue.decided import routed
 from scoring.reconciliation.selectors import (
     ReconcileSummary,
     key_changes,
@@ -211,6 +212,7 @@ def scorer_source(experiment: Experiment, assignment: Assignment, label: str) ->
             scorer=label,
             unblinded_field="unblinded",
             revealed_at=assignment.revealed_at,
+            human_only=routed(experiment),
         )
     )
 
