@@ -23,7 +23,7 @@ from scoring.report.source import BucketSource, grader_decided
 from scoring.schemes import bucket_style
 
 from .models import RoutedAnswer
-from .ppi import PPIFigure, ppi_rate
+from .ppi import PPIFigure, ppi_combine, ppi_rate
 from .routing import plan_of, route_counts
 
 NET = "net"
@@ -90,14 +90,19 @@ def routed_figures(experiment, source: BucketSource, w: float = 1.0) -> list[Rou
         decided_set = set(decided)
         people = [pk for pk in pks if pk not in decided_set and pk in human]
         judged = [human[pk] for pk in people + audit]
-        figures = []
+        figures, shares = [], {}
         for name in names:
-            corrected = ppi_rate(
-                _values([human[pk] for pk in people], name, w),
-                _values([grader_bucket[pk] for pk in decided], name, w),
-                _values([human[pk] for pk in audit], name, w),
-                _values([grader_bucket[pk] for pk in audit], name, w),
-            )
+            if name == NET:
+                corrected = ppi_combine(
+                    shares[str(Bucket.CORRECT)], shares[str(Bucket.CONFIDENT_WRONG)], w
+                )
+            else:
+                corrected = shares[name] = ppi_rate(
+                    _values([human[pk] for pk in people], name, w),
+                    _values([grader_bucket[pk] for pk in decided], name, w),
+                    _values([human[pk] for pk in audit], name, w),
+                    _values([grader_bucket[pk] for pk in audit], name, w),
+                )
             values = _values(judged, name, w)
             figures.append(
                 RoutedFigure(

@@ -8,7 +8,7 @@ have given had they judged every answer. The measured coverage is in docs/grader
 import numpy as np
 import pytest
 
-from grading.ppi import audit_draw, audit_size, lowest_cut, ppi_rate
+from grading.ppi import audit_draw, audit_size, lowest_cut, ppi_combine, ppi_rate
 
 CORRECT, CONFIDENT_WRONG, HEDGED_WRONG, ABSTAINED = range(4)
 EXPERIMENTS = 1000
@@ -61,12 +61,8 @@ def _calibrated_cut(rng, accuracy, habit, target=0.95) -> float:
     return cut
 
 
-def _figures(buckets: np.ndarray) -> dict[str, np.ndarray]:
-    return {
-        "knowledge": (buckets == CORRECT).astype(float),
-        "confidently wrong": (buckets == CONFIDENT_WRONG).astype(float),
-        "net usable": (buckets == CORRECT).astype(float) - (buckets == CONFIDENT_WRONG),
-    }
+def _shares(buckets: np.ndarray) -> dict[int, np.ndarray]:
+    return {bucket: (buckets == bucket).astype(float) for bucket in range(4)}
 
 
 def _one_experiment(rng, cut, accuracy, habit):
@@ -76,35 +72,53 @@ def _one_experiment(rng, cut, accuracy, habit):
     drawn = audit_draw(np.flatnonzero(decided).tolist(), 0.10, 30, int(rng.integers(2**31)))
     audit[drawn] = True
     assert audit.sum() == audit_size(int(decided.sum()), 0.10, 30) >= 30
-    outcomes = []
+    outcomes = {"these": [], "beyond": []}
     for scope in [np.ones(human.size, dtype=bool)] + [config == c for c in range(CONFIGS)]:
-        truth, seen = _figures(human[scope]), _figures(grader[scope])
+        truth, seen = _shares(human[scope]), _shares(grader[scope])
         d, a = decided[scope], audit[scope]
-        for name in truth:
-            figure = ppi_rate(truth[name][~d], seen[name][d], truth[name][a], seen[name][a])
-            everyone = truth[name].mean()
-            outcomes.append(figure.low <= everyone <= figure.high)
+        figures = {}
+        for bucket in truth:
+            figures[bucket] = ppi_rate(
+                truth[bucket][~d], seen[bucket][d], truth[bucket][a], seen[bucket][a]
+            )
+            everyone = truth[bucket].mean()
+            figure = figures[bucket]
+            outcomes["these"].append(figure.low <= everyone <= figure.high)
+            outcomes["beyond"].append(figure.low_beyond <= everyone <= figure.high_beyond)
+        # Net usable per answer, w = 1: correct minus confidently wrong.
+        net = ppi_combine(figures[CORRECT], figures[CONFIDENT_WRONG], 1.0)
+        everyone = truth[CORRECT].mean() - truth[CONFIDENT_WRONG].mean()
+        assert net.value == pytest.approx(figures[CORRECT].value - figures[CONFIDENT_WRONG].value)
+        outcomes["these"].append(net.low <= everyone <= net.high)
+        outcomes["beyond"].append(net.low_beyond <= everyone <= net.high_beyond)
     return outcomes, decided.mean()
 
 
 @pytest.mark.parametrize(
-    ("accuracy", "habit", "seed"), [(0.9, "", 1), (0.85, "lenient", 2), (0.85, "strict", 3)]
+    ("accuracy", "habit", "seed"),
+    [(0.9, "", 1), (0.85, "lenient", 2), (0.85, "strict", 3), (0.75, "", 4)],
 )
 def test_the_audit_corrected_interval_covers_the_all_human_figure(accuracy, habit, seed):
     rng = np.random.default_rng(seed)
     cut = _calibrated_cut(rng, accuracy, habit)
-    covered, shares = [], []
+    covered, beyond, shares = [], [], []
     for _ in range(EXPERIMENTS):
         outcomes, share = _one_experiment(rng, cut, accuracy, habit)
-        covered.extend(outcomes)
+        covered.append(outcomes["these"])
+        beyond.append(outcomes["beyond"])
         shares.append(share)
-    coverage = float(np.mean(covered))
+    covered = np.array(covered)  # experiments x intervals (whole experiment, then per config)
+    coverage, whole = float(covered.mean()), float(covered[:, :5].mean())
+    worst = float(covered.mean(axis=0).min())
     print(
         f"{habit or 'both ways'} {accuracy}: cut {cut:.2f}, grader decides "
-        f"{np.mean(shares):.0%}, coverage {coverage:.4f} over {len(covered)} intervals"
+        f"{np.mean(shares):.0%}, coverage {coverage:.4f} over {covered.size} intervals "
+        f"(whole experiment {whole:.4f}, worst figure {worst:.4f}; beyond these answers "
+        f"{np.mean(beyond):.4f})"
     )
     assert np.mean(shares) > 0.3, "the grader decides a real share, or the test means nothing"
-    assert coverage >= 0.94
+    assert coverage >= 0.94 and whole >= 0.94
+    assert worst >= 0.92, "no single figure far below the mark"
 
 
 def test_people_alone_is_exact_and_no_audit_gives_no_figure():
@@ -119,9 +133,19 @@ def test_the_estimate_by_hand():
     # where people said 1 and 0: mean(human - grader) = (0 + -1) / 2 = -0.5.
     figure = ppi_rate(np.array([1, 0]), np.array([1, 1, 0, 1]), np.array([1, 0]), np.array([1, 1]))
     assert figure.value == pytest.approx((1 + 0 + 3 + 4 * -0.5) / 6)
-    var = (4 / 6) ** 2 * (np.var([1, 1, 0, 1], ddof=1) / 4 + np.var([0, -1], ddof=1) / 2)
-    assert figure.high - figure.value == pytest.approx(1.959963984540054 * np.sqrt(var))
     assert (figure.n_total, figure.n_people, figure.n_grader, figure.n_audit) == (6, 2, 4, 2)
+    # The audit: 0 of 2 above the grader, 1 of 2 below; Wilson intervals of 0/2 and 1/2,
+    # square and add, the FPC sqrt(1 - 2/4), times the grader's share 4/6.
+    z = 1.959963984540054
+    up0 = z * z / 2 / (1 + z * z / 2)  # Wilson's upper end of 0 of 2 (its lower end is 0)
+    half = z * np.sqrt(0.25 / 2 + z * z / 16) / (1 + z * z / 2)  # Wilson's arm of 1 of 2
+    below = np.sqrt(0**2 + half**2)  # p_up - low_up = 0; high_down - p_down = half
+    above = np.sqrt(up0**2 + half**2)
+    fpc = np.sqrt(1 - 2 / 4)
+    assert figure.value - figure.low == pytest.approx(4 / 6 * below * fpc)
+    assert figure.high - figure.value == pytest.approx(4 / 6 * above * fpc)
+    everyone = ppi_rate(np.array([1, 0]), np.array([1, 0]), np.array([1, 0]), np.array([1, 0]))
+    assert everyone.low == everyone.value == everyone.high, "an audit of all of them is exact"
 
 
 def test_the_audit_draw_is_uniform_reproducible_and_at_least_thirty():
