@@ -56,24 +56,26 @@ def same_version(job: GradingJob):
     )
 
 
-def trusted_job(job: GradingJob) -> tuple[GradingJob | None, str]:
-    """The newest job of the same version that meets the team's trust threshold, and its
-    sentence; else None and the sentence saying why routing is refused."""
+def trusted_job(job: GradingJob) -> tuple[GradingJob | None, float | None, str]:
+    """The newest job of the same version that meets the team's trust threshold on the answers
+    it would decide (at its calibrated cut), the cut and the sentence there; else None, None
+    and the sentence saying why routing is refused."""
     threshold = threshold_of(job.experiment.team)
-    first_sentence = ""
+    refusal = ""
     for other in same_version(job)[:5]:
-        result = grader_agreement(other, threshold)
-        if result.meets:
-            return other, result.verdict
-        first_sentence = first_sentence or result.verdict
-    if not first_sentence:
-        return None, _(
+        cut, sentence = calibrated_cut(other, threshold)
+        if cut is not None:
+            return other, cut, sentence
+        refusal = refusal or grader_agreement(other, threshold).verdict
+    if not refusal:
+        return None, None, _(
             "Routing refused: no other experiment of the team was graded by this grader version "
             "and judged by people, so nothing shows that it meets the trust threshold."
         )
-    return None, _(
-        "Routing refused: this grader version does not meet the team's trust threshold. %(why)s"
-    ) % {"why": first_sentence}
+    return None, None, _(
+        "Routing refused: this grader version does not meet the team's trust threshold at any "
+        "confidence cut. %(why)s"
+    ) % {"why": refusal}
 
 
 def _suspect_items(responses, grades: dict[int, Grade], correct: str) -> set[int]:
@@ -171,18 +173,9 @@ def routing_plan_create(
         raise ValidationError(_("The audit share is a number above 0 and at most 1."))
     if audit_min < 30:
         raise ValidationError(_("The audit holds at least 30 answers."))
-    trusted, sentence = trusted_job(job)
+    trusted, cut, cut_sentence = trusted_job(job)
     if trusted is None:
-        raise ValidationError(sentence)
-    cut, cut_sentence = calibrated_cut(trusted, threshold_of(experiment.team))
-    if cut is None:
-        raise ValidationError(
-            _(
-                "Routing refused: no confidence cut makes this grader version meet the trust "
-                "threshold. %(why)s"
-            )
-            % {"why": cut_sentence}
-        )
+        raise ValidationError(cut_sentence)
     seed = secrets.randbits(48) if seed is None else seed
     plan = RoutingPlan.objects.create(
         experiment=experiment,
