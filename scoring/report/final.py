@@ -30,7 +30,6 @@ from probe.access import can, is_blinded
 from probe.models import Experiment, Role
 from scoring.agreement.report import agreement_report
 from scoring.models import Assignment, FinalBucket, Judgement, JudgementChange, KeyDecision
-from scoring.queue.decided import routed
 from scoring.reconciliation.selectors import (
     ReconcileSummary,
     key_changes,
@@ -208,11 +207,13 @@ def scorer_source(experiment: Experiment, assignment: Assignment, label: str) ->
     return without_dropped(
         BucketSource(
             experiment=experiment,
-            rows=Judgement.objects.filter(assignment=assignment),
+            # Human-only: an answer a grader decided (routing) is no judgement of theirs.
+            rows=Judgement.objects.filter(assignment=assignment).exclude(
+                verdict=Judgement.Verdict.GRADED
+            ),
             scorer=label,
             unblinded_field="unblinded",
             revealed_at=assignment.revealed_at,
-            human_only=routed(experiment),
         )
     )
 

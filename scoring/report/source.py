@@ -73,11 +73,13 @@ def judgement_source(assignment: Assignment) -> BucketSource:
     """One scorer's judgements as a bucket source."""
     return BucketSource(
         experiment=assignment.experiment,
-        rows=Judgement.objects.filter(assignment=assignment),
+        # Human-only: an answer a grader decided (routing) is no judgement of this scorer's.
+        rows=Judgement.objects.filter(assignment=assignment).exclude(
+            verdict=Judgement.Verdict.GRADED
+        ),
         scorer=assignment.user.get_username(),
         unblinded_field="unblinded",
         revealed_at=assignment.revealed_at,
-        human_only=routed(assignment.experiment),
     )
 
 
