@@ -68,14 +68,23 @@ def trusted_job(job: GradingJob) -> tuple[GradingJob | None, float | None, str]:
             return other, cut, sentence
         refusal = refusal or grader_agreement(other, threshold).verdict
     if not refusal:
-        return None, None, _(
-            "Routing refused: no other experiment of the team was graded by this grader version "
-            "and judged by people, so nothing shows that it meets the trust threshold."
+        return (
+            None,
+            None,
+            _(
+                "Routing refused: no other experiment of the team was graded by this grader version "
+                "and judged by people, so nothing shows that it meets the trust threshold."
+            ),
         )
-    return None, None, _(
-        "Routing refused: this grader version does not meet the team's trust threshold at any "
-        "confidence cut. %(why)s"
-    ) % {"why": refusal}
+    return (
+        None,
+        None,
+        _(
+            "Routing refused: this grader version does not meet the team's trust threshold at any "
+            "confidence cut. %(why)s"
+        )
+        % {"why": refusal},
+    )
 
 
 def _suspect_items(responses, grades: dict[int, Grade], correct: str) -> set[int]:
@@ -226,6 +235,15 @@ def grader_decided(experiment: Experiment) -> list[tuple[int, str]]:
         ).values_list("response_id", "grader_bucket", "response__item_id")
         if not keys[item_id].amended and bucket
     ]
+
+
+def audit_answers(experiment: Experiment) -> dict[int, str]:
+    """The audit: response id -> the grader's bucket (scoring's audit hook)."""
+    return dict(
+        RoutedAnswer.objects.filter(
+            plan__experiment=experiment, route=RoutedAnswer.Route.AUDIT
+        ).values_list("response_id", "grader_bucket")
+    )
 
 
 def is_routed(experiment: Experiment) -> bool:

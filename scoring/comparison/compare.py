@@ -26,7 +26,7 @@ from django.db.models import Count, F, Q
 from django.utils.translation import gettext as _
 
 from probe.models import Experiment, ExperimentItem, Response, Run
-from scoring.comparison import gate_decision, stats_pairs
+from scoring.comparison import gate_decision, routed, stats_pairs
 from scoring.comparison.gate_decision import (
     HALLUCINATION_RATE,
     METRICS,
@@ -327,6 +327,7 @@ def side_rows(
     buckets: dict[int, str],
     config_ids: list[int],
     items: list[int],
+    fix: routed.Corrections | None = None,
 ) -> dict[int, np.ndarray]:
     """Per configuration, an (items, 3) array: for each of ``items`` (experiment item ids), the
     mean over the configuration's repeats of correct, confidently wrong and attempted, as
@@ -363,6 +364,8 @@ def side_rows(
             pos = np.searchsorted(sorted_items, rows[:, 1]).clip(max=len(items) - 1)
             keep = (ids[at] == rows[:, 0]) & (sorted_items[pos] == rows[:, 1])
             np.add.at(sums, place[pos[keep]], flags[codes[at[keep]]])
+            if fix is not None:  # a routed experiment: the grader's answers corrected
+                sums = routed.corrected_sums(sums, rows[keep, 0], place[pos[keep]], fix, config)
         result[config] = sums / max(repeats.get(config, 0), 1)
     return result
 
@@ -410,10 +413,18 @@ def compare(
         masks += [clusters == code for code in codes]
     sides, hypotheses = [], []
     base_values = side_rows(
-        baseline, base_buckets, [b for b, _c in configs], [p[0] for p in items.pairs]
+        baseline,
+        base_buckets,
+        [b for b, _c in configs],
+        [p[0] for p in items.pairs],
+        routed.corrections(baseline, base_buckets),
     )
     cand_values = side_rows(
-        candidate, cand_buckets, [c for _b, c in configs], [p[1] for p in items.pairs]
+        candidate,
+        cand_buckets,
+        [c for _b, c in configs],
+        [p[1] for p in items.pairs],
+        routed.corrections(candidate, cand_buckets),
     )
     for base_config, cand_config in configs:
         b_rows, c_rows = base_values[base_config], cand_values[cand_config]

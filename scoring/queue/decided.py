@@ -5,7 +5,8 @@ A decider is ``decider(experiment) -> [(response id, bucket), ...]``: each such 
 judgement of verdict ``graded`` in every scorer's assignment when they start, so it stays out of
 their queue and counts as decided in their progress, and never as a human judgement (agreement
 and the human-only figures leave it out). ``routed(experiment)`` says whether any decider
-decided answers of the experiment."""
+decided answers of the experiment; ``audit(experiment) -> {response id: the decider's bucket}``
+names the answers it decided that people judged too (the audit), for the corrected figures."""
 
 from __future__ import annotations
 
@@ -13,12 +14,14 @@ from collections.abc import Callable
 
 _DECIDERS: list[Callable] = []
 _ROUTED: list[Callable] = []
+_AUDITS: list[Callable] = []
 
 
-def register_decider(decider: Callable, routed: Callable) -> None:
+def register_decider(decider: Callable, routed: Callable, audit: Callable) -> None:
     if decider not in _DECIDERS:
         _DECIDERS.append(decider)
         _ROUTED.append(routed)
+        _AUDITS.append(audit)
 
 
 def decided_elsewhere(experiment) -> list[tuple[int, str]]:
@@ -31,3 +34,11 @@ def decided_elsewhere(experiment) -> list[tuple[int, str]]:
 
 def routed(experiment) -> bool:
     return any(check(experiment) for check in _ROUTED)
+
+
+def audit_of(experiment) -> dict[int, str]:
+    found: dict[int, str] = {}
+    for audit in _AUDITS:
+        for response_id, bucket in audit(experiment).items():
+            found.setdefault(response_id, bucket)
+    return found

@@ -15,7 +15,9 @@ from grading.agreement import calibrated_cut, grader_agreement, threshold_of
 from grading.models import Grade, RoutedAnswer, RoutingPlan
 from grading.ppi import audit_size, ppi_rate
 from grading.routing_report import routed_figures
-from probe.models import Response
+from probe.models import ExperimentItem, Response, Run
+from scoring.comparison.compare import experiment_buckets, side_rows
+from scoring.comparison.routed import corrections
 from scoring.models import FinalBucket, Judgement
 from scoring.queue import selectors
 from scoring.queue import services as scoring
@@ -179,3 +181,15 @@ def test_a_routed_experiment_queues_exactly_the_routed_answers_and_reports_both_
     n_responses = Response.objects.filter(run__experiment=rw.fresh).count()
     source_rows = without_dropped(final_source(rw.fresh)).scoped().count()
     assert source_rows == n_responses - graded_answers
+
+    # The gate reads the same corrected figures, item by item: never the grader's labels raw.
+    _source, buckets = experiment_buckets(rw.fresh)
+    config_id = Run.objects.get(
+        experiment=rw.fresh, model_config__label=first.label
+    ).model_config_id
+    items = list(ExperimentItem.objects.filter(experiment=rw.fresh).values_list("pk", flat=True))
+    fix = corrections(rw.fresh, buckets)
+    values = side_rows(rw.fresh, buckets, [config_id], items, fix)[config_id]
+    assert values[:, 0].mean() == pytest.approx(knowledge.corrected.value)
+    raw = side_rows(rw.fresh, buckets, [config_id], items)[config_id]
+    assert fix.delta[config_id][0] != 0 or values[:, 0].mean() == raw[:, 0].mean()
