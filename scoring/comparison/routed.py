@@ -17,6 +17,9 @@ from probe.models import Experiment, Response
 from scoring.queue.decided import audit_of, routed
 from scoring.report.source import grader_decided
 
+CORRECTED, HUMAN = "corrected", "human"
+FIGURES = (CORRECTED, HUMAN)
+
 
 @dataclass(frozen=True)
 class Corrections:
@@ -50,15 +53,23 @@ def corrections(experiment: Experiment, buckets: dict[int, str]) -> Corrections 
     return Corrections(graded=graded, delta=delta)
 
 
+def human_only(buckets: dict[int, str], fix: Corrections | None) -> dict[int, str]:
+    """The buckets without the answers a grader decided (for a routed experiment)."""
+    if fix is None:
+        return buckets
+    graded = set(fix.graded.tolist())
+    return {pk: b for pk, b in buckets.items() if pk not in graded}
+
+
 def corrected_sums(
     sums: np.ndarray, response_ids: np.ndarray, item_rows: np.ndarray, fix: Corrections, config
 ) -> np.ndarray:
-    """``sums`` (items, 3) with each grader-decided answer's correction added; ``response_ids``
+    """``sums`` (items, 4: the three flags and the answers counted) with each grader-decided answer's correction added; ``response_ids``
     and ``item_rows``: the configuration's answers and the row of its item in ``sums``."""
     delta = fix.delta.get(config)
     if delta is None or not len(fix.graded):
         return sums
     mask = np.isin(response_ids, fix.graded)
     out = sums.astype(float)
-    np.add.at(out, item_rows[mask], delta)
+    np.add.at(out, (item_rows[mask], slice(0, 3)), delta)
     return out

@@ -17,12 +17,13 @@ from grading.ppi import audit_size, ppi_rate
 from grading.routing_report import routed_figures
 from probe.models import ExperimentItem, Response, Run
 from scoring.comparison.compare import experiment_buckets, side_rows
-from scoring.comparison.routed import corrections
+from scoring.comparison.routed import corrections, human_only
 from scoring.models import FinalBucket, Judgement
 from scoring.queue import selectors
 from scoring.queue import services as scoring
 from scoring.reconciliation.services import reconciliation_start
 from scoring.report.source import final_source, without_dropped
+from scoring.templatetags.report_tags import num
 from tests.grading import routing_world
 from tests.grading.routing_world import ITEMS
 
@@ -68,9 +69,11 @@ def test_routing_is_refused_below_the_threshold_and_without_a_judged_experiment(
 
 
 def test_a_routed_experiment_queues_exactly_the_routed_answers_and_reports_both_figures(
-    world, simulator, client
+    world, simulator, client, monkeypatch
 ):
     rw = routing_world.build(world, simulator)
+    # A fixed seed for the audit, so that the test is the same every run (the page draws one).
+    monkeypatch.setattr(routing.secrets, "randbits", lambda bits: 20261203)
     client.force_login(world.users["owner"])
     page = reverse("grading:experiment", kwargs={"experiment_pk": rw.fresh.pk})
     answer = client.post(
@@ -78,7 +81,7 @@ def test_a_routed_experiment_queues_exactly_the_routed_answers_and_reports_both_
     )
     assert answer.status_code == 302, answer.content.decode()[:2000]
     plan = RoutingPlan.objects.get(experiment=rw.fresh)
-    assert plan.calibration_job == rw.judged_job
+    assert plan.calibration_job == rw.judged_job and plan.seed == 20261203
     assert (plan.audit_share, plan.audit_min) == (0.1, 30)
     # The cut: the lowest at which the grader meets the threshold on the judged answers.
     cut, sentence = calibrated_cut(rw.judged_job, threshold_of(world.team))
@@ -175,7 +178,7 @@ def test_a_routed_experiment_queues_exactly_the_routed_answers_and_reports_both_
     assert report.status_code == 200
     assert "Headline: the corrected figures" in body
     assert "Human-only" in body and "Corrected (headline)" in body
-    assert f"{knowledge.corrected.value:.3f}" in body
+    assert f"<strong>{num(knowledge.corrected.value, 3)}</strong>" in body
     # The report's own tables are human-only: no grader bucket counts there.
     graded_answers = len(decided) - len(audit)
     n_responses = Response.objects.filter(run__experiment=rw.fresh).count()
@@ -193,3 +196,6 @@ def test_a_routed_experiment_queues_exactly_the_routed_answers_and_reports_both_
     assert values[:, 0].mean() == pytest.approx(knowledge.corrected.value)
     raw = side_rows(rw.fresh, buckets, [config_id], items)[config_id]
     assert fix.delta[config_id][0] != 0 or values[:, 0].mean() == raw[:, 0].mean()
+    # Or, asked for, the human-only figures: each item over the answers people judged.
+    human = side_rows(rw.fresh, human_only(buckets, fix), [config_id], items, None, True)
+    assert np.nanmean(human[config_id][:, 0]) == pytest.approx(knowledge.human_only)
