@@ -27,8 +27,9 @@ from scoring.report.stats import RESAMPLES, SEED, percentile_interval
 from scoring.report.stats_wilson import Interval, wilson
 
 from .models import Grade, GradingJob, SecondOpinion, TrustThreshold
+from .ppi import lowest_cut
 
-NOT_JUDGED = (Judgement.Verdict.PRESET, Judgement.Verdict.CARRIED)
+NOT_JUDGED = (Judgement.Verdict.PRESET, Judgement.Verdict.CARRIED, Judgement.Verdict.GRADED)
 
 
 @dataclass(frozen=True)
@@ -223,8 +224,19 @@ def trust_verdict(overall: dict, threshold: TrustThreshold) -> tuple[bool, str]:
     ) % values
 
 
-def grader_agreement(job: GradingJob, threshold: TrustThreshold | None = None) -> GraderAgreement:
-    experiment = job.experiment
+@dataclass
+class People:
+    """The people's buckets on an experiment's judged answers: each scorer's (before any
+    second opinion), the final ones, and each answer's block and format."""
+
+    labels: list[str]
+    names: dict
+    scorers: dict[int, dict[int, str]]
+    meta: dict[int, tuple[str, str, str]]
+    finals: dict[int, str]
+
+
+def people_buckets(experiment) -> People:
     labels = list(experiment.scheme_obj.buckets)
     parts = participants(experiment)
     names = scorer_labels(parts, named=False)
@@ -254,6 +266,56 @@ def grader_agreement(job: GradingJob, threshold: TrustThreshold | None = None) -
         )
         if r in meta
     }
+    return People(labels, names, scorers, meta, finals)
+
+
+def calibrated_cut(job: GradingJob, threshold: TrustThreshold) -> tuple[float | None, str]:
+    """The lowest confidence cut at which the job's grades (those at or above it) meet the
+    trust threshold on the judged answers, and the trust sentence there (or at the highest
+    cut tried). A grade's confidence: 1 for a rule, the reply's CONFIDENCE line for a model;
+    a model grade that stated none is never above a cut."""
+    people = people_buckets(job.experiment)
+    units = sorted(people.meta)
+    rows = [
+        (r, b, c)
+        for r, b, c in Grade.objects.filter(job=job, state=Grade.State.DECIDED).values_list(
+            "response_id", "bucket", "confidence"
+        )
+        if r in people.meta
+    ]
+    confidences = np.array([np.nan if c is None else c for _r, _b, c in rows], dtype=float)
+    humans = _humans_pooled(people.scorers, units, people.labels)
+    said = {"sentence": ""}
+
+    def meets(mask) -> bool:
+        grades = {rows[i][0]: rows[i][1] for i in np.flatnonzero(mask)}
+        grader = [grades.get(u) for u in units]
+        overall = {
+            "against_final": compare(grader, [people.finals.get(u) for u in units], people.labels)
+            if people.finals
+            else None,
+            "grader_pooled": _pooled(grades, people.scorers, units, people.labels)
+            if people.scorers
+            else None,
+            "humans_pooled": humans,
+            "n_graded": sum(1 for u in units if u in grades),
+        }
+        ok, said["sentence"] = trust_verdict(overall, threshold)
+        return ok
+
+    return lowest_cut(confidences, meets), said["sentence"]
+
+
+def grader_agreement(job: GradingJob, threshold: TrustThreshold | None = None) -> GraderAgreement:
+    experiment = job.experiment
+    people = people_buckets(experiment)
+    labels, names, scorers, meta, finals = (
+        people.labels,
+        people.names,
+        people.scorers,
+        people.meta,
+        people.finals,
+    )
     grades = dict(
         Grade.objects.filter(job=job, state=Grade.State.DECIDED).values_list(
             "response_id", "bucket"

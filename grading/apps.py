@@ -13,6 +13,15 @@ class GradingConfig(AppConfig):
 
         register_item_panel(opinion_panel)
 
+        from scoring.queue.decided import register_decider
+        from scoring.report.sections import register_report_section
+
+        from .routing import audit_answers, grader_decided, is_routed
+        from .routing_report import routing_section
+
+        register_decider(grader_decided, is_routed, audit_answers)
+        register_report_section(routing_section)
+
         from django.db.models.signals import post_save
 
         from probe.models import Team

@@ -132,6 +132,7 @@ class JobGrader:
                 continue
             row = self._grade_row(response, Grade.State.DECIDED, Grade.By.RULES)
             row.label, row.rule, row.reason = decision.label, decision.rule, decision.reason
+            row.confidence = 1.0  # a rule decides only what is certain
             row.bucket = labels.bucket_for(self.scheme, decision.label, response)
             rows.append(row)
         self._bulk(rows)
@@ -342,7 +343,7 @@ class JobGrader:
             row.reason = parsed.problem
             return row
         row = self._grade_row(response, Grade.State.DECIDED, Grade.By.MODEL, attempt)
-        row.label, row.reason = parsed.label, parsed.reason
+        row.label, row.reason, row.confidence = parsed.label, parsed.reason, parsed.confidence
         row.bucket = labels.bucket_for(self.scheme, parsed.label, response)
         return row
 

@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from probe.models import ModelConfig
 
-from .models import Grader, GradingPrompt, TrustThreshold
+from .models import Grader, GradingJob, GradingPrompt, TrustThreshold
 
 
 class GraderForm(forms.Form):
@@ -83,3 +83,25 @@ class ThresholdForm(forms.ModelForm):
         if not 0 <= margin <= 1:
             raise forms.ValidationError(_("Give a shortfall between 0 and 1."))
         return margin
+
+
+class RoutingForm(forms.Form):
+    """Route the experiment's answers with one of its finished grading jobs."""
+
+    job = forms.ModelChoiceField(label=_("Grading job"), queryset=GradingJob.objects.none())
+    audit_share = forms.FloatField(
+        label=_("Audit share"),
+        initial=0.10,
+        min_value=0.01,
+        max_value=1,
+        help_text=_("Of the answers the grader decides, the share people judge too (blind)."),
+    )
+    audit_min = forms.IntegerField(
+        label=_("At least this many audit answers"), initial=30, min_value=30
+    )
+
+    def __init__(self, *args, experiment, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["job"].queryset = GradingJob.objects.filter(
+            experiment=experiment, status=GradingJob.Status.DONE
+        ).select_related("grader")

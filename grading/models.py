@@ -207,6 +207,9 @@ class Grade(models.Model):
     bucket = models.CharField(max_length=20, blank=True)  # "" unless decided
     reason = models.TextField(blank=True)
     rule = models.CharField(max_length=40, blank=True)  # which rule decided (by rules)
+    # How sure the grader is of its label, 0 to 1: 1 for a rule (it decides only what is
+    # certain), the reply's CONFIDENCE line for a model (None where it stated none).
+    confidence = models.FloatField(null=True, blank=True)
     attempt = models.ForeignKey(
         GradeAttempt, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
@@ -290,3 +293,65 @@ class TrustThreshold(models.Model):
 
     def __str__(self) -> str:
         return f"trust threshold of {self.team}"
+
+
+class RoutingPlan(models.Model):
+    """An experiment's answers split between a grader and people (opt-in, set by a lead before
+    the first scorer starts). The grader decides the answers where it is certain: the rules'
+    decisions, and the model's at or above ``confidence_cut``, calibrated on the judged answers
+    of ``calibration_job`` (a job of the same grader version that meets the team's trust
+    threshold). People judge the rest, and an audit: a uniform random sample of the
+    grader-decided answers, ``audit_share`` of them and at least ``audit_min``, drawn with
+    ``seed``."""
+
+    experiment = models.OneToOneField(
+        Experiment, on_delete=models.CASCADE, related_name="routing_plan"
+    )
+    job = models.ForeignKey(GradingJob, on_delete=models.PROTECT, related_name="routing_plans")
+    calibration_job = models.ForeignKey(
+        GradingJob, on_delete=models.PROTECT, related_name="calibrated_plans"
+    )
+    confidence_cut = models.FloatField()
+    calibration_sentence = models.TextField(blank=True)
+    audit_share = models.FloatField(default=0.10)
+    audit_min = models.PositiveIntegerField(default=30)
+    seed = models.BigIntegerField()
+    created = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    def __str__(self) -> str:
+        return f"routing of experiment {self.experiment_id}"
+
+
+class RoutedAnswer(models.Model):
+    """Where one answer of a routed experiment goes, and why. ``grader_bucket``: the grader's
+    bucket for an answer it decided (the audit's included), "" for one people judge alone."""
+
+    class Route(models.TextChoices):
+        GRADER = "grader", _("decided by the grader")
+        AUDIT = "audit", _("audit: decided by the grader, judged by people too")
+        PEOPLE = "people", _("judged by people")
+
+    class Why(models.TextChoices):
+        CERTAIN = "certain", _("the grader is certain")
+        UNCERTAIN = "uncertain", _("below the confidence cut")
+        FLAGGED = "flagged", _("a (!) item")
+        DISPUTED = "disputed", _("a disputed key")
+        SUSPECT = "suspect", _("a key suspect")
+        UNREADABLE = "unreadable", _("an unreadable reply")
+        UNDECIDED = "undecided", _("left to people")
+
+    plan = models.ForeignKey(RoutingPlan, on_delete=models.CASCADE, related_name="answers")
+    response = models.OneToOneField(Response, on_delete=models.CASCADE, related_name="+")
+    route = models.CharField(max_length=6, choices=Route.choices)
+    why = models.CharField(max_length=10, choices=Why.choices)
+    grader_bucket = models.CharField(max_length=20, blank=True)
+
+    class Meta:
+        ordering = ["plan", "response"]
+        indexes = [models.Index(fields=["plan", "route"], name="routedanswer_plan_route")]
+
+    def __str__(self) -> str:
+        return f"response {self.response_id}: {self.route}"

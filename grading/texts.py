@@ -36,8 +36,9 @@ DEFAULT_TEXT = {
         "must match the key exactly: 3.1 is not 3.10, 2019 is not 2020, and a close identifier is "
         "wrong. A short phrase may differ from the key in case, spacing or wording only where the "
         "meaning is the same. An answer that does not commit to one answer is not correct.\n"
-        "Reply with exactly two lines and nothing else:\n"
+        "Reply with exactly three lines and nothing else:\n"
         "LABEL: <one label from the list under [LABELS]>\n"
+        "CONFIDENCE: <how sure you are of that label, a number from 0 to 1>\n"
         "REASON: <one line saying why>"
     ),
     "ja": (
@@ -47,8 +48,9 @@ DEFAULT_TEXT = {
         "3.1 は 3.10 ではなく、2019 は 2020 ではなく、似た識別子は誤りです。短い語句は、意味が同じで"
         "あれば大文字小文字、空白、言い回しが違ってもかまいません。一つの答えに決めていない回答は"
         "正解ではありません。\n"
-        "次の2行だけで答えてください（ラベルは英語のまま）:\n"
+        "次の3行だけで答えてください（ラベルは英語のまま）:\n"
         "LABEL: <[LABELS] の一覧から一つ>\n"
+        "CONFIDENCE: <そのラベルへの確信度。0から1の数>\n"
         "REASON: <理由を1行で>"
     ),
 }

@@ -23,9 +23,10 @@ from probe.models import Experiment, Response, Role
 from . import exports, services
 from .agreement import grader_agreement, threshold_of
 from .costs import experiment_costs
-from .forms import StartForm
+from .forms import RoutingForm, StartForm
 from .models import Grade, GradeAttempt, GradingJob, GradingPrompt
 from .regrade import regrade
+from .routing import plan_of, route_counts, routing_plan_create
 
 
 def _blinded(request, experiment) -> bool:
@@ -117,6 +118,18 @@ def experiment_grading(request, experiment: Experiment):
                 )
                 services.grading_cancel(job=job, user=request.user)
                 messages.success(request, _("Grading cancelled."))
+            elif action == "route":
+                routing = RoutingForm(request.POST, experiment=experiment)
+                if not routing.is_valid():
+                    raise ValidationError(_("Choose a finished grading job and an audit share."))
+                routing_plan_create(
+                    experiment=experiment,
+                    job=routing.cleaned_data["job"],
+                    user=request.user,
+                    audit_share=routing.cleaned_data["audit_share"],
+                    audit_min=routing.cleaned_data["audit_min"],
+                )
+                messages.success(request, _("Routed: the scorers' queue holds the routed answers."))
             else:
                 raise ValidationError(_("Unknown action."))
         except ValidationError as error:
@@ -125,6 +138,7 @@ def experiment_grading(request, experiment: Experiment):
         else:
             return redirect("grading:experiment", experiment_pk=experiment.pk)
     jobs = _jobs(experiment)
+    plan = plan_of(experiment)
     return render(
         request,
         "grading/experiment.html",
@@ -139,6 +153,9 @@ def experiment_grading(request, experiment: Experiment):
                 j for j in jobs if j.status == GradingJob.Status.DONE and j.grader.uses_model
             ],
             "costs": experiment_costs(experiment),
+            "routing_form": RoutingForm(experiment=experiment),
+            "plan": plan,
+            "route_counts": route_counts(plan) if plan else None,
         },
         status=status,
     )

@@ -75,6 +75,12 @@ class Judgement(models.Model):
         DIRECT = "direct", _("bucket set directly")
         PRESET = "preset", _("preset: the answer was UNKNOWN")
         CARRIED = "carried", _("carried from an earlier experiment")
+        # Routing (grading's): the grader decided the answer with certainty. Never a human
+        # judgement: no agreement figure and no human-only figure counts it.
+        GRADED = "graded", _("decided by a grader (routing)")
+
+    # Buckets nobody judged on this page: preset, carried, decided by a grader.
+    NOT_BY_PEOPLE = (Verdict.PRESET, Verdict.CARRIED, Verdict.GRADED)
 
     assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="judgements")
     response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="judgements")

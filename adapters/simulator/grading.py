@@ -11,6 +11,9 @@ NOT_ATTEMPTED where the menu has it), then errs as its profile says:
   only by failing a right one;
 - ``grading_unreadable``: the chance its reply is prose or off the menu (a parse failure).
 
+Where the instructions ask for a ``CONFIDENCE:`` line, it states one: higher, on the whole,
+where its label is the true one (0.6 to 1 then, 0.3 to 0.85 where it erred).
+
 Deterministic for a (model, seed, request) triple. Every reply says it is simulated.
 """
 
@@ -81,4 +84,8 @@ def grade_reply(profile: Profile, model: str, seed: int, prompt: str) -> str:
         "INCORRECT": "The answer does not match the key (simulated grader).",
         "NOT_ATTEMPTED": "The answer does not attempt the item (simulated grader).",
     }.get(label, "Simulated grader.")
-    return f"LABEL: {label}\nREASON: {reason}"
+    if "\nCONFIDENCE:" not in prompt[: prompt.find("[ITEM]")]:
+        return f"LABEL: {label}\nREASON: {reason}"
+    low, high = (0.3, 0.85) if label != truth else (0.6, 1.0)
+    confidence = round(rng.uniform(low, high), 2)
+    return f"LABEL: {label}\nCONFIDENCE: {confidence:.2f}\nREASON: {reason}"

@@ -60,6 +60,7 @@ def compare_experiments(
     pair: str = Query("", pattern=s.TEXT_PATTERN, max_length=400),
     allow_prompt_change: str = Query("false", pattern=s.TEXT_PATTERN, max_length=10),
     min_items: str = Query(str(MIN_ITEMS), pattern=s.TEXT_PATTERN, max_length=20),
+    figures: str = Query("corrected", pattern=s.TEXT_PATTERN, max_length=20),
 ):
     flag = gate_report.parse_flag(allow_prompt_change, "allow_prompt_change")
     if isinstance(flag, gate_report.Outcome):
@@ -73,5 +74,6 @@ def compare_experiments(
         pair=pair,
         allow_prompt_change=flag,
         min_items=min_items,
+        figures=figures,
     )
     return JsonResponse(gate_report.gate_body(outcome), status=outcome.http_status)

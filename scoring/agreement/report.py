@@ -58,7 +58,7 @@ class AgreementReport:
 
 
 CACHE_SECONDS = 24 * 3600
-PRESETS = (Judgement.Verdict.PRESET, Judgement.Verdict.CARRIED)
+PRESETS = (Judgement.Verdict.PRESET, Judgement.Verdict.CARRIED, Judgement.Verdict.GRADED)
 
 
 @dataclass

@@ -43,7 +43,7 @@ def _drop_presets_outside(assignment: Assignment, item_ids: set[int]) -> None:
     # their share nobody judged them, and they would count as this scorer's judgements.
     Judgement.objects.filter(
         assignment=assignment,
-        verdict__in=[Judgement.Verdict.PRESET, Judgement.Verdict.CARRIED],
+        verdict__in=Judgement.NOT_BY_PEOPLE,
     ).exclude(response__item_id__in=item_ids).delete()
     Assignment.objects.filter(pk=assignment.pk).update(progress_judged=None, progress_rechecks=None)
 
@@ -65,7 +65,7 @@ def allocation_create(
             {"per_item": _("Choose between 1 and %(n)s scorers per item.") % {"n": len(pool)}}
         )
     judged = Judgement.objects.filter(assignment__experiment=experiment).exclude(
-        verdict__in=[Judgement.Verdict.PRESET, Judgement.Verdict.CARRIED]
+        verdict__in=Judgement.NOT_BY_PEOPLE
     )
     if judged.exists():
         raise ValidationError(_("Scoring has begun: the items can no longer be shared out."))

@@ -26,7 +26,7 @@ from django.db.models import Count, F, Q
 from django.utils.translation import gettext as _
 
 from probe.models import Experiment, ExperimentItem, Response, Run
-from scoring.comparison import gate_decision, stats_pairs
+from scoring.comparison import gate_decision, routed, stats_pairs
 from scoring.comparison.gate_decision import (
     HALLUCINATION_RATE,
     METRICS,
@@ -327,6 +327,8 @@ def side_rows(
     buckets: dict[int, str],
     config_ids: list[int],
     items: list[int],
+    fix: routed.Corrections | None = None,
+    per_answer: bool = False,
 ) -> dict[int, np.ndarray]:
     """Per configuration, an (items, 3) array: for each of ``items`` (experiment item ids), the
     mean over the configuration's repeats of correct, confidently wrong and attempted, as
@@ -340,9 +342,9 @@ def side_rows(
     kinds = {b: k for k, b in enumerate(dict.fromkeys(buckets.values()))}
     codes = np.fromiter((kinds[b] for b in buckets.values()), dtype=np.int64, count=len(buckets))
     flags = np.array(
-        [(b == scheme.correct, b == scheme.penalised, b != scheme.abstain) for b in kinds],
+        [(b == scheme.correct, b == scheme.penalised, b != scheme.abstain, 1) for b in kinds],
         dtype=np.int64,
-    ).reshape(len(kinds), 3)
+    ).reshape(len(kinds), 4)
     order = np.argsort(ids)
     ids, codes = ids[order], codes[order]
     item_ids = np.asarray(items, dtype=np.int64)
@@ -357,13 +359,19 @@ def side_rows(
     result = {}
     for config in config_ids:
         rows = found.get((config,), np.zeros((0, 2), dtype=np.int64))
-        sums = np.zeros((len(items), 3), dtype=np.int64)
+        sums = np.zeros((len(items), 4), dtype=np.int64)
         if len(ids) and len(items) and len(rows):
             at = np.searchsorted(ids, rows[:, 0]).clip(max=len(ids) - 1)
             pos = np.searchsorted(sorted_items, rows[:, 1]).clip(max=len(items) - 1)
             keep = (ids[at] == rows[:, 0]) & (sorted_items[pos] == rows[:, 1])
             np.add.at(sums, place[pos[keep]], flags[codes[at[keep]]])
-        result[config] = sums / max(repeats.get(config, 0), 1)
+            if fix is not None:  # a routed experiment: the grader's answers corrected
+                sums = routed.corrected_sums(sums, rows[keep, 0], place[pos[keep]], fix, config)
+        if per_answer:  # the mean over the answers with a bucket; none: no value (NaN)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                result[config] = sums[:, :3] / sums[:, 3:]
+        else:
+            result[config] = sums[:, :3] / max(repeats.get(config, 0), 1)
     return result
 
 
@@ -378,6 +386,7 @@ def compare(
     min_items: int = MIN_ITEMS,
     swaps: int = SWAPS,
     seed: int = SEED,
+    figures: str = routed.CORRECTED,
 ) -> Comparison:
     """The comparison, or the reason it cannot be made: Refused first (the request), then
     NotComparable (what no waiting changes), then CannotTellYet (what waiting may change)."""
@@ -402,6 +411,12 @@ def compare(
         )
     base_source, base_buckets = experiment_buckets(baseline)
     cand_source, cand_buckets = experiment_buckets(candidate)
+    human = figures == routed.HUMAN
+    base_fix = routed.corrections(baseline, base_buckets)
+    cand_fix = routed.corrections(candidate, cand_buckets)
+    if human:  # a routed side: only the answers people judged, each item over those
+        base_buckets, base_fix = routed.human_only(base_buckets, base_fix), None
+        cand_buckets, cand_fix = routed.human_only(cand_buckets, cand_fix), None
     base_labels, cand_labels = _labels(baseline), _labels(candidate)
     clusters = np.array([block for _b, _c, block in items.pairs], dtype=object)
     codes = list(dict.fromkeys(clusters.tolist()))
@@ -410,20 +425,37 @@ def compare(
         masks += [clusters == code for code in codes]
     sides, hypotheses = [], []
     base_values = side_rows(
-        baseline, base_buckets, [b for b, _c in configs], [p[0] for p in items.pairs]
+        baseline,
+        base_buckets,
+        [b for b, _c in configs],
+        [p[0] for p in items.pairs],
+        base_fix,
+        human,
     )
     cand_values = side_rows(
-        candidate, cand_buckets, [c for _b, c in configs], [p[1] for p in items.pairs]
+        candidate,
+        cand_buckets,
+        [c for _b, c in configs],
+        [p[1] for p in items.pairs],
+        cand_fix,
+        human,
     )
     for base_config, cand_config in configs:
         b_rows, c_rows = base_values[base_config], cand_values[cand_config]
         sides.append((base_config, cand_config, b_rows, c_rows))
-        hypotheses += [Hypothesis(b_rows, c_rows, mask) for mask in masks]
+        if human:  # an item no person judged on either side counts nowhere
+            seen = ~np.isnan(b_rows[:, 0]) & ~np.isnan(c_rows[:, 0])
+            b_rows, c_rows = np.nan_to_num(b_rows), np.nan_to_num(c_rows)
+            sides[-1] = (base_config, cand_config, b_rows, c_rows, seen)
+        else:
+            sides[-1] = (*sides[-1], None)
+        pair_masks = masks if not human else [mask & seen for mask in masks]
+        hypotheses += [Hypothesis(b_rows, c_rows, mask) for mask in pair_masks]
     tests = iter(gate_decision.gap_tests(hypotheses, metric, w, swaps=swaps, seed=seed))
     rows = []
-    for base_config, cand_config, b_rows, c_rows in sides:
+    for base_config, cand_config, b_rows, c_rows, seen in sides:
         judged = []
-        for mask in masks:
+        for mask in masks if seen is None else [m & seen for m in masks]:
             b_fig = gate_decision.figure(b_rows[mask], metric, w)
             c_fig = gate_decision.figure(c_rows[mask], metric, w)
             gap = None if b_fig is None or c_fig is None else c_fig - b_fig

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from django.utils.translation import gettext as _
 
 from probe.models import Experiment
-from scoring.comparison import compare
+from scoring.comparison import compare, routed
 from scoring.comparison.compare import CannotTellYet, Comparison, NotComparable, Refused
 from scoring.comparison.gate_decision import MIN_ITEMS, NET_USABLE
 from scoring.report.build import parse_weight
@@ -106,10 +106,20 @@ def gate_outcome(
     pair: str | None = None,
     allow_prompt_change: bool = False,
     min_items: str | int | None = MIN_ITEMS,
+    figures: str | None = routed.CORRECTED,
 ) -> Outcome:
     """The gate on the request as typed. ``find(name, id)`` gives the experiment or raises
     Refused (no such experiment for this caller) or CannotTellYet (the caller is blind to it)."""
     known: dict = {"metric": metric}
+    figures = figures or routed.CORRECTED
+    if figures not in routed.FIGURES:
+        return _refused(
+            Refused(
+                _("figures must be “corrected” or “human” (a routed experiment's figures)."),
+                "figures",
+            ),
+            **known,
+        )
     try:
         weight = parse_weight(w)
     except ValueError:
@@ -151,6 +161,7 @@ def gate_outcome(
             pair=labels,
             allow_prompt_change=allow_prompt_change,
             min_items=minimum,
+            figures=figures,
         )
     except Refused as error:
         return _refused(error, **known)

@@ -159,6 +159,7 @@ class QueueItem:
     disputes: list[KeyDispute]
     rechecks: int = 0
     carried: int = 0  # answers of this item that carry a bucket: not shown, already decided
+    graded: int = 0  # answers of this item a grader decided (routing): not shown either
     high_wrong_confirmed: bool = False  # a HIGH answer of this item already marked wrong
 
     @property
@@ -310,7 +311,10 @@ def queue_item(assignment: Assignment, position: int) -> QueueItem | None:
     counts = assignment_counts(assignment)
     # Carried buckets are decided already: their answers stay out of the queue.
     carried = {pk for pk, j in judgements.items() if j.verdict == Judgement.Verdict.CARRIED}
-    responses = [r for r in responses if r.pk not in carried]
+    # So are the answers a grader decided when the experiment is routed (an audit answer has
+    # no such judgement: it is an open answer like any other).
+    graded = {pk for pk, j in judgements.items() if j.verdict == Judgement.Verdict.GRADED}
+    responses = [r for r in responses if r.pk not in carried and r.pk not in graded]
     n_items, total = experiment_size(experiment)
     if share is not None:
         n_items, total = len(share), scorer_total(assignment)
@@ -325,6 +329,7 @@ def queue_item(assignment: Assignment, position: int) -> QueueItem | None:
         disputes=disputes,
         rechecks=counts["rechecks"],
         carried=len(carried),
+        graded=len(graded),
         high_wrong_confirmed=experiment.confirm_wrong == Experiment.ConfirmWrong.ONCE
         and high_wrong_confirmed(assignment, item_id=item.pk),
     )

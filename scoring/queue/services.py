@@ -24,6 +24,7 @@ from scoring.models import (
 )
 from scoring.queue import selectors
 from scoring.queue.carry import carried_of, carry_sync
+from scoring.queue.decided import decided_elsewhere
 from scoring.reconciliation.finals import final_buckets_sync
 from scoring.reconciliation.selectors import participants
 from scoring.schemes import scheme_for
@@ -94,6 +95,20 @@ def assignment_start(*, experiment: Experiment, user, invited_by=None) -> Assign
                 ],
                 ignore_conflicts=True,
             )
+        # Answers a grader decided (a routed experiment): out of the queue too, never a human
+        # judgement (verdict "graded").
+        Judgement.objects.bulk_create(
+            [
+                Judgement(
+                    assignment=assignment,
+                    response_id=response_id,
+                    bucket=bucket,
+                    verdict=Judgement.Verdict.GRADED,
+                )
+                for response_id, bucket in decided_elsewhere(experiment)
+            ],
+            ignore_conflicts=True,
+        )
     return assignment
 
 

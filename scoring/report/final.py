@@ -207,7 +207,10 @@ def scorer_source(experiment: Experiment, assignment: Assignment, label: str) ->
     return without_dropped(
         BucketSource(
             experiment=experiment,
-            rows=Judgement.objects.filter(assignment=assignment),
+            # Human-only: an answer a grader decided (routing) is no judgement of theirs.
+            rows=Judgement.objects.filter(assignment=assignment).exclude(
+                verdict=Judgement.Verdict.GRADED
+            ),
             scorer=label,
             unblinded_field="unblinded",
             revealed_at=assignment.revealed_at,

@@ -19,6 +19,8 @@ from scoring.report.export_labels import wants_names
 from scoring.report.final import Gate, final_gate, final_report_build, may_see_keys
 from scoring.report.final_export import EXPORTS, FORMATS, figures_body, moves_body, responses_body
 from scoring.report.page import export_weight, figures_context, request_weight
+from scoring.report.sections import report_sections
+from scoring.report.source import final_source, without_dropped
 
 
 def _locked(request: HtmxHttpRequest, experiment: Experiment, gate: Gate):
@@ -50,6 +52,10 @@ def final_report(request: HtmxHttpRequest, experiment: Experiment):
         "show_keys": may_see_keys(request, gate),
         "can_lead": can(request.membership, Role.EDITOR),
         "move_cols": 2 * len(data.labels) + 3,  # figure, final, each scorer's two, mean move
+        # What other apps add (a routed experiment's corrected figures: grading's).
+        "routing_section": report_sections(
+            request, experiment, without_dropped(final_source(experiment)), w
+        ),
     }
     # The moves table lists the configurations the other tables list (scoring.report.page).
     context["moves"] = data.moves[: len(context["report"].configs)]

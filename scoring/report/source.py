@@ -3,6 +3,10 @@
 A *bucket source* is any queryset whose rows carry a ``response`` foreign key and a ``bucket``
 field, one row per response. scoring.report.build builds the report from one; ``without_dropped``
 leaves the items the key review judged ambiguous out of every figure, N included.
+
+In a routed experiment (grading's routing: scoring.queue.decided) the scorers' and the final
+sources are **human-only**: the answers a grader decided (verdict ``graded``) count nowhere, so
+no figure of these sources is a raw grader count; the corrected figures are grading's.
 """
 
 from __future__ import annotations
@@ -14,9 +18,10 @@ from django.db.models import QuerySet
 
 from probe.models import Experiment
 from scoring.models import Assignment, FinalBucket, Judgement
+from scoring.queue.decided import routed
 from scoring.review.selectors import dropped_items
 
-__all__ = ["BucketSource", "final_source", "judgement_source", "without_dropped"]
+__all__ = ["BucketSource", "final_source", "grader_decided", "judgement_source", "without_dropped"]
 
 
 @dataclass(frozen=True)
@@ -38,6 +43,7 @@ class BucketSource:
     unblinded_field: str | None = None
     revealed_at: datetime | None = None
     excluded_items: QuerySet | None = None
+    human_only: bool = False  # the answers a grader decided left out (a routed experiment)
 
     def has_field(self, name: str) -> bool:
         return any(f.name == name for f in self.rows.model._meta.get_fields())
@@ -47,14 +53,30 @@ class BucketSource:
         rows = self.rows.filter(response__run__experiment_id=self.experiment.pk).order_by()
         if self.excluded_items is not None:
             rows = rows.exclude(response__item__in=self.excluded_items)
+        if self.human_only:
+            rows = rows.exclude(response__in=grader_decided(self.experiment))
         return rows
+
+
+def grader_decided(experiment: Experiment) -> QuerySet:
+    """The ids of the responses a grader decided in a routed experiment (a subquery)."""
+    return (
+        Judgement.objects.filter(
+            assignment__experiment_id=experiment.pk, verdict=Judgement.Verdict.GRADED
+        )
+        .values("response_id")
+        .distinct()
+    )
 
 
 def judgement_source(assignment: Assignment) -> BucketSource:
     """One scorer's judgements as a bucket source."""
     return BucketSource(
         experiment=assignment.experiment,
-        rows=Judgement.objects.filter(assignment=assignment),
+        # Human-only: an answer a grader decided (routing) is no judgement of this scorer's.
+        rows=Judgement.objects.filter(assignment=assignment).exclude(
+            verdict=Judgement.Verdict.GRADED
+        ),
         scorer=assignment.user.get_username(),
         unblinded_field="unblinded",
         revealed_at=assignment.revealed_at,
@@ -63,7 +85,9 @@ def judgement_source(assignment: Assignment) -> BucketSource:
 
 def final_source(experiment: Experiment) -> BucketSource:
     """The team's reconciled final buckets as a bucket source (no scorer, no unblinded marks)."""
-    return BucketSource(experiment=experiment, rows=FinalBucket.objects.all())
+    return BucketSource(
+        experiment=experiment, rows=FinalBucket.objects.all(), human_only=routed(experiment)
+    )
 
 
 def without_dropped(source: BucketSource) -> BucketSource:

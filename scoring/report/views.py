@@ -15,6 +15,7 @@ from scoring.report import exports
 from scoring.report.build import judgement_source, report_build, without_dropped
 from scoring.report.export_labels import csv_labels, wants_names
 from scoring.report.page import export_weight, figures_context, request_weight
+from scoring.report.sections import report_sections
 from scoring.review.keys import judgements_by_key
 
 EXPORTS = {"responses", "figures"}
@@ -49,6 +50,10 @@ def report(request: HtmxHttpRequest, assignment: Assignment):
         "team": assignment.experiment.team,
         **figures_context(request, result, w_error),
         "keys_judged": judgements_by_key(assignment),
+        # What other apps add (a routed experiment's corrected figures: grading's).
+        "routing_section": report_sections(
+            request, assignment.experiment, without_dropped(judgement_source(assignment)), w
+        ),
     }
     if request.htmx:
         response = render(request, "scoring/report_body.html", context)

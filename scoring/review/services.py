@@ -100,8 +100,12 @@ def key_decision_create(
             response__item=item, verdict__in=KEY_VERDICTS
         ).update(needs_recheck=True)
         _tell_rechecks(experiment, item)
-        # Buckets carried from earlier experiments were given under the old key: open again.
-        Judgement.objects.filter(response__item=item, verdict=Judgement.Verdict.CARRIED).delete()
+        # Buckets carried from earlier experiments, or decided by a grader, were given under
+        # the old key: open again.
+        Judgement.objects.filter(
+            response__item=item,
+            verdict__in=[Judgement.Verdict.CARRIED, Judgement.Verdict.GRADED],
+        ).delete()
         carry_reopen(item=item)
         selectors.progress_forget(experiment=experiment)
     if carry:

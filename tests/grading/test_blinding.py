@@ -101,3 +101,53 @@ def test_grading_pages_answer_a_blinded_scorer_alike_with_or_without_a_grader(cl
     scoring.assignment_start(experiment=plain, user=user)
     assert answers(graded) == answers(plain)
     assert {status for status, _l, _n in answers(graded)} == {302}
+
+
+def test_an_audit_answer_looks_like_any_other_answer_routed_to_people(client, world, simulator):
+    """Which answers are the audit changes nothing a scorer can fetch: swap the audit with
+    answers routed to people for another reason and every page is the same bytes, with the same
+    queries, in the same order; no word of grading or of the audit appears."""
+    from grading import routing
+    from grading.models import RoutedAnswer
+    from scoring.queue import services as scoring
+    from tests.grading import routing_world
+    from tests.grading.test_opinion_page import CSRF, _item
+
+    rw = routing_world.build(world, simulator)
+    plan = routing.routing_plan_create(experiment=rw.fresh, job=rw.fresh_job, user=None)
+    scorer = world.users["scorer"]
+    client.force_login(scorer)
+    assignment = scoring.assignment_start(experiment=rw.fresh, user=scorer)
+    by_item = {}
+    for pk, way, position in plan.answers.values_list(
+        "response_id", "route", "response__item__position"
+    ):
+        by_item.setdefault(position, {}).setdefault(way, []).append(pk)
+    # Items with an audit answer, and items with answers people judge for another reason.
+    audited = [p for p, ways in sorted(by_item.items()) if "audit" in ways][:4]
+    others = [p for p, ways in sorted(by_item.items()) if "people" in ways and p not in audited]
+    pages = audited + others[:2]
+    assert len(audited) == 4 and len(others) >= 2
+    overview = reverse("scoring:overview", kwargs={"assignment_token": assignment.token})
+    for position in pages:
+        _item(client, assignment, position)  # the first visit records where the scorer is
+
+    def fetch():
+        bodies = [
+            _item(client, assignment, p, **h)
+            for p in pages
+            for h in ({}, {"HTTP_HX_REQUEST": "true"})
+        ]
+        return bodies, CSRF.sub(r"\1…", client.get(overview).content.decode())
+
+    before = fetch()
+    for body, _queries, _kind in before[0]:
+        assert not re.search(r"audit|監査|grader|採点モデル", body, re.I)
+    # The audit becomes answers people judge for another reason, and back the other way.
+    swapped = [pk for p in others[:2] for pk in by_item[p]["people"]][:4]
+    now_people = [by_item[p]["audit"][0] for p in audited]
+    RoutedAnswer.objects.filter(response_id__in=now_people).update(route=RoutedAnswer.Route.PEOPLE)
+    RoutedAnswer.objects.filter(response_id__in=swapped).update(route=RoutedAnswer.Route.AUDIT)
+    assert swapped
+    after = fetch()
+    assert before == after

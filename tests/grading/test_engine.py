@@ -70,7 +70,7 @@ def test_a_simulated_grader_grades_what_the_rules_left_over_http(graded_world, s
     assert simulator.count == 3, "one request per answer the rules left"
     for grade in by_model.values():
         assert grade.state == Grade.State.DECIDED
-        assert grade.version == ("sim-grader", job.config_hash, prompt.content_hash, "strict-1")
+        assert grade.version == ("sim-grader", job.config_hash, prompt.content_hash, "strict-2")
         assert (
             grade.attempt.raw_body
             and grade.attempt.input_tokens

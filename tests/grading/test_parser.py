@@ -15,6 +15,15 @@ def test_a_readable_reply():
     assert parse_reply("\n  label:PARTIAL  \n", AA).label == "PARTIAL"
 
 
+def test_a_stated_confidence_is_read_and_optional():
+    parsed = parse_reply("LABEL: CORRECT\nCONFIDENCE: 0.85\nREASON: Same header.", FOUR)
+    assert (parsed.label, parsed.confidence, parsed.reason) == ("CORRECT", 0.85, "Same header.")
+    assert parse_reply("LABEL: INCORRECT\nconfidence: 70 %", FOUR).confidence == 0.7
+    assert parse_reply("LABEL: INCORRECT\nCONFIDENCE: .5", FOUR).confidence == 0.5
+    assert parse_reply("LABEL: INCORRECT", FOUR).confidence is None, "no line: none stated"
+    assert "CONFIDENCE:" in DEFAULT_TEXT["en"] and "CONFIDENCE:" in DEFAULT_TEXT["ja"]
+
+
 @pytest.mark.parametrize(
     "reply",
     [
@@ -26,6 +35,9 @@ def test_a_readable_reply():
         "LABEL: CORRECT\nREASON: a\nREASON: b",
         "LABEL: CORRECT\nI am confident.",
         "**LABEL: CORRECT**",
+        "LABEL: CORRECT\nCONFIDENCE: very",
+        "LABEL: CORRECT\nCONFIDENCE: 1.5",
+        "LABEL: CORRECT\nCONFIDENCE: 0.9\nCONFIDENCE: 0.8",
     ],
 )
 def test_an_unreadable_reply_is_a_parse_failure(reply):

@@ -1,6 +1,7 @@
 """The simulator's grading profiles: settable accuracy and habits, unreadable replies."""
 
 from adapters.simulator import Simulator
+from adapters.simulator.grading import grade_reply
 from adapters.simulator.profiles import load_profiles
 from grading.parser import parse_reply
 from grading.texts import DEFAULT_EXAMPLES, DEFAULT_TEXT, Case, build_request
@@ -69,3 +70,13 @@ def test_accuracy_and_habit_are_settable_in_a_profiles_file():
         assert "grading_habit" in str(error)
     else:
         raise AssertionError("an unknown habit is refused")
+
+
+def test_the_simulated_grader_states_a_confidence_where_it_is_asked():
+    case = Case(question="Q?", key="Paris", answer_format="", answer="Paris", confidence="HIGH")
+    asked = build_request(DEFAULT_TEXT["en"], DEFAULT_EXAMPLES["en"], case, FOUR)
+    parsed = parse_reply(grade_reply(load_profiles()["sim-grader"], "sim-grader", 1, asked), FOUR)
+    assert parsed.label == "CORRECT" and 0.6 <= parsed.confidence <= 1.0
+    unasked = build_request("Grade it.", [], case, FOUR)
+    reply = grade_reply(load_profiles()["sim-grader"], "sim-grader", 1, unasked)
+    assert "CONFIDENCE" not in reply and parse_reply(reply, FOUR).confidence is None

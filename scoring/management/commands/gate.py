@@ -84,6 +84,12 @@ class Command(BaseCommand):
             default=str(MIN_ITEMS),
             help=f"the fewest shared items the gate judges from (default {MIN_ITEMS})",
         )
+        parser.add_argument(
+            "--figures",
+            default="corrected",
+            help="for a routed experiment: corrected (the grader's answers corrected by the "
+            "audit, the default) or human (only the answers people judged)",
+        )
         parser.add_argument("--json", action="store_true", help="print the answer as JSON")
 
     def handle(self, *args, **options):
@@ -96,6 +102,7 @@ class Command(BaseCommand):
             pair=options["pair"],
             allow_prompt_change=options["allow_prompt_change"],
             min_items=options["min_items"],
+            figures=options["figures"],
         )
         if options["json"]:
             self.stdout.write(json.dumps(gate_report.gate_body(outcome), indent=1))
