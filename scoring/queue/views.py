@@ -415,10 +415,17 @@ def scoring_times(request: HtmxHttpRequest, experiment: Experiment):
         rows = []
         for t in times:
             name = t.assignment.user.username
-            rows += [
-                {"scorer": name, "item": position, "seconds": round(seconds, 1)}
-                for position, seconds in t.items
-            ]
+            for position, seconds in t.items:
+                rate = t.item_rate(position)
+                rows.append(
+                    {
+                        "scorer": name,
+                        "item": position,
+                        "seconds": round(seconds, 1),
+                        "decisions": t.per_item_decisions.get(position, 0),
+                        "decisions_per_minute": round(rate, 2) if rate else None,
+                    }
+                )
             rate = round(t.per_minute, 2) if t.per_minute else None
             rows.append(
                 {
