@@ -59,10 +59,22 @@ def scoring_start(request: HtmxHttpRequest, experiment: Experiment):
     if is_open:
         # Before anyone scores: how many answers carry a bucket, how many go to the scorers.
         counts = carry_counts(experiment)
+    progress = {}
+    if assignment is not None and not assignment.revealed:
+        # Said before the reveal is offered: what waits on the server, and (the page's script)
+        # what waits in this browser.
+        judged, total = services.assignment_progress(assignment)
+        progress = {
+            "judged": judged,
+            "total": total,
+            "rechecks": selectors.assignment_counts(assignment)["rechecks"],
+            "record_url": reverse("scoring:record", kwargs={"assignment_token": assignment.token}),
+        }
     return render(
         request,
         "scoring/start.html",
         {
+            **progress,
             "experiment": experiment,
             "team": experiment.team,
             "assignment": assignment,
@@ -388,7 +400,7 @@ def scoring_reveal(request: HtmxHttpRequest, assignment: Assignment):
             "time": timing.scorer_time(assignment),
         }
     else:
-        extra = {}
+        extra = {"rechecks": selectors.assignment_counts(assignment)["rechecks"]}
     return render(
         request,
         "scoring/reveal.html",
