@@ -284,6 +284,12 @@
     return entry.verdict === "correct" ? "correct" : null;
   }
 
+  // The answers one row stands for (its "×n"; the markup carries nothing else of it).
+  function groupSize(li) {
+    const size = li.querySelector(".group-size");
+    return size ? Number(size.textContent.replace(/\D/g, "")) || 1 : 1;
+  }
+
   // ---- re-checks: the row's labels and the count in the banner, kept true after a decision -----
   let recheckCount = null;  // the newest count this page knows: {n, at}
   function recheckDone(li, size) {
@@ -617,7 +623,7 @@
       shownAt: shownAt,
       // A re-check answered: its labels and the banner's count follow once it is saved.
       wasRecheck: li.classList.contains("recheck"),
-      size: Number(li.dataset.size || 1),
+      size: groupSize(li),
     };
     markPending(li, op);
     paintAttention(li);

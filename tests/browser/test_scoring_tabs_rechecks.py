@@ -121,7 +121,12 @@ def test_a_recheck_answered_updates_its_row_and_the_banner_and_the_start_page_sa
     expect(banner).to_be_visible()
     # The banner counts answers, as the rows' group sizes add up.
     rows = page.locator("#scoring-item li.answer.recheck")
-    sizes = [int(s) for s in rows.evaluate_all("els => els.map(li => li.dataset.size)")]
+    sizes = [
+        int(s.strip("×"))
+        for s in rows.evaluate_all(
+            "els => els.map(li => (li.querySelector('.group-size') || {}).textContent || '1')"
+        )
+    ]
     back = Judgement.objects.filter(assignment=assignment, needs_recheck=True).count()
     assert back and sum(sizes) == back
     expect(banner).to_have_attribute("data-rechecks", str(back))
