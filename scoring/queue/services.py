@@ -10,6 +10,7 @@ from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from probe.models import Experiment, ExperimentItem, Notification, Response
 from probe.services import notifications
@@ -448,6 +449,18 @@ def assignment_progress(assignment: Assignment) -> tuple[int, int]:
 @transaction.atomic
 def assignment_reveal(*, assignment: Assignment) -> Assignment:
     judged, total = assignment_progress(assignment)
+    rechecks = assignment.judgements.filter(needs_recheck=True).count() if judged < total else 0
+    if rechecks:
+        raise ValidationError(
+            ngettext(
+                "%(n)s answer is back for a re-check (a key was amended): decide it again"
+                " before the reveal.",
+                "%(n)s answers are back for a re-check (a key was amended): decide them again"
+                " before the reveal.",
+                rechecks,
+            )
+            % {"n": rechecks}
+        )
     if judged < total:
         raise ValidationError(
             _("Judge every response before the reveal: %(left)s left.") % {"left": total - judged}

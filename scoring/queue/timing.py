@@ -21,6 +21,7 @@ IDLE_SECONDS = 120
 class ScorerTime:
     assignment: Assignment
     per_item: dict[int, float] = field(default_factory=dict)  # position -> seconds
+    per_item_decisions: dict[int, int] = field(default_factory=dict)  # position -> decisions timed
     gaps: list[float] = field(default_factory=list)  # seconds per decision
     idle: int = 0  # gaps left out
 
@@ -45,6 +46,11 @@ class ScorerTime:
         if len(self.gaps) < 2:
             return self.median_decision
         return statistics.quantiles(self.gaps, n=10, method="inclusive")[-1]
+
+    def item_rate(self, position: int) -> float | None:
+        """Decisions per minute on one item (None when no time was counted on it)."""
+        seconds = self.per_item.get(position)
+        return 60 * self.per_item_decisions.get(position, 0) / seconds if seconds else None
 
     @property
     def median_item(self) -> float | None:
@@ -86,6 +92,7 @@ def scorer_time(assignment: Assignment) -> ScorerTime:
             continue
         result.gaps.append(seconds)
         result.per_item[position] = result.per_item.get(position, 0.0) + seconds
+        result.per_item_decisions[position] = result.per_item_decisions.get(position, 0) + 1
     return result
 
 

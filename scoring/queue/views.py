@@ -59,10 +59,22 @@ def scoring_start(request: HtmxHttpRequest, experiment: Experiment):
     if is_open:
         # Before anyone scores: how many answers carry a bucket, how many go to the scorers.
         counts = carry_counts(experiment)
+    progress = {}
+    if assignment is not None and not assignment.revealed:
+        # Said before the reveal is offered: what waits on the server, and (the page's script)
+        # what waits in this browser.
+        judged, total = services.assignment_progress(assignment)
+        progress = {
+            "judged": judged,
+            "total": total,
+            "rechecks": selectors.assignment_counts(assignment)["rechecks"],
+            "record_url": reverse("scoring:record", kwargs={"assignment_token": assignment.token}),
+        }
     return render(
         request,
         "scoring/start.html",
         {
+            **progress,
             "experiment": experiment,
             "team": experiment.team,
             "assignment": assignment,
@@ -388,7 +400,7 @@ def scoring_reveal(request: HtmxHttpRequest, assignment: Assignment):
             "time": timing.scorer_time(assignment),
         }
     else:
-        extra = {}
+        extra = {"rechecks": selectors.assignment_counts(assignment)["rechecks"]}
     return render(
         request,
         "scoring/reveal.html",
@@ -415,10 +427,17 @@ def scoring_times(request: HtmxHttpRequest, experiment: Experiment):
         rows = []
         for t in times:
             name = t.assignment.user.username
-            rows += [
-                {"scorer": name, "item": position, "seconds": round(seconds, 1)}
-                for position, seconds in t.items
-            ]
+            for position, seconds in t.items:
+                rate = t.item_rate(position)
+                rows.append(
+                    {
+                        "scorer": name,
+                        "item": position,
+                        "seconds": round(seconds, 1),
+                        "decisions": t.per_item_decisions.get(position, 0),
+                        "decisions_per_minute": round(rate, 2) if rate else None,
+                    }
+                )
             rate = round(t.per_minute, 2) if t.per_minute else None
             rows.append(
                 {

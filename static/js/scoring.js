@@ -39,6 +39,17 @@
   let tries = 0;
   let lastJudged = null;  // the newest progress the server told: {judged, total}
 
+  // This tab, across its reloads (sessionStorage is per tab): a refusal belongs to the tab whose
+  // decision it refused, and another tab of the same browser never shows it as its own.
+  const TAB = (function () {
+    try {
+      let id = sessionStorage.getItem("blindprobe.scoring.tab");
+      if (!id) { id = newKey(); sessionStorage.setItem("blindprobe.scoring.tab", id); }
+      return id;
+    } catch (e) { return newKey(); }
+  })();
+  function mine(entry) { return entry.tab === TAB; }
+
   function recordUrl() { const holder = document.querySelector("[data-record-url]"); return holder ? holder.dataset.recordUrl : null; }
 
   function load() {
@@ -46,12 +57,17 @@
     if (!url) return;
     storeKey = "blindprobe.scoring.queue:" + url;
     try { state = JSON.parse(localStorage.getItem(storeKey) || "null") || state; } catch (e) { /* keep the empty queue */ }
-    state.ops = state.ops || []; state.attention = state.attention || [];
+    state.ops = state.ops || [];
+    // Only this tab's refusals: the others stay in storage for the tabs they belong to.
+    state.attention = (state.attention || []).filter(mine);
     state.ops.forEach(function (op) { if (op.state === "sending") op.state = "waiting"; });
   }
   function save() {
     if (!storeKey) return;
-    try { localStorage.setItem(storeKey, JSON.stringify(state)); } catch (e) { /* storage full: the queue still lives in this page */ }
+    let others = [];
+    try { others = ((JSON.parse(localStorage.getItem(storeKey) || "null") || {}).attention || []).filter(function (a) { return a.tab && !mine(a); }); } catch (e) { /* none kept */ }
+    const stored = { ops: state.ops, attention: others.concat(state.attention) };
+    try { localStorage.setItem(storeKey, JSON.stringify(stored)); } catch (e) { /* storage full: the queue still lives in this page */ }
   }
 
   function newKey() {
@@ -159,10 +175,16 @@
     if (outcome.status === "saved") {
       if (outcome.message) notice(outcome.message);
       if (li) flashSaved(li);
+      if (op.wasRecheck && !outcome.recheck) recheckDone(li, op.size || 1);
       return;
     }
-    state.attention.push({ position: op.position, tokens: op.tokens, status: outcome.status, message: outcome.message, verdict: op.verdict, bucket: op.bucket });
-    if (li) paintAttention(li);
+    // Kept by the refused decision's own key, for this tab: not "sending" any more, not saved.
+    state.attention.push({ key: op.key, tab: TAB, position: op.position, tokens: op.tokens, status: outcome.status, message: outcome.message, verdict: op.verdict, bucket: op.bucket });
+    if (li) {
+      const sync = li.querySelector("[data-sync]");
+      if (sync) { sync.textContent = ""; sync.dataset.state = "refused"; }
+      paintAttention(li);
+    }
   }
 
   // ---- the page ------------------------------------------------------------------------------
@@ -240,12 +262,54 @@
       const li = rowFor(position, op.tokens);
       if (li) markPending(li, op);
     });
+    const before = state.attention.length;
+    state.attention = state.attention.filter(function (a) {
+      if (a.position !== position) return true;
+      const li = rowFor(position, a.tokens);
+      return !(li && li.dataset.state && li.dataset.state === wanted(a));
+    });
+    if (state.attention.length !== before) save();
     answers().forEach(paintAttention);
+    paintRechecks();
     root.classList.toggle("only-undecided", undecidedOnly());
     const filter = document.getElementById("undecided-only");
     if (filter) filter.checked = undecidedOnly();
     const advance = document.getElementById("auto-advance");
     if (advance) advance.checked = autoAdvance();
+  }
+
+  // The bucket a refused decision asked for, where the page can tell it (W leaves it to the server).
+  function wanted(entry) {
+    if (entry.bucket) return entry.bucket;
+    return entry.verdict === "correct" ? "correct" : null;
+  }
+
+  // The answers one row stands for (its "×n"; the markup carries nothing else of it).
+  function groupSize(li) {
+    const size = li.querySelector(".group-size");
+    return size ? Number(size.textContent.replace(/\D/g, "")) || 1 : 1;
+  }
+
+  // ---- re-checks: the row's labels and the count in the banner, kept true after a decision -----
+  let recheckCount = null;  // the newest count this page knows: {n, at}
+  function recheckDone(li, size) {
+    if (li) {
+      li.classList.remove("recheck");
+      li.querySelectorAll(".recheck-tag, .recheck-detail").forEach(function (el) { el.remove(); });
+    }
+    const banner = document.querySelector("#scoring-item [data-rechecks]");
+    const base = recheckCount ? recheckCount.n : (banner ? Number(banner.dataset.rechecks) : 0);
+    recheckCount = { n: Math.max(0, base - size), at: Date.now() };
+    paintRechecks();
+  }
+  function paintRechecks() {
+    const banner = document.querySelector("#scoring-item [data-rechecks]");
+    if (!banner || !recheckCount) return;
+    const n = recheckCount.n;
+    banner.dataset.rechecks = n;
+    banner.hidden = n === 0;
+    const label = banner.querySelector("[data-recheck-text]");
+    if (label) label.textContent = interpolate(ngettext("A key was amended: %s answer you judged is back for a re-check.", "A key was amended: %s answers you judged are back for a re-check.", n), [n]);
   }
 
   function markPending(li, op) {
@@ -269,7 +333,7 @@
       progress();
     }
     const box = statusBox();
-    if (!box) return;
+    if (!box) { startStatus(); return; }
     const waiting = state.ops.length;
     const failed = state.ops.some(function (op) { return op.state === "failed"; });
     const message = box.querySelector("[data-status-text]");
@@ -278,14 +342,23 @@
     box.dataset.state = failed ? "failed" : waiting ? "sending" : "saved";
     if (failed) message.textContent = interpolate(ngettext("%s decision not saved yet: the server cannot be reached. It is kept in this browser and sent when the server answers.", "%s decisions not saved yet: the server cannot be reached. They are kept in this browser and sent when the server answers.", waiting), [waiting]);
     else if (waiting) message.textContent = interpolate(ngettext("Saving %s decision…", "Saving %s decisions…", waiting), [waiting]);
-    else message.textContent = gettext("Every decision is saved.");
-    retry.hidden = !failed;
     const open = state.attention.length;
+    if (!failed && !waiting) message.textContent = open ? gettext("Every other decision is saved.") : gettext("Every decision is saved.");
+    retry.hidden = !failed;
     link.hidden = !open;
     if (open) {
       link.textContent = interpolate(ngettext("%(n)s decision needs you: item %(item)s", "%(n)s decisions need you: first on item %(item)s", open), { n: open, item: state.attention[0].position }, true);
       link.href = urlFor(state.attention[0].position);
     }
+  }
+
+  // The start page: decisions this browser has not sent yet are said, and sent from here too.
+  function startStatus() {
+    const box = document.getElementById("queue-start");
+    if (!box) return;
+    const waiting = state.ops.length;
+    box.hidden = !waiting;
+    if (waiting) box.querySelector("[data-status-text]").textContent = interpolate(ngettext("%s decision not sent yet from this browser: sending it now. The reveal waits for it.", "%s decisions not sent yet from this browser: sending them now. The reveal waits for them.", waiting), [waiting]);
   }
 
   // Judged: the server's newest count, plus the new decisions still on their way.
@@ -344,11 +417,16 @@
     const here = Number(root.dataset.position);
     const last = Math.min(Number(root.dataset.nItems), here + AHEAD);
     const pending = state.ops.map(function (op) { return op.position; });
-    for (let position = here + 1; position <= last; position++) {
-      if (pending.indexOf(position) >= 0 || prefetched[position]) continue;
-      const p = position;
+    function ahead(p) {
+      if (pending.indexOf(p) >= 0 || prefetched[p]) return prefetched[p] || null;
       prefetched[p] = fetchFragment(urlFor(p), true).catch(function () { delete prefetched[p]; return null; });
+      return prefetched[p];
     }
+    // The next item first and alone, as soon as the page is shown: moving on right after the
+    // page loads finds it on its way, not queued behind the items after it.
+    const next = here + 1 <= last ? ahead(here + 1) : null;
+    const rest = function () { for (let p = here + 2; p <= last; p++) ahead(p); };
+    if (next) next.then(rest, rest); else rest();
   }
 
   function swapIn(fragment, extra) {
@@ -362,6 +440,7 @@
     const path = new URL(fragment.url, window.location.href).pathname;
     if (window.location.pathname !== path) history.pushState({}, "", path);
     if (lastJudged && fragment.at > lastJudged.at) lastJudged = null;
+    if (recheckCount && fragment.at > recheckCount.at) recheckCount = null;
     shown(extra || {});
   }
 
@@ -542,6 +621,9 @@
       blind: root.dataset.blind === "1",
       decidedAt: Date.now(),
       shownAt: shownAt,
+      // A re-check answered: its labels and the banner's count follow once it is saved.
+      wasRecheck: li.classList.contains("recheck"),
+      size: groupSize(li),
     };
     markPending(li, op);
     paintAttention(li);
@@ -752,7 +834,7 @@
       focusAnswer(li);
       decide(li, button.dataset.key);
     }
-    const reveal = event.target.closest("#scoring-item [data-reveal]");
+    const reveal = event.target.closest("#scoring-item [data-reveal], [data-start-reveal]");
     if (reveal && state.ops.length) {
       // The reveal counts what the server has: send what is queued first.
       event.preventDefault();

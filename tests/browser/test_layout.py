@@ -166,7 +166,9 @@ PROBLEMS_JS = """() => {
   // Text a person reads keeps a readable width (a question squeezed to one character a line).
   for (const text of document.querySelectorAll('.question, .question-text, .review-question, .answer-value, .table td.words')) {
     if (!visible(text) || closedDetails(text)) continue;
-    if (text.getBoundingClientRect().width < 96) out.push('squeezed to ' + Math.round(text.getBoundingClientRect().width) + 'px: ' + name(text));
+    // Running text (inline) wraps in its parent's width: that is the width it has to read in.
+    const box = getComputedStyle(text).display === 'inline' ? text.parentElement : text;
+    if (box.getBoundingClientRect().width < 96) out.push('squeezed to ' + Math.round(box.getBoundingClientRect().width) + 'px: ' + name(text));
   }
   // A table wider than its card scrolls inside a container the keyboard can reach, with a name.
   for (const table of document.querySelectorAll('table')) {

@@ -303,6 +303,12 @@ def test_score_a_demo_experiment_by_keyboard_reveal_and_check_the_report(
     expect(page.get_by_role("button", name="Reveal the models")).to_be_focused()
     page.keyboard.press("Enter")
     expect(page.get_by_role("link", name="Open the report")).to_be_focused()
+    # At 1366 px the card takes the width: every column of the sheets' table shows, none cut.
+    table = page.locator("section.card .table-scroll").first
+    box = table.evaluate("t => [t.scrollWidth, t.clientWidth]")
+    page.screenshot(path=str(ARTIFACTS / "reveal_1366.png"), full_page=True)
+    assert box[0] <= box[1] + 1, f"the reveal's table is cut off: {box}"
+    expect(table.locator("th").last).to_be_in_viewport()
     page.keyboard.press("Enter")
     expect(page.locator("#summary-table")).to_be_visible()
     page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
@@ -350,7 +356,14 @@ ROW_LAYOUT = """() => Array.from(document.querySelectorAll('#scoring-item li.ans
   const labels = Array.from(li.querySelectorAll('.answer-actions button'))
     .map(b => { const c = b.cloneNode(true); c.querySelectorAll('kbd').forEach(k => k.remove());
                 return c.textContent.trim(); });
+  const buckets = Array.from(li.querySelectorAll('.answer-actions button'))
+    .map(b => (b.getAttribute('title') || '').trim());
+  const chips = Array.from(li.querySelectorAll('.answer-text .tag, .answer-text .conf, .answer-text .answer-none, .answer-state .bucket'))
+    .map(c => c.textContent.trim());
   return {
+    row: li.getBoundingClientRect().width, chips: chips,
+    stateBuckets: Array.from(li.querySelectorAll('.answer-state .bucket')).map(c => c.textContent.trim()),
+    bucketNames: labels.concat(buckets).filter(Boolean),
     text: text.width, strip: strip.width, answerFirst: text.left < strip.left,
     oneLine: strip.top < text.bottom,
     sizeBeside: !size || Math.abs(size.getBoundingClientRect().top - value.top) < 14,
@@ -370,6 +383,13 @@ def check_rows(page, name: str) -> None:
         assert row["sizeBeside"], f"{name}: the group count is not beside the answer: {row}"
         assert len(set(row["labels"])) == len(row["labels"]), f"{name}: a label twice: {row}"
         assert row["abstainedChips"] == 0, f"{name}: confidence chips on an abstention: {row}"
+        # The answer first and widest: most of the row, the strip only its keys.
+        assert row["text"] >= 0.6 * row["row"], f"{name}: the answer has under 60 %: {row}"
+        # No chip says again what a bucket (its chip on the row, or a button's) says.
+        others = [c for c in row["chips"] if c not in row["stateBuckets"]]
+        for chip in others:
+            for bucket in row["bucketNames"]:
+                assert bucket.lower() not in chip.lower(), f"{name}: {chip!r} repeats {bucket!r}"
 
 
 def test_eight_sheets_by_keyboard_rows_at_two_widths_and_two_languages(

@@ -87,5 +87,10 @@ def test_the_lead_sees_revealed_scorers_and_another_scorer_sees_none(client, wor
     # Written by the one CSV writer: a BOM, CRLF, numbers as numbers (10 seconds: "10").
     rows = client.get(url + "?format=csv").content.decode("utf-8-sig").splitlines()
     assert rows[0] == "scorer,item,seconds,decisions,decisions_per_minute"
-    assert "acme-scorer,1,10,," in rows
+    # Each item's row has its own decisions and rate, as the "all" row has them.
+    n1 = timing.scorer_time(assignment).per_item_decisions[1]
+    assert n1 >= 1
+    rate = f"{60 * n1 / 10:g}"
+    assert f"acme-scorer,1,10,{n1},{rate}" in rows, rows
+    assert all(row.split(",")[3] and row.split(",")[4] for row in rows[1:]), rows
     assert Judgement.objects.filter(assignment=assignment).count() == 6
