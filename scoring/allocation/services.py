@@ -19,6 +19,7 @@ from django.utils.translation import gettext as _
 from probe.models import Experiment, ExperimentItem, Response
 from scoring.models import Allocation, Assignment, ItemAllocation, Judgement
 from scoring.queue.services import assignment_start
+from scoring.reconciliation.waits import reconciliation_waits
 
 
 def deal(item_ids: list[int], pool: list[int], k: int, seed: int) -> dict[int, list[int]]:
@@ -171,6 +172,7 @@ def allocation_reassign(*, assignment: Assignment, by) -> int:
     Assignment.objects.filter(pk__in=[a.pk for a in others] + [assignment.pk]).update(
         progress_judged=None, progress_rechecks=None
     )
+    reconciliation_waits(assignment.experiment)
     return moved
 
 

@@ -28,6 +28,7 @@ from scoring.models import (
 )
 from scoring.queue import selectors, services
 from scoring.reconciliation.finals import final_buckets_sync
+from scoring.reconciliation.waits import reconciliation_waits
 
 # How far a browser's clock is believed: a decision queued offline for longer than this, or
 # stamped in the future, is timed by the server's clock instead.
@@ -185,6 +186,7 @@ class Batch:
         of the row this batch holds locked (no query when neither moved)."""
         touched = self.ledger is not None and self.ledger.touched
         self.write()
+        moved = self.newly_judged or self.rechecked
         fields = {}
         if self.counted and (self.newly_judged or self.rechecked):
             fields["progress_judged"] = self.judged
@@ -197,6 +199,9 @@ class Batch:
             services.position_remember(assignment=self.assignment, position=last_position)
         if touched and self.reconciling:
             final_buckets_sync(experiment=self.assignment.experiment)
+        if moved and not self.reconciling and self.progress()["judged"] >= self.total:
+            # This scorer has judged all theirs: the experiment may be reconcilable now.
+            reconciliation_waits(self.assignment.experiment)
 
 
 def _state_outcome(batch: Batch, status: str, message: str, responses, judgements, **extra):

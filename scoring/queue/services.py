@@ -25,7 +25,7 @@ from scoring.models import (
 from scoring.queue import selectors
 from scoring.queue.carry import carried_of, carry_sync
 from scoring.reconciliation.finals import final_buckets_sync
-from scoring.reconciliation.selectors import participants
+from scoring.reconciliation.waits import reconciliation_waits
 from scoring.schemes import scheme_for
 
 
@@ -355,7 +355,17 @@ def judgement_decide(
             )
         if ledger.touched:
             _sync_final_buckets(assignment.experiment)
+        if ledger.newly_judged or ledger.rechecked:
+            judging_done(assignment)
     return result
+
+
+def judging_done(assignment: Assignment) -> None:
+    """A decision judged something: if this scorer has now judged all theirs, the experiment
+    may have become reconcilable (the leads hear of it once, whatever the reveals)."""
+    judged, total = assignment_progress(assignment)
+    if total and judged >= total:
+        reconciliation_waits(assignment.experiment)
 
 
 POSITION_THROTTLE_SECONDS = 5
@@ -440,23 +450,8 @@ def assignment_reveal(*, assignment: Assignment) -> Assignment:
     if assignment.revealed_at is None:
         assignment.revealed_at = timezone.now()
         assignment.save(update_fields=["revealed_at"])
-        _reconciliation_waits(assignment.experiment)
+        reconciliation_waits(assignment.experiment)
     return assignment
-
-
-def _reconciliation_waits(experiment: Experiment) -> None:
-    """Two scorers have judged everything and reconciliation has not begun: tell the leads."""
-    if Reconciliation.objects.filter(experiment=experiment).exists():
-        return
-    if len(participants(experiment)) < 2:
-        return
-    notifications.notify(
-        users=notifications.leads_of(experiment),
-        kind=Notification.Kind.RECONCILE,
-        experiment=experiment,
-        url=reverse("scoring:scorers", kwargs={"experiment_pk": experiment.pk}),
-        key=f"reconcile:{experiment.pk}",
-    )
 
 
 def dispute_raise(

@@ -9,7 +9,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db.models import Count
 
-from probe.models import ExperimentItem, Response
+from probe.models import ExperimentItem, Notification, Response
 from scoring.agreement.report import agreement_report
 from scoring.allocation import selectors as allocation_selectors
 from scoring.allocation.services import allocation_create, allocation_reassign, deal
@@ -210,3 +210,19 @@ def test_the_lead_shares_the_items_from_the_scorers_page(client, shared):
     # A scorer may not choose.
     client.force_login(users["scorer-1"])
     assert client.post(f"/experiments/{experiment.pk}/scorers/share/", {}).status_code == 403
+
+
+def test_reconciliation_waits_when_every_item_has_its_k_judgements(shared):
+    experiment, users = shared
+    allocation_create(
+        experiment=experiment, by=users["lead"], pool=[users[u] for u in SCORERS], per_item=2
+    )
+    assignments = list(Assignment.objects.filter(experiment=experiment).order_by("pk"))
+    for assignment in assignments[:-1]:
+        judge_all(assignment)
+    # Five of six have judged their share: some items still lack their second judgement.
+    assert not Notification.objects.filter(kind="reconcile").exists()
+    judge_all(assignments[-1])
+    waits = Notification.objects.filter(kind="reconcile")
+    assert [n.user for n in waits] == [users["lead"]]
+    assert not any(a.revealed for a in Assignment.objects.filter(experiment=experiment))
