@@ -25,6 +25,17 @@ def allocated_item_ids(assignment: Assignment) -> set[int] | None:
     )
 
 
+def skipped_responses(assignment: Assignment) -> set[int]:
+    """Responses of this scorer's items they do not judge: a departed scorer judged them before
+    the item was handed on to this one (it has its k judgements already)."""
+    skipped: set[int] = set()
+    for row in ItemAllocation.objects.filter(assignment=assignment, released=None).values_list(
+        "skipped", flat=True
+    ):
+        skipped.update(row)
+    return skipped
+
+
 def scorer_totals(experiment: Experiment) -> dict[int, int] | None:
     """Assignment id -> how many responses its share holds (None: no allocation)."""
     if not Allocation.objects.filter(experiment=experiment).exists():
@@ -36,10 +47,11 @@ def scorer_totals(experiment: Experiment) -> dict[int, int] | None:
         .values_list("item_id", "n")
     )
     totals: dict[int, int] = {}
-    for assignment_id, item_id in ItemAllocation.objects.filter(
+    for assignment_id, item_id, skipped in ItemAllocation.objects.filter(
         allocation__experiment=experiment, released=None
-    ).values_list("assignment_id", "item_id"):
-        totals[assignment_id] = totals.get(assignment_id, 0) + per_item.get(item_id, 0)
+    ).values_list("assignment_id", "item_id", "skipped"):
+        share = per_item.get(item_id, 0) - len(skipped)
+        totals[assignment_id] = totals.get(assignment_id, 0) + share
     return totals
 
 
@@ -48,7 +60,7 @@ def scorer_total(assignment: Assignment) -> int | None:
     items = allocated_item_ids(assignment)
     if items is None:
         return None
-    return Response.objects.filter(item_id__in=items).count()
+    return Response.objects.filter(item_id__in=items).count() - len(skipped_responses(assignment))
 
 
 def item_counts(experiment: Experiment) -> dict[int, int]:

@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 
 from probe.models import Response
 from probe.wording import sentences
-from scoring.allocation.selectors import allocated_item_ids
+from scoring.allocation.selectors import allocated_item_ids, skipped_responses
 from scoring.models import (
     Allocation,
     Assignment,
@@ -103,8 +103,11 @@ class Batch:
         self.total = selectors.experiment_size(assignment.experiment)[1]
         # The items this scorer was dealt (None: no allocation, every item is theirs).
         self._share = allocated_item_ids(assignment) if row[5] else None
+        self._skipped = skipped_responses(assignment) if row[5] else set()
         if self._share is not None:
-            self.total = Response.objects.filter(item_id__in=self._share).count()
+            self.total = Response.objects.filter(item_id__in=self._share).count() - len(
+                self._skipped
+            )
         self.positions = sorted(
             {d.position for d in decisions if d.op == "decide" and d.position >= 1}
         )
@@ -140,6 +143,10 @@ class Batch:
     def share(self) -> set | None:
         """The items this scorer was dealt (None: every item), read once a batch."""
         return self._share
+
+    def skipped(self) -> set:
+        """Responses of this scorer's items judged by a departed scorer before a hand-on."""
+        return self._skipped
 
     def resolve(self, position: int, tokens: list[str]) -> list:
         self.read()
@@ -236,7 +243,9 @@ def _decide(batch: Batch, decision: QueuedDecision) -> dict:
         return _state_outcome(batch, status, message, responses, judgements, **extra)
 
     share = batch.share()
-    if share is not None and any(r.item_id not in share for r in responses):
+    if share is not None and any(
+        r.item_id not in share or r.pk in batch.skipped() for r in responses
+    ):
         return refuse("invalid", _("This item is not in your share of the experiment's items."))
 
     if decision.blind and assignment.revealed:

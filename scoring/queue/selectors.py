@@ -2,6 +2,7 @@
 
 import hashlib
 import hmac
+from collections import Counter
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -11,7 +12,7 @@ from django.utils.crypto import salted_hmac
 
 from probe.models import Experiment, ExperimentItem, Response
 from probe.sheetparser import normalise_answer
-from scoring.allocation.selectors import allocated_item_ids, scorer_total
+from scoring.allocation.selectors import allocated_item_ids, scorer_total, skipped_responses
 from scoring.models import Assignment, Bucket, Judgement, KeyDispute
 from scoring.review.keys import KeyInForce, key_in_force, keys_in_force
 
@@ -297,9 +298,9 @@ def queue_item(assignment: Assignment, position: int) -> QueueItem | None:
         return None  # not in this scorer's share of the items
     # Only the fields the page shows: nothing that reaches a run's identity.
     responses = list(
-        Response.objects.filter(item=item).only(
-            "pk", "answer", "confidence", "abstained", "hedged", "issues", "item_id"
-        )
+        Response.objects.filter(item=item)
+        .exclude(pk__in=skipped_responses(assignment) if share is not None else [])
+        .only("pk", "answer", "confidence", "abstained", "hedged", "issues", "item_id")
     )
     judgements = {
         j.response_id: j
@@ -360,6 +361,14 @@ def item_overview(assignment: Assignment) -> list[OverviewItem]:
         .values("pk", "position", "block_code")
         .annotate(n=Count("responses"))
     )
+    # Responses a departed scorer judged before handing the item on are not this scorer's.
+    skipped = Counter(
+        Response.objects.filter(
+            pk__in=skipped_responses(assignment) if share is not None else []
+        ).values_list("item_id", flat=True)
+    )
+    for row in items:
+        row["n"] -= skipped[row["pk"]]
     judged = {
         item_id: (done, recheck)
         for item_id, done, recheck in Judgement.objects.filter(assignment=assignment)
@@ -445,7 +454,9 @@ def first_open_position(assignment: Assignment) -> int:
     responses = Response.objects.filter(run__experiment=assignment.experiment)
     share = allocated_item_ids(assignment)
     if share is not None:
-        responses = responses.filter(item_id__in=share)
+        responses = responses.filter(item_id__in=share).exclude(
+            pk__in=skipped_responses(assignment)
+        )
     undecided = (
         responses.exclude(judgements__assignment=assignment)
         .order_by("item__position")

@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 
 from probe.models import Experiment, ExperimentItem, Notification, Response
 from probe.services import notifications
-from scoring.allocation.selectors import allocated_item_ids, scorer_total
+from scoring.allocation.selectors import allocated_item_ids, scorer_total, skipped_responses
 from scoring.models import (
     Assignment,
     Judgement,
@@ -325,7 +325,8 @@ def judgement_decide(
     """
     # What the decision asks is checked before anything is written or locked.
     share = allocated_item_ids(assignment)
-    if share is not None and any(r.item_id not in share for r in responses):
+    skipped = skipped_responses(assignment) if share is not None else set()
+    if share is not None and any(r.item_id not in share or r.pk in skipped for r in responses):
         raise ValidationError(_("This item is not in your share of the experiment's items."))
     targets = judgement_targets(assignment, responses, verdict, bucket)
     with transaction.atomic():

@@ -226,3 +226,60 @@ def test_reconciliation_waits_when_every_item_has_its_k_judgements(shared):
     waits = Notification.objects.filter(kind="reconcile")
     assert [n.user for n in waits] == [users["lead"]]
     assert not any(a.revealed for a in Assignment.objects.filter(experiment=experiment))
+
+
+def test_a_hand_on_of_a_partly_judged_item_leaves_every_response_with_exactly_k():
+    """Two sheets: the departed scorer judged one response of an item; its new scorer judges
+    only the other one, the server refuses the first, and the receivers are told."""
+    team, users = builders.team_with_members(
+        "Hand", {"lead": "owner", "a": "scorer", "b": "scorer", "c": "scorer"}, slug="hand"
+    )
+    configs = builders.model_configs(team, ["one", "two"])
+    experiment = builders.collected_experiment(
+        team=team,
+        bank=None,
+        prompt=builders.prompt_version(team),
+        items=builders.snapshot_items(6),
+        sheets=[builders.Sheet(c, [(f"key {n}", "HIGH") for n in range(1, 7)]) for c in configs],
+    ).experiment
+    pool = [users["a"], users["b"], users["c"]]
+    allocation_create(experiment=experiment, by=users["lead"], pool=pool, per_item=2, seed=5)
+    departed = Assignment.objects.get(experiment=experiment, user=users["a"])
+    item_id = min(allocation_selectors.allocated_item_ids(departed))
+    first, second = Response.objects.filter(item_id=item_id).order_by("pk")
+    judgement_decide(assignment=departed, responses=[first], verdict="correct")
+    assert allocation_reassign(assignment=departed, by=users["lead"]) == 4
+    receivers = set(
+        Assignment.objects.filter(experiment=experiment, allocated_items__released=None)
+    )
+    holders = ItemAllocation.objects.filter(item_id=item_id, released=None)
+    assert holders.count() == 2
+    new = next(
+        h.assignment for h in holders if h.assignment.pk != departed.pk and h.skipped == [first.pk]
+    )
+    position = ExperimentItem.objects.get(pk=item_id).position
+    page = queue_selectors.queue_item(new, position)
+    assert [m.response.pk for g in page.groups for m in g.members] == [second.pk]
+    with pytest.raises(ValidationError, match="not in your share"):
+        judgement_decide(assignment=new, responses=[first], verdict="wrong")
+    for assignment in receivers - {departed}:
+        judge_all_open(assignment)
+        judged, total = assignment_progress(assignment)
+        assert judged == total
+    per_response = Counter(
+        Judgement.objects.filter(response__run__experiment=experiment).values_list(
+            "response_id", flat=True
+        )
+    )
+    assert set(per_response.values()) == {2}
+    assert len(per_response) == 12
+    told = Notification.objects.filter(kind="to_score", key__startswith="handed_on:")
+    assert {n.user for n in told} == {a.user for a in receivers - {departed}}
+
+
+def judge_all_open(assignment):
+    """The scorer judges every response their queue holds, through the service."""
+    skipped = allocation_selectors.skipped_responses(assignment)
+    for item_id in allocation_selectors.allocated_item_ids(assignment):
+        responses = list(Response.objects.filter(item_id=item_id).exclude(pk__in=skipped))
+        judgement_decide(assignment=assignment, responses=responses, verdict="correct")
