@@ -6,7 +6,7 @@ progress and reveal cover only the items in their share, and a judgement outside
 
 from django.db.models import Count
 
-from probe.models import Experiment, Response
+from probe.models import Experiment, ExperimentItem, Response
 from scoring.models import Allocation, Assignment, ItemAllocation
 
 
@@ -71,3 +71,26 @@ def item_counts(experiment: Experiment) -> dict[int, int]:
         .annotate(n=Count("pk"))
         .values_list("item_id", "n")
     )
+
+
+def share_place(share: set[int], position: int) -> tuple[int, tuple[int | None, int | None]]:
+    """Which of the scorer's own items the one at ``position`` is (1 for their first), and the
+    positions of their items before and after it (None at either end)."""
+    positions = sorted(
+        ExperimentItem.objects.filter(pk__in=share).values_list("position", flat=True)
+    )
+    number = sum(1 for p in positions if p <= position)
+    before = positions[number - 2] if number >= 2 else None
+    after = positions[number] if number < len(positions) else None
+    return number, (before, after)
+
+
+def skipped_per_item(assignment: Assignment) -> dict[int, int]:
+    """Item id -> how many of its responses this scorer does not judge (``skipped_responses``)."""
+    return {
+        item_id: len(skipped)
+        for item_id, skipped in ItemAllocation.objects.filter(
+            assignment=assignment, released=None
+        ).values_list("item_id", "skipped")
+        if skipped
+    }

@@ -2,7 +2,6 @@
 
 import hashlib
 import hmac
-from collections import Counter
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -12,7 +11,7 @@ from django.utils.crypto import salted_hmac
 
 from probe.models import Experiment, ExperimentItem, Response
 from probe.sheetparser import normalise_answer
-from scoring.allocation.selectors import allocated_item_ids, scorer_total, skipped_responses
+from scoring.allocation import selectors as shares
 from scoring.models import Assignment, Bucket, Judgement, KeyDispute
 from scoring.review.keys import KeyInForce, key_in_force, keys_in_force
 
@@ -160,6 +159,9 @@ class QueueItem:
     disputes: list[KeyDispute]
     rechecks: int = 0
     carried: int = 0  # answers of this item that carry a bucket: not shown, already decided
+    # With the items shared out: which of the scorer's own items it is, and their neighbours.
+    number: int | None = None
+    around: tuple[int | None, int | None] = (None, None)
     high_wrong_confirmed: bool = False  # a HIGH answer of this item already marked wrong
 
     @property
@@ -168,10 +170,14 @@ class QueueItem:
 
     @property
     def previous(self) -> int | None:
+        if self.number is not None:
+            return self.around[0]
         return self.item.position - 1 if self.item.position > 1 else None
 
     @property
     def next(self) -> int | None:
+        if self.number is not None:
+            return self.around[1]
         return self.item.position + 1 if self.item.position < self.n_items else None
 
     @property
@@ -293,13 +299,13 @@ def queue_item(assignment: Assignment, position: int) -> QueueItem | None:
     """Everything one scoring page needs, in a fixed number of queries whatever the sheets."""
     experiment = assignment.experiment
     item = ExperimentItem.objects.filter(experiment=experiment, position=position).first()
-    share = allocated_item_ids(assignment)
+    share = shares.allocated_item_ids(assignment)
     if item is None or (share is not None and item.pk not in share):
         return None  # not in this scorer's share of the items
     # Only the fields the page shows: nothing that reaches a run's identity.
     responses = list(
         Response.objects.filter(item=item)
-        .exclude(pk__in=skipped_responses(assignment) if share is not None else [])
+        .exclude(pk__in=shares.skipped_responses(assignment) if share is not None else [])
         .only("pk", "answer", "confidence", "abstained", "hedged", "issues", "item_id")
     )
     judgements = {
@@ -313,8 +319,10 @@ def queue_item(assignment: Assignment, position: int) -> QueueItem | None:
     carried = {pk for pk, j in judgements.items() if j.verdict == Judgement.Verdict.CARRIED}
     responses = [r for r in responses if r.pk not in carried]
     n_items, total = experiment_size(experiment)
+    number, around = None, (None, None)
     if share is not None:
-        n_items, total = len(share), scorer_total(assignment)
+        n_items, total = len(share), shares.scorer_total(assignment)
+        number, around = shares.share_place(share, position)
     disputes = list(KeyDispute.objects.filter(assignment=assignment, item=item))
     return QueueItem(
         item=item,
@@ -326,6 +334,8 @@ def queue_item(assignment: Assignment, position: int) -> QueueItem | None:
         disputes=disputes,
         rechecks=counts["rechecks"],
         carried=len(carried),
+        number=number,
+        around=around,
         high_wrong_confirmed=experiment.confirm_wrong == Experiment.ConfirmWrong.ONCE
         and high_wrong_confirmed(assignment, item_id=item.pk),
     )
@@ -352,7 +362,7 @@ class OverviewItem:
 def item_overview(assignment: Assignment) -> list[OverviewItem]:
     """Every item with this scorer's state on it: open, done, re-check, flagged (5 queries)."""
     experiment = assignment.experiment
-    share = allocated_item_ids(assignment)
+    share = shares.allocated_item_ids(assignment)
     items = ExperimentItem.objects.filter(experiment=experiment)
     if share is not None:
         items = items.filter(pk__in=share)
@@ -361,14 +371,9 @@ def item_overview(assignment: Assignment) -> list[OverviewItem]:
         .values("pk", "position", "block_code")
         .annotate(n=Count("responses"))
     )
-    # Responses a departed scorer judged before handing the item on are not this scorer's.
-    skipped = Counter(
-        Response.objects.filter(
-            pk__in=skipped_responses(assignment) if share is not None else []
-        ).values_list("item_id", flat=True)
-    )
+    skipped = shares.skipped_per_item(assignment) if share is not None else {}
     for row in items:
-        row["n"] -= skipped[row["pk"]]
+        row["n"] -= skipped.get(row["pk"], 0)  # judged by a departed scorer before a hand-on
     judged = {
         item_id: (done, recheck)
         for item_id, done, recheck in Judgement.objects.filter(assignment=assignment)
@@ -452,10 +457,10 @@ def first_open_position(assignment: Assignment) -> int:
     if recheck:
         return recheck
     responses = Response.objects.filter(run__experiment=assignment.experiment)
-    share = allocated_item_ids(assignment)
+    share = shares.allocated_item_ids(assignment)
     if share is not None:
         responses = responses.filter(item_id__in=share).exclude(
-            pk__in=skipped_responses(assignment)
+            pk__in=shares.skipped_responses(assignment)
         )
     undecided = (
         responses.exclude(judgements__assignment=assignment)

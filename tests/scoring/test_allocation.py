@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 from django.core.exceptions import ValidationError
 from django.db.models import Count
+from django.urls import reverse
 
 from probe.models import ExperimentItem, Notification, Response
 from scoring.agreement.report import agreement_report
@@ -283,3 +284,41 @@ def judge_all_open(assignment):
     for item_id in allocation_selectors.allocated_item_ids(assignment):
         responses = list(Response.objects.filter(item_id=item_id).exclude(pk__in=skipped))
         judgement_decide(assignment=assignment, responses=responses, verdict="correct")
+
+
+def test_a_scorers_pages_count_their_share_not_the_bank(client, shared):
+    experiment, users = shared
+    allocation_create(
+        experiment=experiment, by=users["lead"], pool=[users[u] for u in SCORERS], per_item=2
+    )
+    # A scorer whose share does not hold item 1.
+    item_1 = ExperimentItem.objects.get(experiment=experiment, position=1)
+    assignment = Assignment.objects.filter(experiment=experiment).exclude(
+        allocated_items__item=item_1
+    )[0]
+    scorer = assignment.user
+    positions = sorted(
+        ExperimentItem.objects.filter(
+            pk__in=allocation_selectors.allocated_item_ids(assignment)
+        ).values_list("position", flat=True)
+    )
+    assert len(positions) == 100 and positions[0] != 1
+    client.force_login(scorer)
+    start = client.get(reverse("scoring:start", kwargs={"experiment_pk": experiment.pk}))
+    assert b"100 items of yours" in start.content and b"300 items" not in start.content
+    token = assignment.token
+    page = client.get(reverse("scoring:item", args=[token, positions[11]]))
+    assert b"Item 12 of 100 of yours" in page.content
+    # Previous and next go to the scorer's own neighbours.
+    assert reverse("scoring:item", args=[token, positions[10]]).encode() in page.content
+    assert reverse("scoring:item", args=[token, positions[12]]).encode() in page.content
+    # The overview's way back goes to their first item when they have not scored yet.
+    assert Assignment.objects.get(pk=assignment.pk).last_position == 1
+    overview = client.get(reverse("scoring:overview", args=[token]))
+    first = reverse("scoring:item", args=[token, positions[0]])
+    assert f'href="{first}" data-back'.encode() in overview.content
+    assert b"Back to item 1<" in overview.content
+    assert client.get(first).status_code == 200
+    # "Go to item 12" goes to the scorer's twelfth item.
+    jump = client.get(reverse("scoring:overview", args=[token]), {"go": "12"})
+    assert jump.url == reverse("scoring:item", args=[token, positions[11]])
