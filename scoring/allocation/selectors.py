@@ -4,10 +4,10 @@ Without an allocation every scorer gets every item, as before; with one, a score
 progress and reveal cover only the items in their share, and a judgement outside it is refused.
 """
 
-from django.db.models import Count
+from django.db.models import Count, F
 
 from probe.models import Experiment, ExperimentItem, Response
-from scoring.models import Allocation, Assignment, ItemAllocation
+from scoring.models import Allocation, Assignment, ItemAllocation, Judgement
 
 
 def allocation_of(experiment: Experiment) -> Allocation | None:
@@ -52,7 +52,29 @@ def scorer_totals(experiment: Experiment) -> dict[int, int] | None:
     ).values_list("assignment_id", "item_id", "skipped"):
         share = per_item.get(item_id, 0) - len(skipped)
         totals[assignment_id] = totals.get(assignment_id, 0) + share
+    # What a departed scorer judged on the items handed on stays theirs: it counts in their
+    # total as in their judged (never more judged than their total).
+    for assignment_id, n in (
+        Judgement.objects.filter(
+            assignment__experiment=experiment,
+            assignment__allocated_items__released__isnull=False,
+            assignment__allocated_items__item_id=F("response__item_id"),
+        )
+        .values("assignment_id")
+        .annotate(n=Count("pk", distinct=True))
+        .values_list("assignment_id", "n")
+    ):
+        totals[assignment_id] = totals.get(assignment_id, 0) + n
     return totals
+
+
+def departed(experiment: Experiment) -> set[int]:
+    """The assignments whose open items were handed on: scorers who left."""
+    return set(
+        ItemAllocation.objects.filter(
+            allocation__experiment=experiment, released__isnull=False
+        ).values_list("assignment_id", flat=True)
+    )
 
 
 def scorer_total(assignment: Assignment) -> int | None:
@@ -60,7 +82,13 @@ def scorer_total(assignment: Assignment) -> int | None:
     items = allocated_item_ids(assignment)
     if items is None:
         return None
-    return Response.objects.filter(item_id__in=items).count() - len(skipped_responses(assignment))
+    handed_on = Judgement.objects.filter(
+        assignment=assignment,
+        assignment__allocated_items__released__isnull=False,
+        assignment__allocated_items__item_id=F("response__item_id"),
+    ).count()  # what they judged on items handed on stays theirs (scorer_totals)
+    share = Response.objects.filter(item_id__in=items).count()
+    return share - len(skipped_responses(assignment)) + handed_on
 
 
 def item_counts(experiment: Experiment) -> dict[int, int]:

@@ -17,6 +17,7 @@ from scoring.allocation.services import allocation_create, allocation_reassign, 
 from scoring.models import Allocation, Assignment, ItemAllocation, Judgement
 from scoring.queue import selectors as queue_selectors
 from scoring.queue.services import assignment_progress, judgement_decide
+from scoring.reconciliation.selectors import scorer_progress
 from scoring.reconciliation.services import reconciliation_start
 from tests import builders
 
@@ -229,9 +230,8 @@ def test_reconciliation_waits_when_every_item_has_its_k_judgements(shared):
     assert not any(a.revealed for a in Assignment.objects.filter(experiment=experiment))
 
 
-def test_a_hand_on_of_a_partly_judged_item_leaves_every_response_with_exactly_k():
-    """Two sheets: the departed scorer judged one response of an item; its new scorer judges
-    only the other one, the server refuses the first, and the receivers are told."""
+def two_sheets_three_scorers():
+    """Six items on two sheets, shared among three scorers, two per item."""
     team, users = builders.team_with_members(
         "Hand", {"lead": "owner", "a": "scorer", "b": "scorer", "c": "scorer"}, slug="hand"
     )
@@ -245,6 +245,13 @@ def test_a_hand_on_of_a_partly_judged_item_leaves_every_response_with_exactly_k(
     ).experiment
     pool = [users["a"], users["b"], users["c"]]
     allocation_create(experiment=experiment, by=users["lead"], pool=pool, per_item=2, seed=5)
+    return experiment, users
+
+
+def test_a_hand_on_of_a_partly_judged_item_leaves_every_response_with_exactly_k():
+    """Two sheets: the departed scorer judged one response of an item; its new scorer judges
+    only the other one, the server refuses the first, and the receivers are told."""
+    experiment, users = two_sheets_three_scorers()
     departed = Assignment.objects.get(experiment=experiment, user=users["a"])
     item_id = min(allocation_selectors.allocated_item_ids(departed))
     first, second = Response.objects.filter(item_id=item_id).order_by("pk")
@@ -322,3 +329,37 @@ def test_a_scorers_pages_count_their_share_not_the_bank(client, shared):
     # "Go to item 12" goes to the scorer's twelfth item.
     jump = client.get(reverse("scoring:overview", args=[token]), {"go": "12"})
     assert jump.url == reverse("scoring:item", args=[token, positions[11]])
+
+
+def test_a_departed_scorer_is_never_more_than_done_nor_counted_as_finished(client):
+    experiment, users = two_sheets_three_scorers()
+    departed = Assignment.objects.get(experiment=experiment, user=users["a"])
+    items = sorted(allocation_selectors.allocated_item_ids(departed))
+    # One item judged whole, one half: three responses judged.
+    judgement_decide(
+        assignment=departed,
+        responses=list(Response.objects.filter(item_id=items[0])),
+        verdict="correct",
+    )
+    half = Response.objects.filter(item_id=items[1]).order_by("pk").first()
+    judgement_decide(assignment=departed, responses=[half], verdict="correct")
+    allocation_reassign(assignment=departed, by=users["lead"])
+    progress = {p.assignment.pk: p for p in scorer_progress(experiment)}
+    left = progress[departed.pk]
+    assert (left.judged, left.total) == (3, 3)
+    assert left.departed and not left.finished
+    assert assignment_progress(departed) == (3, 3)
+    for assignment in Assignment.objects.filter(experiment=experiment).exclude(pk=departed.pk):
+        judge_all_open(assignment)
+    progress = scorer_progress(experiment)
+    assert sum(p.finished for p in progress) == 2
+    client.force_login(users["lead"])
+    page = client.get(reverse("scoring:scorers", kwargs={"experiment_pk": experiment.pk}))
+    text = page.content.decode()
+    assert "3 / 3" in text and "left: items handed on" in text
+    closed = client.get(reverse("scoring:reconcile", kwargs={"experiment_pk": experiment.pk}))
+    assert b"2 scorers have finished." in closed.content
+    reconciliation_start(experiment=experiment, user=users["lead"])
+    page = client.get(reverse("scoring:agreement", kwargs={"experiment_pk": experiment.pk}))
+    assert b"the scorers who have judged their share of the items" in page.content
+    assert b"who have judged every response" not in page.content
