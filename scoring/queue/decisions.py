@@ -148,6 +148,12 @@ class Batch:
         """Responses of this scorer's items judged by a departed scorer before a hand-on."""
         return self._skipped
 
+    def outside_share(self, position: int) -> bool:
+        """Whether the item at ``position`` is not among this scorer's items."""
+        self.read()
+        found = self.by_position.get(position, [])
+        return self._share is not None and bool(found) and found[0].item_id not in self._share
+
     def resolve(self, position: int, tokens: list[str]) -> list:
         self.read()
         wanted = set(tokens)
@@ -234,6 +240,9 @@ def _decide(batch: Batch, decision: QueuedDecision) -> dict:
     assignment = batch.assignment
     responses = batch.resolve(decision.position, decision.tokens)
     if not responses:
+        if batch.outside_share(decision.position):
+            message = _("That answer is not among your answers to judge: nothing was saved.")
+            return {"status": "invalid", "message": message, "state": "", "buckets": []}
         message = _("That answer is not on this item any more: nothing was saved.")
         return {"status": "gone", "message": message, "state": "", "buckets": []}
     ledger = batch.read()
@@ -243,10 +252,12 @@ def _decide(batch: Batch, decision: QueuedDecision) -> dict:
         return _state_outcome(batch, status, message, responses, judgements, **extra)
 
     share = batch.share()
-    if share is not None and any(
-        r.item_id not in share or r.pk in batch.skipped() for r in responses
-    ):
+    if share is not None and any(r.item_id not in share for r in responses):
         return refuse("invalid", _("This item is not in your share of the experiment's items."))
+    if any(r.pk in batch.skipped() for r in responses):
+        return refuse(
+            "invalid", _("That answer is not among your answers to judge: nothing was saved.")
+        )
 
     if decision.blind and assignment.revealed:
         return refuse(

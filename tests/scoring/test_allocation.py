@@ -133,6 +133,22 @@ def test_a_judgement_outside_the_share_is_refused_and_the_page_is_not_there(shar
     )
     assert outcome["status"] == "invalid" and "not in your share" in outcome["message"]
     assert not Judgement.objects.filter(assignment=assignment).exists()
+    # A batch replaying the tokens of the scorer whose item it is: not among this one's answers.
+    holder = Assignment.objects.filter(allocated_items__item=outside).first()
+    theirs = [
+        queue_selectors.answer_token(holder, r.pk) for r in Response.objects.filter(item=outside)
+    ]
+    (outcome,) = decisions_record(
+        assignment=assignment,
+        decisions=[
+            QueuedDecision(key="k2", position=outside.position, tokens=theirs, verdict="correct")
+        ],
+    )
+    assert outcome["status"] == "invalid"
+    assert outcome["message"] == (
+        "That answer is not among your answers to judge: nothing was saved."
+    )
+    assert not Judgement.objects.filter(assignment=assignment).exists()
     assert queue_selectors.queue_item(assignment, outside.position) is None
     inside = ExperimentItem.objects.get(pk=min(share))
     assert queue_selectors.queue_item(assignment, inside.position) is not None
