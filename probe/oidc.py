@@ -11,6 +11,7 @@ from django.shortcuts import render
 from django.utils.translation import gettext as _
 
 from .services import oidc as oidc_services
+from .services.preferences import user_language_offer
 
 
 def _claims(sociallogin) -> tuple[str, bool | None]:
@@ -43,6 +44,8 @@ class TeamSocialAccountAdapter(DefaultSocialAccountAdapter):
 
     def save_user(self, request, sociallogin, form=None):
         user = super().save_user(request, sociallogin, form)
+        # A new account: the browser's language is theirs until they choose another.
+        user_language_offer(user=user, language=getattr(request, "LANGUAGE_CODE", ""))
         self._land(sociallogin, user, request.session.pop("oidc_email", user.email))
         return user
 

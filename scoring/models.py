@@ -3,6 +3,7 @@
 import secrets
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -306,6 +307,9 @@ class ItemAllocation(models.Model):
     item = models.ForeignKey(ExperimentItem, on_delete=models.CASCADE, related_name="+")
     created = models.DateTimeField(auto_now_add=True)
     released = models.DateTimeField(null=True, blank=True)
+    # Responses of the item this scorer does not judge: a departed scorer judged them before
+    # the item was handed on, so they have their k judgements already.
+    skipped = ArrayField(models.BigIntegerField(), default=list, blank=True)
 
     class Meta:
         constraints = [

@@ -8,6 +8,7 @@ nobody signs in this way for the first time without a pending invitation to thei
 
 from dataclasses import dataclass
 
+from allauth.socialaccount.models import SocialAccount
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -130,3 +131,50 @@ def oidc_required_problem(user) -> str:
         "%(team)s requires signing in through %(provider)s. Use the button "
         "“Sign in with %(provider)s” below instead of a password."
     ) % {"team": team.name, "provider": oidc_provider_name()}
+
+
+def _may_sign_in_through_provider(user) -> bool:
+    """Whether this account could sign in through the identity provider: an address of an
+    allowed domain (any, when none are set)."""
+    allowed = settings.OIDC_ALLOWED_DOMAINS
+    email = (user.email or "").strip()
+    return "@" in email and (not allowed or _domain(email) in allowed)
+
+
+def members_locked_out(team: Team) -> list:
+    """The team's members who would lose access if it required the identity provider: not
+    staff, and no address the provider could sign them in with."""
+    return [
+        m.user
+        for m in Membership.objects.filter(team=team, user__is_active=True)
+        .select_related("user")
+        .order_by("user__username")
+        if not _privileged(m.user) and not _may_sign_in_through_provider(m.user)
+    ]
+
+
+def require_oidc_problem(*, user, via_provider_now: bool) -> str:
+    """Why this owner may not require the identity provider for their team, or "": they would
+    lock themselves out unless they are signed in through it now, or have an account linked to
+    it with an address of an allowed domain. Staff keep their local password either way."""
+    if via_provider_now or _privileged(user):
+        return ""
+    email = (user.email or "").strip()
+    if not _may_sign_in_through_provider(user):
+        if "@" not in email:
+            return _(
+                "Your account has no e-mail address, so it could not sign in through "
+                "%(provider)s: requiring it would lock you out. Sign in through %(provider)s "
+                "first."
+            ) % {"provider": oidc_provider_name()}
+        return _(
+            "Accounts of %(domain)s cannot sign in through %(provider)s here, so requiring it "
+            "would lock you out. Sign in through %(provider)s with an account of your "
+            "organisation first."
+        ) % {"domain": _domain(email), "provider": oidc_provider_name()}
+    if not SocialAccount.objects.filter(user=user).exists():
+        return _(
+            "Your account is not linked to %(provider)s yet, so requiring it could lock you "
+            "out. Sign in once with “Sign in with %(provider)s”, then require it."
+        ) % {"provider": oidc_provider_name()}
+    return ""

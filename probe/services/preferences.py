@@ -18,6 +18,19 @@ def user_language_set(*, user, language: str) -> UserPreference:
     return preference
 
 
+def user_language_offer(*, user, language: str) -> bool:
+    """The request's language at a first sign-in, kept as the user's while they have chosen
+    none (their mails then go out in it). Returns whether it was taken."""
+    language = (language or "").split("-")[0].lower()
+    if language not in dict(settings.LANGUAGES):
+        return False
+    preference, _created = UserPreference.objects.get_or_create(user=user)
+    if preference.language:
+        return False
+    UserPreference.objects.filter(pk=preference.pk, language="").update(language=language)
+    return True
+
+
 def user_time_zone_set(*, user, time_zone: str) -> UserPreference:
     """Remember `time_zone` (an IANA name such as Asia/Tokyo; empty: the team's) for the user."""
     if time_zone and time_zone not in time_zone_names():

@@ -21,6 +21,7 @@ from ..htmx import HtmxHttpRequest
 from ..services import logins as login_services
 from ..services import oidc as oidc_services
 from ..services import teams as team_services
+from ..services.preferences import user_language_offer
 from ..wording import sentences
 
 
@@ -147,6 +148,9 @@ def invitation_accept(request: HtmxHttpRequest, token: str):
                     password=signup.cleaned_data["password1"],
                 )
                 login(request, membership.user, backend=settings.AUTHENTICATION_BACKENDS[0])
+                user_language_offer(
+                    user=membership.user, language=getattr(request, "LANGUAGE_CODE", "")
+                )
                 messages.success(
                     request,
                     _("Your account is ready. Welcome to %(team)s.")

@@ -4,6 +4,7 @@ One view serves both the full page and its htmx fragment (``request.htmx``); eve
 through a service, every object through ``access.team_view``.
 """
 
+from allauth.account.authentication import get_authentication_records
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
@@ -78,6 +79,9 @@ def _member_page(request: HtmxHttpRequest, team: Team, form: InvitationForm, *, 
             "server_time_zone": settings.TIME_ZONE,
             "oidc_enabled": oidc_services.oidc_enabled(),
             "oidc_provider_name": oidc_services.oidc_provider_name(),
+            "locked_out": oidc_services.members_locked_out(team)
+            if oidc_services.oidc_enabled()
+            else [],
         },
         status=status,
     )
@@ -88,6 +92,17 @@ def team_sign_in(request, team: Team):
     """The owner's choice: members sign in only through the identity provider, or also with a
     local password."""
     required = request.POST.get("require_oidc") == "on"
+    if required and not team.require_oidc:
+        via_provider = any(
+            record.get("method") == "socialaccount"
+            for record in get_authentication_records(request)
+        )
+        problem = oidc_services.require_oidc_problem(
+            user=request.user, via_provider_now=via_provider
+        )
+        if problem:
+            messages.error(request, problem)
+            return redirect("probe:member_list", team_slug=team.slug)
     team_services.team_set_require_oidc(team=team, user=request.user, required=required)
     if required:
         messages.success(

@@ -4,10 +4,10 @@ Without an allocation every scorer gets every item, as before; with one, a score
 progress and reveal cover only the items in their share, and a judgement outside it is refused.
 """
 
-from django.db.models import Count
+from django.db.models import Count, F
 
-from probe.models import Experiment, Response
-from scoring.models import Allocation, Assignment, ItemAllocation
+from probe.models import Experiment, ExperimentItem, Response
+from scoring.models import Allocation, Assignment, ItemAllocation, Judgement
 
 
 def allocation_of(experiment: Experiment) -> Allocation | None:
@@ -25,6 +25,17 @@ def allocated_item_ids(assignment: Assignment) -> set[int] | None:
     )
 
 
+def skipped_responses(assignment: Assignment) -> set[int]:
+    """Responses of this scorer's items they do not judge: a departed scorer judged them before
+    the item was handed on to this one (it has its k judgements already)."""
+    skipped: set[int] = set()
+    for row in ItemAllocation.objects.filter(assignment=assignment, released=None).values_list(
+        "skipped", flat=True
+    ):
+        skipped.update(row)
+    return skipped
+
+
 def scorer_totals(experiment: Experiment) -> dict[int, int] | None:
     """Assignment id -> how many responses its share holds (None: no allocation)."""
     if not Allocation.objects.filter(experiment=experiment).exists():
@@ -36,11 +47,34 @@ def scorer_totals(experiment: Experiment) -> dict[int, int] | None:
         .values_list("item_id", "n")
     )
     totals: dict[int, int] = {}
-    for assignment_id, item_id in ItemAllocation.objects.filter(
+    for assignment_id, item_id, skipped in ItemAllocation.objects.filter(
         allocation__experiment=experiment, released=None
-    ).values_list("assignment_id", "item_id"):
-        totals[assignment_id] = totals.get(assignment_id, 0) + per_item.get(item_id, 0)
+    ).values_list("assignment_id", "item_id", "skipped"):
+        share = per_item.get(item_id, 0) - len(skipped)
+        totals[assignment_id] = totals.get(assignment_id, 0) + share
+    # What a departed scorer judged on the items handed on stays theirs: it counts in their
+    # total as in their judged (never more judged than their total).
+    for assignment_id, n in (
+        Judgement.objects.filter(
+            assignment__experiment=experiment,
+            assignment__allocated_items__released__isnull=False,
+            assignment__allocated_items__item_id=F("response__item_id"),
+        )
+        .values("assignment_id")
+        .annotate(n=Count("pk", distinct=True))
+        .values_list("assignment_id", "n")
+    ):
+        totals[assignment_id] = totals.get(assignment_id, 0) + n
     return totals
+
+
+def departed(experiment: Experiment) -> set[int]:
+    """The assignments whose open items were handed on: scorers who left."""
+    return set(
+        ItemAllocation.objects.filter(
+            allocation__experiment=experiment, released__isnull=False
+        ).values_list("assignment_id", flat=True)
+    )
 
 
 def scorer_total(assignment: Assignment) -> int | None:
@@ -48,7 +82,13 @@ def scorer_total(assignment: Assignment) -> int | None:
     items = allocated_item_ids(assignment)
     if items is None:
         return None
-    return Response.objects.filter(item_id__in=items).count()
+    handed_on = Judgement.objects.filter(
+        assignment=assignment,
+        assignment__allocated_items__released__isnull=False,
+        assignment__allocated_items__item_id=F("response__item_id"),
+    ).count()  # what they judged on items handed on stays theirs (scorer_totals)
+    share = Response.objects.filter(item_id__in=items).count()
+    return share - len(skipped_responses(assignment)) + handed_on
 
 
 def item_counts(experiment: Experiment) -> dict[int, int]:
@@ -59,3 +99,26 @@ def item_counts(experiment: Experiment) -> dict[int, int]:
         .annotate(n=Count("pk"))
         .values_list("item_id", "n")
     )
+
+
+def share_place(share: set[int], position: int) -> tuple[int, tuple[int | None, int | None]]:
+    """Which of the scorer's own items the one at ``position`` is (1 for their first), and the
+    positions of their items before and after it (None at either end)."""
+    positions = sorted(
+        ExperimentItem.objects.filter(pk__in=share).values_list("position", flat=True)
+    )
+    number = sum(1 for p in positions if p <= position)
+    before = positions[number - 2] if number >= 2 else None
+    after = positions[number] if number < len(positions) else None
+    return number, (before, after)
+
+
+def skipped_per_item(assignment: Assignment) -> dict[int, int]:
+    """Item id -> how many of its responses this scorer does not judge (``skipped_responses``)."""
+    return {
+        item_id: len(skipped)
+        for item_id, skipped in ItemAllocation.objects.filter(
+            assignment=assignment, released=None
+        ).values_list("item_id", "skipped")
+        if skipped
+    }

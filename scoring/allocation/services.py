@@ -13,12 +13,15 @@ import secrets
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count, Q
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from probe.models import Experiment, ExperimentItem, Response
+from probe.models import Experiment, ExperimentItem, Notification, Response
+from probe.services import notifications
 from scoring.models import Allocation, Assignment, ItemAllocation, Judgement
 from scoring.queue.services import assignment_start
+from scoring.reconciliation.waits import reconciliation_waits
 
 
 def deal(item_ids: list[int], pool: list[int], k: int, seed: int) -> dict[int, list[int]]:
@@ -100,24 +103,24 @@ def allocation_create(
     return allocation
 
 
-def _open_items(assignment: Assignment) -> list[int]:
-    """The scorer's items with a response they have not judged (presets count as judged)."""
-    rows = ItemAllocation.objects.filter(assignment=assignment, released=None).values_list(
-        "item_id", flat=True
+def _open_items(assignment: Assignment) -> dict[int, set[int]]:
+    """The scorer's items with a response of theirs they have not judged (presets count as
+    judged), each with the responses that need no other judgement: those this scorer judged,
+    and those they were spared themselves (judged before the item came to them)."""
+    rows = dict(
+        ItemAllocation.objects.filter(assignment=assignment, released=None).values_list(
+            "item_id", "skipped"
+        )
     )
-    sizes = dict(
-        Response.objects.filter(item_id__in=rows)
-        .values("item_id")
-        .annotate(n=Count("pk"))
-        .values_list("item_id", "n")
-    )
-    done = dict(
-        Judgement.objects.filter(assignment=assignment, response__item_id__in=rows)
-        .values("response__item_id")
-        .annotate(n=Count("pk", filter=Q(needs_recheck=False)))
-        .values_list("response__item_id", "n")
-    )
-    return [item for item in rows if done.get(item, 0) < sizes.get(item, 0)]
+    responses: dict[int, set[int]] = {}
+    for item_id, pk in Response.objects.filter(item_id__in=rows).values_list("item_id", "pk"):
+        responses.setdefault(item_id, set()).add(pk)
+    done: dict[int, set[int]] = {item: set(skipped) for item, skipped in rows.items()}
+    for item_id, pk in Judgement.objects.filter(
+        assignment=assignment, response__item_id__in=rows, needs_recheck=False
+    ).values_list("response__item_id", "response_id"):
+        done[item_id].add(pk)
+    return {item: done[item] for item in rows if responses.get(item, set()) - done[item]}
 
 
 @transaction.atomic
@@ -148,7 +151,8 @@ def allocation_reassign(*, assignment: Assignment, by) -> int:
     rng = random.Random(f"{allocation.seed}:{assignment.pk}")
     moved = 0
     now = timezone.now()
-    for item_id in _open_items(assignment):
+    received: dict[int, Assignment] = {}
+    for item_id, spared in _open_items(assignment).items():
         holders = set(
             ItemAllocation.objects.filter(item_id=item_id, released=None).values_list(
                 "assignment_id", flat=True
@@ -160,30 +164,42 @@ def allocation_reassign(*, assignment: Assignment, by) -> int:
         fewest = min(loads.get(a.pk, 0) for a in free)
         target = rng.choice([a for a in free if loads.get(a.pk, 0) == fewest])
         ItemAllocation.objects.filter(assignment=assignment, item_id=item_id).update(released=now)
+        # What the departed scorer judged keeps its judgement: the new scorer judges only the
+        # rest, so that every response ends with exactly k.
         ItemAllocation.objects.update_or_create(
             assignment=target,
             item_id=item_id,
-            defaults={"allocation": allocation, "released": None},
+            defaults={"allocation": allocation, "released": None, "skipped": sorted(spared)},
         )
-        _preset_item(target, item_id)
+        _preset_item(target, item_id, spared)
         loads[target.pk] = loads.get(target.pk, 0) + 1
+        received[target.pk] = target
         moved += 1
     Assignment.objects.filter(pk__in=[a.pk for a in others] + [assignment.pk]).update(
         progress_judged=None, progress_rechecks=None
     )
+    experiment = assignment.experiment
+    notifications.notify(
+        users=[a.user for a in received.values()],
+        kind=Notification.Kind.TO_SCORE,
+        experiment=experiment,
+        url=reverse("scoring:start", kwargs={"experiment_pk": experiment.pk}),
+        key=f"handed_on:{experiment.pk}:{assignment.pk}",
+    )
+    reconciliation_waits(experiment)
     return moved
 
 
-def _preset_item(assignment: Assignment, item_id: int) -> None:
+def _preset_item(assignment: Assignment, item_id: int, spared: set[int]) -> None:
     preset = assignment.experiment.scheme_obj.preset_bucket
     Judgement.objects.bulk_create(
         [
             Judgement(
                 assignment=assignment, response=r, bucket=preset, verdict=Judgement.Verdict.PRESET
             )
-            for r in Response.objects.filter(item_id=item_id).filter(
-                Q(abstained=True) | Q(answer__isnull=True)
-            )
+            for r in Response.objects.filter(item_id=item_id)
+            .filter(Q(abstained=True) | Q(answer__isnull=True))
+            .exclude(pk__in=spared)
         ],
         ignore_conflicts=True,
     )

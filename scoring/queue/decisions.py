@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 
 from probe.models import Response
 from probe.wording import sentences
-from scoring.allocation.selectors import allocated_item_ids
+from scoring.allocation.selectors import allocated_item_ids, skipped_responses
 from scoring.models import (
     Allocation,
     Assignment,
@@ -28,6 +28,7 @@ from scoring.models import (
 )
 from scoring.queue import selectors, services
 from scoring.reconciliation.finals import final_buckets_sync
+from scoring.reconciliation.waits import reconciliation_waits
 
 # How far a browser's clock is believed: a decision queued offline for longer than this, or
 # stamped in the future, is timed by the server's clock instead.
@@ -102,8 +103,11 @@ class Batch:
         self.total = selectors.experiment_size(assignment.experiment)[1]
         # The items this scorer was dealt (None: no allocation, every item is theirs).
         self._share = allocated_item_ids(assignment) if row[5] else None
+        self._skipped = skipped_responses(assignment) if row[5] else set()
         if self._share is not None:
-            self.total = Response.objects.filter(item_id__in=self._share).count()
+            self.total = Response.objects.filter(item_id__in=self._share).count() - len(
+                self._skipped
+            )
         self.positions = sorted(
             {d.position for d in decisions if d.op == "decide" and d.position >= 1}
         )
@@ -139,6 +143,16 @@ class Batch:
     def share(self) -> set | None:
         """The items this scorer was dealt (None: every item), read once a batch."""
         return self._share
+
+    def skipped(self) -> set:
+        """Responses of this scorer's items judged by a departed scorer before a hand-on."""
+        return self._skipped
+
+    def outside_share(self, position: int) -> bool:
+        """Whether the item at ``position`` is not among this scorer's items."""
+        self.read()
+        found = self.by_position.get(position, [])
+        return self._share is not None and bool(found) and found[0].item_id not in self._share
 
     def resolve(self, position: int, tokens: list[str]) -> list:
         self.read()
@@ -185,6 +199,7 @@ class Batch:
         of the row this batch holds locked (no query when neither moved)."""
         touched = self.ledger is not None and self.ledger.touched
         self.write()
+        moved = self.newly_judged or self.rechecked
         fields = {}
         if self.counted and (self.newly_judged or self.rechecked):
             fields["progress_judged"] = self.judged
@@ -197,6 +212,9 @@ class Batch:
             services.position_remember(assignment=self.assignment, position=last_position)
         if touched and self.reconciling:
             final_buckets_sync(experiment=self.assignment.experiment)
+        if moved and not self.reconciling and self.progress()["judged"] >= self.total:
+            # This scorer has judged all theirs: the experiment may be reconcilable now.
+            reconciliation_waits(self.assignment.experiment)
 
 
 def _state_outcome(batch: Batch, status: str, message: str, responses, judgements, **extra):
@@ -222,6 +240,9 @@ def _decide(batch: Batch, decision: QueuedDecision) -> dict:
     assignment = batch.assignment
     responses = batch.resolve(decision.position, decision.tokens)
     if not responses:
+        if batch.outside_share(decision.position):
+            message = _("That answer is not among your answers to judge: nothing was saved.")
+            return {"status": "invalid", "message": message, "state": "", "buckets": []}
         message = _("That answer is not on this item any more: nothing was saved.")
         return {"status": "gone", "message": message, "state": "", "buckets": []}
     ledger = batch.read()
@@ -233,6 +254,10 @@ def _decide(batch: Batch, decision: QueuedDecision) -> dict:
     share = batch.share()
     if share is not None and any(r.item_id not in share for r in responses):
         return refuse("invalid", _("This item is not in your share of the experiment's items."))
+    if any(r.pk in batch.skipped() for r in responses):
+        return refuse(
+            "invalid", _("That answer is not among your answers to judge: nothing was saved.")
+        )
 
     if decision.blind and assignment.revealed:
         return refuse(

@@ -11,7 +11,7 @@ from django.utils.crypto import salted_hmac
 
 from probe.models import Experiment, ExperimentItem, Response
 from probe.sheetparser import normalise_answer
-from scoring.allocation.selectors import allocated_item_ids, scorer_total
+from scoring.allocation import selectors as shares
 from scoring.models import Assignment, Bucket, Judgement, KeyDispute
 from scoring.review.keys import KeyInForce, key_in_force, keys_in_force
 
@@ -160,6 +160,9 @@ class QueueItem:
     rechecks: int = 0
     carried: int = 0  # answers of this item that carry a bucket: not shown, already decided
     graded: int = 0  # answers of this item a grader decided (routing): not shown either
+    # With the items shared out: which of the scorer's own items it is, and their neighbours.
+    number: int | None = None
+    around: tuple[int | None, int | None] = (None, None)
     high_wrong_confirmed: bool = False  # a HIGH answer of this item already marked wrong
 
     @property
@@ -168,10 +171,14 @@ class QueueItem:
 
     @property
     def previous(self) -> int | None:
+        if self.number is not None:
+            return self.around[0]
         return self.item.position - 1 if self.item.position > 1 else None
 
     @property
     def next(self) -> int | None:
+        if self.number is not None:
+            return self.around[1]
         return self.item.position + 1 if self.item.position < self.n_items else None
 
     @property
@@ -293,14 +300,14 @@ def queue_item(assignment: Assignment, position: int) -> QueueItem | None:
     """Everything one scoring page needs, in a fixed number of queries whatever the sheets."""
     experiment = assignment.experiment
     item = ExperimentItem.objects.filter(experiment=experiment, position=position).first()
-    share = allocated_item_ids(assignment)
+    share = shares.allocated_item_ids(assignment)
     if item is None or (share is not None and item.pk not in share):
         return None  # not in this scorer's share of the items
     # Only the fields the page shows: nothing that reaches a run's identity.
     responses = list(
-        Response.objects.filter(item=item).only(
-            "pk", "answer", "confidence", "abstained", "hedged", "issues", "item_id"
-        )
+        Response.objects.filter(item=item)
+        .exclude(pk__in=shares.skipped_responses(assignment) if share is not None else [])
+        .only("pk", "answer", "confidence", "abstained", "hedged", "issues", "item_id")
     )
     judgements = {
         j.response_id: j
@@ -316,8 +323,10 @@ def queue_item(assignment: Assignment, position: int) -> QueueItem | None:
     graded = {pk for pk, j in judgements.items() if j.verdict == Judgement.Verdict.GRADED}
     responses = [r for r in responses if r.pk not in carried and r.pk not in graded]
     n_items, total = experiment_size(experiment)
+    number, around = None, (None, None)
     if share is not None:
-        n_items, total = len(share), scorer_total(assignment)
+        n_items, total = len(share), shares.scorer_total(assignment)
+        number, around = shares.share_place(share, position)
     disputes = list(KeyDispute.objects.filter(assignment=assignment, item=item))
     return QueueItem(
         item=item,
@@ -330,6 +339,8 @@ def queue_item(assignment: Assignment, position: int) -> QueueItem | None:
         rechecks=counts["rechecks"],
         carried=len(carried),
         graded=len(graded),
+        number=number,
+        around=around,
         high_wrong_confirmed=experiment.confirm_wrong == Experiment.ConfirmWrong.ONCE
         and high_wrong_confirmed(assignment, item_id=item.pk),
     )
@@ -356,7 +367,7 @@ class OverviewItem:
 def item_overview(assignment: Assignment) -> list[OverviewItem]:
     """Every item with this scorer's state on it: open, done, re-check, flagged (5 queries)."""
     experiment = assignment.experiment
-    share = allocated_item_ids(assignment)
+    share = shares.allocated_item_ids(assignment)
     items = ExperimentItem.objects.filter(experiment=experiment)
     if share is not None:
         items = items.filter(pk__in=share)
@@ -365,6 +376,9 @@ def item_overview(assignment: Assignment) -> list[OverviewItem]:
         .values("pk", "position", "block_code")
         .annotate(n=Count("responses"))
     )
+    skipped = shares.skipped_per_item(assignment) if share is not None else {}
+    for row in items:
+        row["n"] -= skipped.get(row["pk"], 0)  # judged by a departed scorer before a hand-on
     judged = {
         item_id: (done, recheck)
         for item_id, done, recheck in Judgement.objects.filter(assignment=assignment)
@@ -448,9 +462,11 @@ def first_open_position(assignment: Assignment) -> int:
     if recheck:
         return recheck
     responses = Response.objects.filter(run__experiment=assignment.experiment)
-    share = allocated_item_ids(assignment)
+    share = shares.allocated_item_ids(assignment)
     if share is not None:
-        responses = responses.filter(item_id__in=share)
+        responses = responses.filter(item_id__in=share).exclude(
+            pk__in=shares.skipped_responses(assignment)
+        )
     undecided = (
         responses.exclude(judgements__assignment=assignment)
         .order_by("item__position")

@@ -14,7 +14,7 @@ from django.utils.translation import ngettext
 
 from probe.models import Experiment, ExperimentItem, Notification, Response
 from probe.services import notifications
-from scoring.allocation.selectors import allocated_item_ids, scorer_total
+from scoring.allocation.selectors import allocated_item_ids, scorer_total, skipped_responses
 from scoring.models import (
     Assignment,
     Judgement,
@@ -27,7 +27,7 @@ from scoring.queue import selectors
 from scoring.queue.carry import carried_of, carry_sync
 from scoring.queue.decided import decided_elsewhere
 from scoring.reconciliation.finals import final_buckets_sync
-from scoring.reconciliation.selectors import participants
+from scoring.reconciliation.waits import reconciliation_waits
 from scoring.schemes import scheme_for
 
 
@@ -341,7 +341,8 @@ def judgement_decide(
     """
     # What the decision asks is checked before anything is written or locked.
     share = allocated_item_ids(assignment)
-    if share is not None and any(r.item_id not in share for r in responses):
+    skipped = skipped_responses(assignment) if share is not None else set()
+    if share is not None and any(r.item_id not in share or r.pk in skipped for r in responses):
         raise ValidationError(_("This item is not in your share of the experiment's items."))
     targets = judgement_targets(assignment, responses, verdict, bucket)
     with transaction.atomic():
@@ -371,7 +372,17 @@ def judgement_decide(
             )
         if ledger.touched:
             _sync_final_buckets(assignment.experiment)
+        if ledger.newly_judged or ledger.rechecked:
+            judging_done(assignment)
     return result
+
+
+def judging_done(assignment: Assignment) -> None:
+    """A decision judged something: if this scorer has now judged all theirs, the experiment
+    may have become reconcilable (the leads hear of it once, whatever the reveals)."""
+    judged, total = assignment_progress(assignment)
+    if total and judged >= total:
+        reconciliation_waits(assignment.experiment)
 
 
 POSITION_THROTTLE_SECONDS = 5
@@ -468,23 +479,8 @@ def assignment_reveal(*, assignment: Assignment) -> Assignment:
     if assignment.revealed_at is None:
         assignment.revealed_at = timezone.now()
         assignment.save(update_fields=["revealed_at"])
-        _reconciliation_waits(assignment.experiment)
+        reconciliation_waits(assignment.experiment)
     return assignment
-
-
-def _reconciliation_waits(experiment: Experiment) -> None:
-    """Two scorers have judged everything and reconciliation has not begun: tell the leads."""
-    if Reconciliation.objects.filter(experiment=experiment).exists():
-        return
-    if len(participants(experiment)) < 2:
-        return
-    notifications.notify(
-        users=notifications.leads_of(experiment),
-        kind=Notification.Kind.RECONCILE,
-        experiment=experiment,
-        url=reverse("scoring:scorers", kwargs={"experiment_pk": experiment.pk}),
-        key=f"reconcile:{experiment.pk}",
-    )
 
 
 def dispute_raise(

@@ -14,6 +14,7 @@ from probe.csvfile import csv_text
 from probe.downloads import attachment
 from probe.models import Experiment, Role, Team
 from probe.wording import sentences
+from scoring.allocation.selectors import allocated_item_ids
 from scoring.models import Assignment, Bucket
 from scoring.queue import decisions, forms, lead_queue, panels, selectors, services, timing
 from scoring.queue.carry import carried_by_run, carry_counts
@@ -54,6 +55,9 @@ def scoring_start(request: HtmxHttpRequest, experiment: Experiment):
         return redirect("scoring:item", assignment_token=assignment.token, position=position)
     n_items = experiment.items.count()
     n_sheets = experiment.runs.count()
+    share = allocated_item_ids(assignment) if assignment is not None else None
+    if share is not None:
+        n_items = len(share)  # this scorer's share of the items, not the bank
     is_open = services.scoring_open(experiment)
     counts = None
     if is_open:
@@ -81,6 +85,7 @@ def scoring_start(request: HtmxHttpRequest, experiment: Experiment):
             "open": is_open,
             "n_items": n_items,
             "n_sheets": n_sheets,
+            "shared": share is not None,
             "carry": counts,
         },
     )
@@ -279,9 +284,16 @@ def scoring_overview(request: HtmxHttpRequest, assignment: Assignment):
         raise Http404
     overview = selectors.item_overview(assignment)
     wanted = request.GET.get("go", "").strip()
-    position, error = forms.jump_target(wanted, len(overview))
-    if position is not None:
+    number, error = forms.jump_target(wanted, len(overview))
+    if number is not None:
+        # The scorer's own numbering: the n-th of their items (every item, unless shared out).
+        position = overview[number - 1].position
         return redirect("scoring:item", assignment_token=assignment.token, position=position)
+    positions = [o.position for o in overview]
+    current = assignment.last_position
+    if current not in positions:
+        # Not one of theirs (or not scored yet): back to their first item.
+        current = positions[0] if positions else 1
     judged, total = services.assignment_progress(assignment)
     counts = {state: sum(1 for o in overview if o.state == state) for state in ("open", "done")}
     counts["recheck"] = sum(1 for o in overview if o.state == "recheck")
@@ -297,7 +309,8 @@ def scoring_overview(request: HtmxHttpRequest, assignment: Assignment):
             "counts": counts,
             "judged": judged,
             "total": total,
-            "current": assignment.last_position,
+            "current": current,
+            "current_number": positions.index(current) + 1 if current in positions else 1,
             "error": error,
             "wanted": wanted,
         },

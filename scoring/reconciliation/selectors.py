@@ -26,7 +26,7 @@ from django.db.models import Count, F, Q, QuerySet
 from django.utils.translation import gettext as _
 
 from probe.models import ROLE_RANK, Experiment, ExperimentItem, Membership, Response, Role
-from scoring.allocation.selectors import scorer_totals
+from scoring.allocation.selectors import departed, scorer_totals
 from scoring.models import Assignment, FinalBucket, Judgement, KeyDecision, Reconciliation
 from scoring.report.db_arrays import grouped_int_rows
 from scoring.review.selectors import dropped_items
@@ -48,6 +48,7 @@ class ScorerProgress:
     judgements: int  # every judgement, including those sent back for a re-check
     recheck: int
     total: int
+    departed: bool = False  # left: their open items were handed on to other scorers
 
     @property
     def judged(self) -> int:
@@ -61,7 +62,8 @@ class ScorerProgress:
 
     @property
     def finished(self) -> bool:
-        return self.complete and self.recheck == 0
+        """Judged all theirs: a scorer who left before finishing never has."""
+        return self.complete and self.recheck == 0 and not self.departed
 
     @property
     def revealed(self) -> bool:
@@ -88,8 +90,10 @@ def scorer_progress(experiment: Experiment) -> list[ScorerProgress]:
     shares = scorer_totals(experiment)
     if shares is None:
         return [ScorerProgress(a, a.n_judgements, a.n_recheck, total) for a in assignments]
+    left = departed(experiment)
     return [
-        ScorerProgress(a, a.n_judgements, a.n_recheck, shares.get(a.pk, 0)) for a in assignments
+        ScorerProgress(a, a.n_judgements, a.n_recheck, shares.get(a.pk, 0), a.pk in left)
+        for a in assignments
     ]
 
 

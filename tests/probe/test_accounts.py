@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import timezone
 
-from probe.models import AuditEvent, Invitation, Membership
+from probe.models import AuditEvent, Invitation, Membership, UserPreference
 from probe.services import teams as team_services
 from tests.probe import factories
 
@@ -338,3 +338,22 @@ def test_staff_see_invitations_in_the_admin_but_cannot_make_one_there(client, wo
     client.force_login(admin)
     assert "listed@example.org" in client.get("/admin/probe/invitation/").content.decode()
     assert client.get("/admin/probe/invitation/add/").status_code == 403
+
+
+def test_a_first_sign_in_from_a_japanese_browser_keeps_japanese_as_the_users_language(
+    client, world
+):
+    path = _link(_invite(client, world, "nihongo@example.org", role="viewer"))
+    client.logout()
+    password = "a long enough passphrase"
+    joined = client.post(
+        path,
+        {"signup": "1", "username": "nihongo", "password1": password, "password2": password},
+        HTTP_ACCEPT_LANGUAGE="ja,en;q=0.5",
+    )
+    assert joined.status_code == 302
+    user = Membership.objects.get(team=world.team, user__username="nihongo").user
+    assert UserPreference.objects.get(user=user).language == "ja"
+    # The active language's button stays pressable: choosing it explicitly saves it.
+    page = client.get("/t/acme/", HTTP_ACCEPT_LANGUAGE="ja")
+    assert b'value="ja" lang="ja" aria-pressed="true">' in page.content

@@ -114,3 +114,27 @@ def test_collected_recheck_and_reconciliation_notify_the_right_people(client, wo
     assert b"was amended: your judgement waits for your re-check" in inbox.content
     assert b"new key" not in inbox.content
     assert_blind(inbox.content)
+
+
+def test_reconciliation_waits_once_two_scorers_have_judged_everything_before_any_reveal(world):
+    owner, editor, scorer = world.member("owner"), world.member("editor"), world.member("scorer")
+    scorers_invite(experiment=world.scored, users=[scorer, editor], invited_by=owner)
+    first, second = world.scored.assignments.order_by("pk")
+    items = list(world.scored.items.order_by("position"))
+    for item in items:
+        judgement_decide(
+            assignment=first, responses=list(Response.objects.filter(item=item)), verdict="correct"
+        )
+    # One scorer done: nothing to reconcile yet.
+    assert not Notification.objects.filter(kind="reconcile").exists()
+    for item in items:
+        judgement_decide(
+            assignment=second, responses=list(Response.objects.filter(item=item)), verdict="wrong"
+        )
+    # Both done, neither revealed: the leads hear of it now, once.
+    waits = Notification.objects.filter(kind="reconcile")
+    assert {n.user for n in waits} == {owner, editor}
+    assert not first.revealed and not second.revealed
+    for assignment in (first, second):
+        assignment_reveal(assignment=assignment)
+    assert Notification.objects.filter(kind="reconcile").count() == 2
