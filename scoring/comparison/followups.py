@@ -21,16 +21,15 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from probe.models import (
-    Attempt,
     AuditEvent,
     Experiment,
     ExperimentItem,
     ModelConfig,
     PromptVersion,
-    Response,
     Run,
 )
 from probe.services.audit import audit_record
+from probe.services.copies import run_copy
 from probe.services.experiments import (
     MAX_REPEATS,
     SEED_LIMIT,
@@ -43,9 +42,9 @@ from probe.services.experiments import (
 from scoring.review.selectors import keys_in_force
 
 SNAPSHOT, CURRENT = "snapshot", "current"
-# Rows a copy inserts at a time: one statement of 10,000 rows costs more per row than ten of
-# 1,000 (every value is a parameter the driver and the database parse), so the copy stays
-# linear in the responses.
+# Items inserted at a time: one statement of 10,000 rows costs more per row than ten of 1,000
+# (every value is a parameter the driver and the database parse), so it stays linear in the
+# items. Included runs are copied by the database itself (probe.services.copies).
 COPY_BATCH = 1000
 ITEM_SOURCES = (SNAPSHOT, CURRENT)
 
@@ -195,35 +194,6 @@ def _include_problems(
     return ""
 
 
-def _copy_run(run: Run, new: Run, item_map: dict[int, ExperimentItem]) -> None:
-    """Every attempt and the response of every kept item, into the follow-up's run."""
-    attempts = {}
-    for attempt in Attempt.objects.filter(run=run).order_by("pk"):
-        if attempt.item_id is not None and attempt.item_id not in item_map:
-            continue
-        old_pk = attempt.pk
-        attempt.pk = None
-        attempt.id = None
-        attempt.run = new
-        attempt.item = item_map.get(attempt.item_id) if attempt.item_id else None
-        attempts[old_pk] = attempt
-    Attempt.objects.bulk_create(attempts.values(), batch_size=COPY_BATCH)
-    # bulk_create keeps auto_now_add's new time: the copies say when they were made; the
-    # replies themselves are unchanged.
-    responses = []
-    for response in Response.objects.filter(run=run):
-        target = item_map.get(response.item_id)
-        if target is None:
-            continue
-        response.pk = None
-        response.id = None
-        response.run = new
-        response.item = target
-        response.attempt = attempts[response.attempt_id]
-        responses.append(response)
-    Response.objects.bulk_create(responses, batch_size=COPY_BATCH)
-
-
 def _check_included(included: list[Run], *, origin, items, prompt, repeats: int) -> None:
     """Each included run fits the follow-up as it is, and takes a place of its own."""
     slots = {(r.model_config_id, r.repeat) for r in included}
@@ -331,13 +301,6 @@ def experiment_follow_up(
         ),
         batch_size=COPY_BATCH,
     )
-    by_question = {(i.source_item_id, i.question): i for i in new_items}
-    item_map = {
-        old.pk: by_question[(old.source_item_id, old.question)]
-        for old in origin.items.all()
-        if (old.source_item_id, old.question) in by_question
-    }
-
     from_run = {(r.model_config_id, r.repeat): r for r in included}
     pairs = [(c, r) for c in sorted(configs, key=lambda c: c.pk) for r in range(1, repeats + 1)]
     now = timezone.now()
@@ -365,7 +328,7 @@ def experiment_follow_up(
             finished_at=earlier.finished_at or now,
             compliance=earlier.compliance,
         )
-        _copy_run(earlier, run, item_map)
+        run_copy(source=earlier, target=run, now=now)
 
     audit_record(
         team=team,
