@@ -8,19 +8,24 @@ A carried response is left out of the blind queue unless the team sends carried 
 it; it reverts to open when its item's key is amended. Abstentions and missing answers are never
 carried: they are preset anyway.
 
-The plan is computed in a fixed number of queries whatever the size of the experiment.
+The plan is computed in a fixed number of queries whatever the size of the experiment, from
+tuples (no model instances); the buckets are recorded by INSERT ... SELECT statements that send
+three values a bucket and read the rest in the database. The match itself stays in Python: the
+normalisation (Unicode spaces, case folding) is Python's, and no SQL function of PostgreSQL or
+SQLite gives the same text.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import QuerySet
+from django.utils import timezone
 
 from probe.models import Experiment, ExperimentItem, Response
-from scoring.models import CarriedBucket, FinalBucket
-from scoring.review.keys import keys_in_force
+from scoring.models import CarriedBucket, FinalBucket, KeyDecision
+from scoring.review.keys import keys_decided
 
 
 def normalise(answer: str | None) -> str:
@@ -36,79 +41,122 @@ class Carry:
     key_answer: str
 
 
-# Buckets recorded a statement at a time: linear in the responses (see followups.COPY_BATCH).
+# Buckets recorded a statement at a time: each row is three values (the response, the response
+# it carries from, the key), the rest is read by the database itself; statements of 1,000 rows
+# keep it linear in the responses.
 CARRY_BATCH = 1000
 
 
-def _keys_in_force(item_ids) -> dict[int, str | None]:
-    """Experiment item id -> the text of its key in force, None for an item dropped as
-    ambiguous (nothing is carried from or to it); items of any experiments."""
+def _keys(items, decisions) -> dict[int, str | None]:
+    """Item id -> the text of its key in force, None for an item dropped as ambiguous (nothing
+    is carried from or to it). `items` yields (id, snapshot key); `decisions` the key decisions
+    of those items (few: only items taken to key review have any)."""
+    overrides = keys_decided(decisions)
     return {
-        pk: None if key.dropped else key.answer
-        for pk, key in keys_in_force(None, item_ids=item_ids).items()
+        pk: overrides[pk] if pk in overrides else snapshot for pk, snapshot in dict(items).items()
     }
 
 
-def carry_plan(experiment: Experiment) -> dict[int, Carry]:
-    """Response id -> what it carries, for every response of `experiment` that can carry.
-
-    A fixed number of queries whatever the items, each item set given to the database as a
-    subquery (not a list of ids): linear in the items and responses."""
+def _plan(experiment: Experiment, *, unrecorded: bool = False) -> dict[int, Carry]:
     mine = ExperimentItem.objects.filter(experiment=experiment, source_item__isnull=False)
-    items = {i["pk"]: i for i in mine.values("pk", "source_item_id", "question")}
-    if not items:
+    responses = Response.objects.filter(
+        run__experiment=experiment, item__source_item__isnull=False, abstained=False
+    )
+    if unrecorded:
+        responses = responses.filter(carried__isnull=True)
+    rows = list(
+        responses.values_list(
+            "pk",
+            "item_id",
+            "item__source_item_id",
+            "item__question",
+            "item__key_answer",
+            "answer",
+            "confidence",
+        )
+    )
+    if not rows:
         return {}
-    keys = _keys_in_force(mine.values("pk"))
+    keys = _keys(
+        ((r[1], r[4]) for r in rows), KeyDecision.objects.filter(item__in=mine.values("pk"))
+    )
     earlier = ExperimentItem.objects.filter(
         experiment__team_id=experiment.team_id,
         experiment__status=Experiment.Status.COLLECTED,
         experiment__created__lt=experiment.created,
         source_item_id__in=mine.values("source_item_id"),
     )
-    earlier_items = {
-        i["pk"]: i
-        for i in earlier.values(
-            "pk", "source_item_id", "question", "experiment_id", "experiment__name"
-        )
-    }
-    earlier_keys = _keys_in_force(earlier.values("pk"))
-    # (item version, key, answer, confidence) -> the newest earlier final bucket
-    known: dict[tuple, Carry] = {}
-    finals = (
+    finals = list(
         FinalBucket.objects.filter(response__item__in=earlier.values("pk"))
         .order_by("response__item__experiment__created", "response_id")
         .values_list(
-            "bucket", "response_id", "response__item_id", "response__answer", "response__confidence"
+            "bucket",
+            "response_id",
+            "response__item_id",
+            "response__item__source_item_id",
+            "response__item__question",
+            "response__item__key_answer",
+            "response__answer",
+            "response__confidence",
+            "response__item__experiment_id",
+            "response__item__experiment__name",
         )
     )
-    for bucket, response_id, item_id, answer, confidence in finals:
-        item = earlier_items[item_id]
-        key = earlier_keys.get(item_id)
+    earlier_keys = _keys(
+        ((f[2], f[5]) for f in finals),
+        KeyDecision.objects.filter(item__in=earlier.values("pk")),
+    )
+    # (item version, key, answer, confidence) -> the newest earlier final bucket
+    known: dict[tuple, Carry] = {}
+    for bucket, response_id, item_id, source, question, _s, answer, conf, exp_id, name in finals:
+        key = earlier_keys[item_id]
         if key is None or not normalise(answer):
             continue
-        version = (item["source_item_id"], item["question"], key, normalise(answer), confidence)
-        known[version] = Carry(
+        known[(source, question, key, normalise(answer), conf)] = Carry(
             bucket=bucket,
             from_response=response_id,
-            from_experiment=item["experiment_id"],
-            from_experiment_name=item["experiment__name"],
+            from_experiment=exp_id,
+            from_experiment_name=name,
             key_answer=key,
         )
     plan = {}
-    responses = Response.objects.filter(
-        run__experiment=experiment, item__source_item__isnull=False, abstained=False
-    ).values_list("pk", "item_id", "answer", "confidence")
-    for response_id, item_id, answer, confidence in responses:
-        key = keys.get(item_id)
+    for response_id, item_id, source, question, _snapshot, answer, confidence in rows:
+        key = keys[item_id]
         if key is None or not normalise(answer):
             continue
-        item = items[item_id]
-        found = known.get(
-            (item["source_item_id"], item["question"], key, normalise(answer), confidence)
-        )
+        found = known.get((source, question, key, normalise(answer), confidence))
         if found is not None:
             plan[response_id] = found
     return plan
+
+
+def carry_plan(experiment: Experiment) -> dict[int, Carry]:
+    """Response id -> what it carries, for every response of `experiment` that can carry.
+
+    Five queries whatever the items, each item set given to the database as a subquery (not a
+    list of ids), every row read as a tuple: linear in the items and responses."""
+    return _plan(experiment)
+
+
+def _insert_sql(n_rows: int) -> str:
+    """INSERT ... SELECT of `n_rows` carried buckets from (response, carried from, key) rows:
+    the bucket and the earlier experiment are read from the response carried from."""
+    q = connection.ops.quote_name
+    row = "(CAST(%s AS BIGINT), CAST(%s AS BIGINT), %s)"
+    # A VALUES list's columns are column1, column2, ... in both databases; the statement
+    # starts with INSERT so that SQLite's driver counts the rows it made.
+    return (
+        f"INSERT INTO {q(CarriedBucket._meta.db_table)} (response_id, bucket, from_response_id,"
+        " from_experiment_id, from_experiment_name, key_answer, created)"
+        " SELECT c.column1, f.bucket, c.column2, e.id, e.name, c.column3, %s"
+        f" FROM (VALUES {', '.join([row] * n_rows)}) AS c"
+        f" JOIN {q(FinalBucket._meta.db_table)} f ON f.response_id = c.column2"
+        f" JOIN {q(Response._meta.db_table)} r ON r.id = c.column2"
+        f" JOIN {q(ExperimentItem._meta.db_table)} i ON i.id = r.item_id"
+        f" JOIN {q(Experiment._meta.db_table)} e ON e.id = i.experiment_id"
+        # The WHERE lets SQLite read ON CONFLICT as the insert's, not as a join's.
+        " WHERE 1 = 1 ON CONFLICT DO NOTHING"
+    )
 
 
 @transaction.atomic
@@ -116,33 +164,21 @@ def carry_sync(*, experiment: Experiment) -> int:
     """Record every bucket the experiment can carry that is not recorded yet; the number made.
 
     Idempotent: run it again and nothing changes. Only for a collected experiment (its responses
-    are all in) whose scoring has not moved on without them.
+    are all in) whose scoring has not moved on without them. A fixed number of queries, and one
+    insert per CARRY_BATCH buckets carried.
     """
     if experiment.status != Experiment.Status.COLLECTED:
         return 0
-    plan = carry_plan(experiment)
-    have = set(
-        CarriedBucket.objects.filter(response__run__experiment=experiment).values_list(
-            "response_id", flat=True
-        )
-    )
-    made = CarriedBucket.objects.bulk_create(
-        [
-            CarriedBucket(
-                response_id=response_id,
-                bucket=c.bucket,
-                from_response_id=c.from_response,
-                from_experiment_id=c.from_experiment,
-                from_experiment_name=c.from_experiment_name,
-                key_answer=c.key_answer,
-            )
-            for response_id, c in plan.items()
-            if response_id not in have
-        ],
-        ignore_conflicts=True,
-        batch_size=CARRY_BATCH,
-    )
-    return len(made)
+    plan = list(_plan(experiment, unrecorded=True).items())
+    stamp = connection.ops.adapt_datetimefield_value(timezone.now())
+    made = 0
+    with connection.cursor() as cursor:
+        for start in range(0, len(plan), CARRY_BATCH):
+            batch = plan[start : start + CARRY_BATCH]
+            params = [v for pk, c in batch for v in (pk, c.from_response, c.key_answer)]
+            cursor.execute(_insert_sql(len(batch)), [stamp, *params])
+            made += cursor.rowcount
+    return made
 
 
 def carried_of(experiment: Experiment) -> QuerySet[CarriedBucket]:
