@@ -15,6 +15,7 @@ copy of its attempt. The copies say when they were made (``created``); nothing e
 from django.db import connection
 
 from ..models import Attempt, ExperimentItem, Response, Run
+from .experiments import SNAPSHOT_FIELDS
 
 # Columns the copy sets itself; every other column is copied as it is, whatever columns are
 # added later, without a list to keep up to date here.
@@ -76,3 +77,31 @@ def run_copy(*, source: Run, target: Run, now) -> tuple[int, int]:
         cursor.execute(response_sql, [target.pk, stamp, *items, target.pk, source.pk])
         n_responses = cursor.rowcount
     return n_attempts, n_responses
+
+
+def items_copy(*, source_experiment_id: int, target_experiment_id: int, keys: dict[int, str]):
+    """Copy every item of one experiment into another, numbered 1..N in the same order, in one
+    INSERT ... SELECT; `keys` gives the key text of the items whose key is not the snapshot's
+    (a follow-up takes the key in force: those amended in review, a few). The number copied."""
+    items = _q(ExperimentItem._meta.db_table)
+    copied = [
+        _q(ExperimentItem._meta.get_field(name).column)
+        for name in SNAPSHOT_FIELDS
+        if name != "key_answer"
+    ]
+    params: list = [target_experiment_id]
+    join, key = "", "o.key_answer"
+    if keys:
+        rows = ", ".join(f"(CAST({pk:d} AS BIGINT), %s)" for pk in keys)
+        join = f" LEFT JOIN (VALUES {rows}) AS k ON k.column1 = o.id"
+        key = "COALESCE(k.column2, o.key_answer)"
+        params += list(keys.values())
+    sql = (
+        f"INSERT INTO {items} (experiment_id, position, key_answer, {', '.join(copied)})"
+        f" SELECT %s, ROW_NUMBER() OVER (ORDER BY o.position, o.id), {key},"
+        f" {', '.join('o.' + c for c in copied)} FROM {items} o{join}"
+        " WHERE o.experiment_id = %s ORDER BY o.position, o.id"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, source_experiment_id])
+        return cursor.rowcount

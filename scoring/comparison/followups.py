@@ -29,7 +29,7 @@ from probe.models import (
     Run,
 )
 from probe.services.audit import audit_record
-from probe.services.copies import run_copy
+from probe.services.copies import items_copy, run_copy
 from probe.services.experiments import (
     MAX_REPEATS,
     SEED_LIMIT,
@@ -39,6 +39,8 @@ from probe.services.experiments import (
     items_to_snapshot,
     run_order,
 )
+from scoring.models import KeyDecision
+from scoring.review.keys import keys_decided
 from scoring.review.selectors import keys_in_force
 
 SNAPSHOT, CURRENT = "snapshot", "current"
@@ -122,12 +124,15 @@ class ItemPlan:
 
 
 def _snapshot_items(origin: Experiment) -> list[PlannedItem]:
-    keys = keys_in_force(origin)
+    """The origin's items as they stand: read as plain rows (no model instance per item), the
+    key in force from the few items that have a key decision."""
+    decided = keys_decided(KeyDecision.objects.filter(experiment=origin))
     planned = []
-    for item in origin.items.order_by("position"):
-        fields = {name: getattr(item, name) for name in SNAPSHOT_FIELDS}
-        fields["key_answer"] = keys.get(item.pk, item.key_answer)
-        fields["key_sources"] = list(item.key_sources)
+    for fields in origin.items.order_by("position").values("pk", *SNAPSHOT_FIELDS):
+        pk = fields.pop("pk")
+        if pk in decided:
+            fields["key_answer"] = decided[pk][0]
+        fields["key_sources"] = list(fields["key_sources"] or ())
         planned.append(PlannedItem(fields))
     return planned
 
@@ -178,7 +183,7 @@ def followup_plan(*, origin: Experiment, source: str = SNAPSHOT) -> ItemPlan:
 
 
 def _include_problems(
-    run: Run, origin: Experiment, items: list[PlannedItem], prompt: PromptVersion
+    run: Run, origin: Experiment, items: list[PlannedItem], prompt: PromptVersion, old: set
 ) -> str:
     """Why this earlier run cannot stand in the follow-up as it is ("" when it can)."""
     if run.status != Run.Status.COLLECTED:
@@ -187,7 +192,6 @@ def _include_problems(
         }
     if prompt.pk != origin.prompt_version_id:
         return _("the follow-up uses another prompt version, and its answers were to the old one")
-    old = {(i.source_item_id, i.question) for i in origin.items.all()}
     for position, item in enumerate(items, start=1):
         if (item.source_item_id, item.question) not in old:
             return _("item %(n)s was not asked in the earlier experiment") % {"n": position}
@@ -199,8 +203,10 @@ def _check_included(included: list[Run], *, origin, items, prompt, repeats: int)
     slots = {(r.model_config_id, r.repeat) for r in included}
     if len(slots) < len(included):
         raise ValidationError({"include_runs": _("Two included runs are the same repeat.")})
+    # The origin's (bank item, question) pairs: an included run answered those.
+    old = set(origin.items.values_list("source_item_id", "question")) if included else set()
     for run in included:
-        problem = _include_problems(run, origin, items, prompt)
+        problem = _include_problems(run, origin, items, prompt, old)
         if problem:
             raise ValidationError(
                 {
@@ -294,13 +300,22 @@ def experiment_follow_up(
         follows=origin,
         **_copied_options(origin),
     )
-    new_items = ExperimentItem.objects.bulk_create(
-        (
-            ExperimentItem(experiment=experiment, position=position, **p.fields)
-            for position, p in enumerate(plan.items, start=1)
-        ),
-        batch_size=COPY_BATCH,
-    )
+    if source == SNAPSHOT:
+        # The origin's items as they are, with the key in force: copied by the database.
+        decided = keys_decided(KeyDecision.objects.filter(experiment=origin))
+        items_copy(
+            source_experiment_id=origin.pk,
+            target_experiment_id=experiment.pk,
+            keys={pk: text for pk, (text, _dropped) in decided.items()},
+        )
+    else:
+        ExperimentItem.objects.bulk_create(
+            (
+                ExperimentItem(experiment=experiment, position=position, **p.fields)
+                for position, p in enumerate(plan.items, start=1)
+            ),
+            batch_size=COPY_BATCH,
+        )
     from_run = {(r.model_config_id, r.repeat): r for r in included}
     pairs = [(c, r) for c in sorted(configs, key=lambda c: c.pk) for r in range(1, repeats + 1)]
     now = timezone.now()
@@ -339,7 +354,7 @@ def experiment_follow_up(
         summary=_("%(name)s (follow-up of %(origin)s)") % {"name": name, "origin": origin.name},
         details={
             "follows": origin.pk,
-            "items": len(new_items),
+            "items": len(plan.items),
             "item_source": source,
             "runs": len(pairs),
             "included_runs": [r.pk for r in included],

@@ -41,9 +41,9 @@ class Carry:
     key_answer: str
 
 
-# Buckets recorded a statement at a time: each row is three values (the response, the response
-# it carries from, the key), the rest is read by the database itself; statements of 1,000 rows
-# keep it linear in the responses.
+# Buckets recorded a statement at a time: each row is the response, the response it carries
+# from and the key, the rest is read by the database itself; statements of 1,000 rows keep it
+# linear in the responses.
 CARRY_BATCH = 1000
 
 
@@ -51,10 +51,12 @@ def _keys(items, decisions) -> dict[int, str | None]:
     """Item id -> the text of its key in force, None for an item dropped as ambiguous (nothing
     is carried from or to it). `items` yields (id, snapshot key); `decisions` the key decisions
     of those items (few: only items taken to key review have any)."""
-    overrides = keys_decided(decisions)
-    return {
-        pk: overrides[pk] if pk in overrides else snapshot for pk, snapshot in dict(items).items()
-    }
+    decided = keys_decided(decisions)
+    keys = dict(items)
+    for pk, (text, dropped) in decided.items():
+        if pk in keys:
+            keys[pk] = None if dropped else text
+    return keys
 
 
 def _plan(experiment: Experiment, *, unrecorded: bool = False) -> dict[int, Carry]:
@@ -138,18 +140,20 @@ def carry_plan(experiment: Experiment) -> dict[int, Carry]:
     return _plan(experiment)
 
 
-def _insert_sql(n_rows: int) -> str:
-    """INSERT ... SELECT of `n_rows` carried buckets from (response, carried from, key) rows:
-    the bucket and the earlier experiment are read from the response carried from."""
+def _insert_sql(rows: list[tuple[int, Carry]]) -> str:
+    """INSERT ... SELECT of the carried buckets `rows` (response id, what it carries): the
+    bucket and the earlier experiment are read from the response carried from."""
     q = connection.ops.quote_name
-    row = "(CAST(%s AS BIGINT), CAST(%s AS BIGINT), %s)"
+    # The ids are written into the statement (whole numbers the database gave, formatted as
+    # such): a placeholder costs the driver a parse of its own, the key is the only parameter.
+    row = "(CAST({:d} AS BIGINT), CAST({:d} AS BIGINT), %s)"
     # A VALUES list's columns are column1, column2, ... in both databases; the statement
     # starts with INSERT so that SQLite's driver counts the rows it made.
     return (
         f"INSERT INTO {q(CarriedBucket._meta.db_table)} (response_id, bucket, from_response_id,"
         " from_experiment_id, from_experiment_name, key_answer, created)"
         " SELECT c.column1, f.bucket, c.column2, e.id, e.name, c.column3, %s"
-        f" FROM (VALUES {', '.join([row] * n_rows)}) AS c"
+        f" FROM (VALUES {', '.join(row.format(pk, c.from_response) for pk, c in rows)}) AS c"
         f" JOIN {q(FinalBucket._meta.db_table)} f ON f.response_id = c.column2"
         f" JOIN {q(Response._meta.db_table)} r ON r.id = c.column2"
         f" JOIN {q(ExperimentItem._meta.db_table)} i ON i.id = r.item_id"
@@ -175,8 +179,7 @@ def carry_sync(*, experiment: Experiment) -> int:
     with connection.cursor() as cursor:
         for start in range(0, len(plan), CARRY_BATCH):
             batch = plan[start : start + CARRY_BATCH]
-            params = [v for pk, c in batch for v in (pk, c.from_response, c.key_answer)]
-            cursor.execute(_insert_sql(len(batch)), [stamp, *params])
+            cursor.execute(_insert_sql(batch), [stamp, *(c.key_answer for _pk, c in batch)])
             made += cursor.rowcount
     return made
 
