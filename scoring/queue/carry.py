@@ -23,8 +23,8 @@ from django.db import connection, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from probe.models import Experiment, ExperimentItem, Response
-from scoring.models import CarriedBucket, FinalBucket, KeyDecision
+from probe.models import Experiment, ExperimentItem, Response, Run
+from scoring.models import CarriedBucket, FinalBucket, Judgement, KeyDecision
 from scoring.review.keys import keys_decided
 
 
@@ -182,6 +182,28 @@ def carry_sync(*, experiment: Experiment) -> int:
             cursor.execute(_insert_sql(batch), [stamp, *(c.key_answer for _pk, c in batch)])
             made += cursor.rowcount
     return made
+
+
+def carried_judgements_create(*, assignment) -> int:
+    """Each carried bucket of the assignment's experiment as the scorer's judgement (verdict
+    "carried"), where the scorer has none yet; the number made. One INSERT ... SELECT whatever
+    the size: the carried answers are decided, out of the scorer's queue, in their figures."""
+    q = connection.ops.quote_name
+    run = Run._meta.db_table
+    stamp = connection.ops.adapt_datetimefield_value(timezone.now())
+    sql = (
+        f"INSERT INTO {q(Judgement._meta.db_table)} (assignment_id, response_id, bucket, verdict,"
+        " unblinded, needs_recheck, key_decision_id, note, created, updated)"
+        " SELECT %s, c.response_id, c.bucket, %s, %s, %s, NULL, '', %s, %s"
+        f" FROM {q(CarriedBucket._meta.db_table)} c"
+        f" JOIN {q(Response._meta.db_table)} r ON r.id = c.response_id"
+        f" JOIN {q(run)} u ON u.id = r.run_id"
+        " WHERE u.experiment_id = %s ORDER BY c.response_id ON CONFLICT DO NOTHING"
+    )
+    params = [assignment.pk, Judgement.Verdict.CARRIED, False, False, stamp, stamp]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, assignment.experiment_id])
+        return cursor.rowcount
 
 
 def carried_of(experiment: Experiment) -> QuerySet[CarriedBucket]:
