@@ -9,10 +9,11 @@ it; it reverts to open when its item's key is amended. Abstentions and missing a
 carried: they are preset anyway.
 
 The plan is computed in a fixed number of queries whatever the size of the experiment, from
-tuples (no model instances); the buckets are recorded by INSERT ... SELECT statements that send
-three values a bucket and read the rest in the database. The match itself stays in Python: the
-normalisation (Unicode spaces, case folding) is Python's, and no SQL function of PostgreSQL or
-SQLite gives the same text.
+tuples (no model instances); the buckets are recorded by INSERT ... SELECT statements that name
+each response and the response it carries from, pass its key, and read the rest (the bucket,
+the earlier experiment) in the database. The match itself stays in Python: the normalisation
+(Unicode spaces, case folding) is Python's, and no SQL function of both PostgreSQL and SQLite
+gives the same text, so it cannot be a join.
 """
 
 from __future__ import annotations
