@@ -7,7 +7,8 @@ passing through Python: linear in the responses, a fixed number of queries. The 
 once for PostgreSQL and SQLite.
 
 An item of the earlier experiment is kept when the follow-up has an item of the same bank item
-in the same words (for an item whose bank item was deleted: the same words alone). A copied
+in the same words (for an item whose bank item was deleted: the same words alone): the map of
+kept items is read once (two reads of plain rows) and given to each copy as a VALUES list. A copied
 attempt names the attempt it copies (``copied_from``); the copy of a response points at the
 copy of its attempt. The copies say when they were made (``created``); nothing else changes.
 """
@@ -31,50 +32,60 @@ def _copied_columns(model, set_here: set[str]) -> list[str]:
     return [_q(f.column) for f in model._meta.concrete_fields if f.name not in set_here]
 
 
-def _item_map_sql() -> str:
-    """(old_id, new_id) of every kept item: the earlier experiment's item, the follow-up's.
+def kept_items(*, source_experiment_id: int, target_experiment_id: int) -> dict[int, int]:
+    """Earlier item id -> follow-up item id, for every item the follow-up kept (the same bank
+    item in the same words). Two reads of plain rows, whatever the size.
 
-    Two parameters: the follow-up's experiment, the earlier one; twice (two branches, each
-    one an equality join the database can index or hash)."""
-    items = _q(ExperimentItem._meta.db_table)
-    return (
-        f"SELECT o.id AS old_id, n.id AS new_id FROM {items} o JOIN {items} n"
-        " ON n.experiment_id = %s AND n.source_item_id = o.source_item_id"
-        " AND n.question = o.question WHERE o.experiment_id = %s"
-        f" UNION ALL SELECT o.id, n.id FROM {items} o JOIN {items} n"
-        " ON n.experiment_id = %s AND n.source_item_id IS NULL AND n.question = o.question"
-        " WHERE o.experiment_id = %s AND o.source_item_id IS NULL"
-    )
+    Worked out here rather than joined in SQL: the follow-up's items were inserted in this very
+    transaction, so the database knows nothing yet of how many there are, and a join it plans
+    for a handful of rows compares every item with every other one."""
+    items = ExperimentItem.objects.order_by("position")
+    new = items.filter(experiment_id=target_experiment_id)
+    by_question = {(s, q): pk for pk, s, q in new.values_list("pk", "source_item_id", "question")}
+    old = items.filter(experiment_id=source_experiment_id)
+    return {
+        pk: by_question[(s, q)]
+        for pk, s, q in old.values_list("pk", "source_item_id", "question")
+        if (s, q) in by_question
+    }
 
 
-def run_copy(*, source: Run, target: Run, now) -> tuple[int, int]:
-    """Copy `source`'s attempts and the responses of kept items into `target`, stamped `now`.
+def _map_sql(item_map: dict[int, int]) -> str:
+    """The map as a VALUES list (column1: earlier item, column2: the follow-up's), its whole
+    numbers written into the statement: the database knows its size, and no parameter each."""
+    rows = ", ".join(f"({old:d}, {new:d})" for old, new in item_map.items()) or "(0, 0)"
+    return f"(VALUES {rows})"
+
+
+def run_copy(*, source: Run, target: Run, now, item_map: dict[int, int]) -> tuple[int, int]:
+    """Copy `source`'s attempts and the responses of kept items (`item_map`, from kept_items)
+    into `target`, stamped `now`.
 
     Returns (attempts, responses) copied. `target` must have no attempts copied from `source`
     yet (it is a new run)."""
-    items = [target.experiment_id, source.experiment_id] * 2
     stamp = connection.ops.adapt_datetimefield_value(now)
     attempts, responses = _q(Attempt._meta.db_table), _q(Response._meta.db_table)
+    items = _map_sql(item_map)
     copied = _copied_columns(Attempt, _ATTEMPT_SET)
     attempt_sql = (
         f"INSERT INTO {attempts} (run_id, item_id, created, copied_from_id, {', '.join(copied)})"
-        f" SELECT %s, m.new_id, %s, a.id, {', '.join('a.' + c for c in copied)}"
-        f" FROM {attempts} a LEFT JOIN ({_item_map_sql()}) m ON m.old_id = a.item_id"
-        " WHERE a.run_id = %s AND (a.item_id IS NULL OR m.new_id IS NOT NULL)"
+        f" SELECT %s, m.column2, %s, a.id, {', '.join('a.' + c for c in copied)}"
+        f" FROM {attempts} a LEFT JOIN {items} AS m ON m.column1 = a.item_id"
+        " WHERE a.run_id = %s AND (a.item_id IS NULL OR m.column2 IS NOT NULL)"
         " ORDER BY a.id"
     )
     copied = _copied_columns(Response, _RESPONSE_SET)
     response_sql = (
         f"INSERT INTO {responses} (run_id, item_id, attempt_id, created, {', '.join(copied)})"
-        f" SELECT %s, m.new_id, c.id, %s, {', '.join('r.' + col for col in copied)}"
-        f" FROM {responses} r JOIN ({_item_map_sql()}) m ON m.old_id = r.item_id"
+        f" SELECT %s, m.column2, c.id, %s, {', '.join('r.' + col for col in copied)}"
+        f" FROM {responses} r JOIN {items} AS m ON m.column1 = r.item_id"
         f" JOIN {attempts} c ON c.run_id = %s AND c.copied_from_id = r.attempt_id"
         " WHERE r.run_id = %s ORDER BY r.id"
     )
     with connection.cursor() as cursor:
-        cursor.execute(attempt_sql, [target.pk, stamp, *items, source.pk])
+        cursor.execute(attempt_sql, [target.pk, stamp, source.pk])
         n_attempts = cursor.rowcount
-        cursor.execute(response_sql, [target.pk, stamp, *items, target.pk, source.pk])
+        cursor.execute(response_sql, [target.pk, stamp, target.pk, source.pk])
         n_responses = cursor.rowcount
     return n_attempts, n_responses
 

@@ -29,7 +29,7 @@ from probe.models import (
     Run,
 )
 from probe.services.audit import audit_record
-from probe.services.copies import items_copy, run_copy
+from probe.services.copies import items_copy, kept_items, run_copy
 from probe.services.experiments import (
     MAX_REPEATS,
     SEED_LIMIT,
@@ -319,6 +319,7 @@ def experiment_follow_up(
     from_run = {(r.model_config_id, r.repeat): r for r in included}
     pairs = [(c, r) for c in sorted(configs, key=lambda c: c.pk) for r in range(1, repeats + 1)]
     now = timezone.now()
+    item_map = None  # read when the first included run is copied
     for (config, repeat), place in zip(pairs, run_order(len(pairs), seed), strict=True):
         earlier = from_run.get((config.pk, repeat))
         if earlier is None:
@@ -343,7 +344,11 @@ def experiment_follow_up(
             finished_at=earlier.finished_at or now,
             compliance=earlier.compliance,
         )
-        run_copy(source=earlier, target=run, now=now)
+        if item_map is None:
+            item_map = kept_items(
+                source_experiment_id=origin.pk, target_experiment_id=experiment.pk
+            )
+        run_copy(source=earlier, target=run, now=now, item_map=item_map)
 
     audit_record(
         team=team,
