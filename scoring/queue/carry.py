@@ -60,7 +60,8 @@ def _keys(items, decisions) -> dict[int, str | None]:
     return keys
 
 
-def _plan(experiment: Experiment, *, unrecorded: bool = False) -> dict[int, Carry]:
+def _plan(experiment: Experiment, *, unrecorded: bool = False) -> dict[int, tuple]:
+    """Response id -> (bucket, from response, from experiment, its name, key): as Carry."""
     mine = ExperimentItem.objects.filter(experiment=experiment, source_item__isnull=False)
     responses = Response.objects.filter(
         run__experiment=experiment, item__source_item__isnull=False, abstained=False
@@ -68,7 +69,7 @@ def _plan(experiment: Experiment, *, unrecorded: bool = False) -> dict[int, Carr
     if unrecorded:
         responses = responses.filter(carried__isnull=True)
     rows = list(
-        responses.values_list(
+        responses.order_by().values_list(
             "pk",
             "item_id",
             "item__source_item_id",
@@ -110,17 +111,19 @@ def _plan(experiment: Experiment, *, unrecorded: bool = False) -> dict[int, Carr
         KeyDecision.objects.filter(item__in=earlier.values("pk")),
     )
     # (item version, key, answer, confidence) -> the newest earlier final bucket
-    known: dict[tuple, Carry] = {}
+    known: dict[tuple, tuple] = {}
     for bucket, response_id, item_id, source, question, _s, answer, conf, exp_id, name in finals:
         key = earlier_keys[item_id]
         if key is None or not normalise(answer):
             continue
-        known[(source, question, key, normalise(answer), conf)] = Carry(
-            bucket=bucket,
-            from_response=response_id,
-            from_experiment=exp_id,
-            from_experiment_name=name,
-            key_answer=key,
+        # Plain tuples, not a Carry each: tens of thousands of objects made here would cost
+        # the garbage collector more than the rest of the plan.
+        known[(source, question, key, normalise(answer), conf)] = (
+            bucket,
+            response_id,
+            exp_id,
+            name,
+            key,
         )
     plan = {}
     for response_id, item_id, source, question, _snapshot, answer, confidence in rows:
@@ -138,10 +141,10 @@ def carry_plan(experiment: Experiment) -> dict[int, Carry]:
 
     Five queries whatever the items, each item set given to the database as a subquery (not a
     list of ids), every row read as a tuple: linear in the items and responses."""
-    return _plan(experiment)
+    return {pk: Carry(*found) for pk, found in _plan(experiment).items()}
 
 
-def _insert_sql(rows: list[tuple[int, Carry]]) -> str:
+def _insert_sql(rows: list[tuple[int, tuple]]) -> str:
     """INSERT ... SELECT of the carried buckets `rows` (response id, what it carries): the
     bucket and the earlier experiment are read from the response carried from."""
     q = connection.ops.quote_name
@@ -154,7 +157,7 @@ def _insert_sql(rows: list[tuple[int, Carry]]) -> str:
         f"INSERT INTO {q(CarriedBucket._meta.db_table)} (response_id, bucket, from_response_id,"
         " from_experiment_id, from_experiment_name, key_answer, created)"
         " SELECT c.column1, f.bucket, c.column2, e.id, e.name, c.column3, %s"
-        f" FROM (VALUES {', '.join(row.format(pk, c.from_response) for pk, c in rows)}) AS c"
+        f" FROM (VALUES {', '.join(row.format(pk, c[1]) for pk, c in rows)}) AS c"
         f" JOIN {q(FinalBucket._meta.db_table)} f ON f.response_id = c.column2"
         f" JOIN {q(Response._meta.db_table)} r ON r.id = c.column2"
         f" JOIN {q(ExperimentItem._meta.db_table)} i ON i.id = r.item_id"
@@ -180,7 +183,7 @@ def carry_sync(*, experiment: Experiment) -> int:
     with connection.cursor() as cursor:
         for start in range(0, len(plan), CARRY_BATCH):
             batch = plan[start : start + CARRY_BATCH]
-            cursor.execute(_insert_sql(batch), [stamp, *(c.key_answer for _pk, c in batch)])
+            cursor.execute(_insert_sql(batch), [stamp, *(c[4] for _pk, c in batch)])
             made += cursor.rowcount
     return made
 
