@@ -105,6 +105,11 @@ class Attempt(models.Model):
     pasted_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # The attempt this one is a copy of (a run included in a follow-up as it was): the copy of
+    # a response finds its attempt's copy by it.
+    copied_from = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         ordering = ["run", "item", "number", "pk"]

@@ -21,16 +21,15 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from probe.models import (
-    Attempt,
     AuditEvent,
     Experiment,
     ExperimentItem,
     ModelConfig,
     PromptVersion,
-    Response,
     Run,
 )
 from probe.services.audit import audit_record
+from probe.services.copies import items_copy, kept_items, run_copy
 from probe.services.experiments import (
     MAX_REPEATS,
     SEED_LIMIT,
@@ -40,12 +39,14 @@ from probe.services.experiments import (
     items_to_snapshot,
     run_order,
 )
+from scoring.models import KeyDecision
+from scoring.review.keys import keys_decided
 from scoring.review.selectors import keys_in_force
 
 SNAPSHOT, CURRENT = "snapshot", "current"
-# Rows a copy inserts at a time: one statement of 10,000 rows costs more per row than ten of
-# 1,000 (every value is a parameter the driver and the database parse), so the copy stays
-# linear in the responses.
+# Items inserted at a time: one statement of 10,000 rows costs more per row than ten of 1,000
+# (every value is a parameter the driver and the database parse), so it stays linear in the
+# items. Included runs are copied by the database itself (probe.services.copies).
 COPY_BATCH = 1000
 ITEM_SOURCES = (SNAPSHOT, CURRENT)
 
@@ -123,12 +124,15 @@ class ItemPlan:
 
 
 def _snapshot_items(origin: Experiment) -> list[PlannedItem]:
-    keys = keys_in_force(origin)
+    """The origin's items as they stand: read as plain rows (no model instance per item), the
+    key in force from the few items that have a key decision."""
+    decided = keys_decided(KeyDecision.objects.filter(experiment=origin))
     planned = []
-    for item in origin.items.order_by("position"):
-        fields = {name: getattr(item, name) for name in SNAPSHOT_FIELDS}
-        fields["key_answer"] = keys.get(item.pk, item.key_answer)
-        fields["key_sources"] = list(item.key_sources)
+    for fields in origin.items.order_by("position").values("pk", *SNAPSHOT_FIELDS):
+        pk = fields.pop("pk")
+        if pk in decided:
+            fields["key_answer"] = decided[pk][0]
+        fields["key_sources"] = list(fields["key_sources"] or ())
         planned.append(PlannedItem(fields))
     return planned
 
@@ -179,7 +183,7 @@ def followup_plan(*, origin: Experiment, source: str = SNAPSHOT) -> ItemPlan:
 
 
 def _include_problems(
-    run: Run, origin: Experiment, items: list[PlannedItem], prompt: PromptVersion
+    run: Run, origin: Experiment, items: list[PlannedItem], prompt: PromptVersion, old: set
 ) -> str:
     """Why this earlier run cannot stand in the follow-up as it is ("" when it can)."""
     if run.status != Run.Status.COLLECTED:
@@ -188,40 +192,10 @@ def _include_problems(
         }
     if prompt.pk != origin.prompt_version_id:
         return _("the follow-up uses another prompt version, and its answers were to the old one")
-    old = {(i.source_item_id, i.question) for i in origin.items.all()}
     for position, item in enumerate(items, start=1):
         if (item.source_item_id, item.question) not in old:
             return _("item %(n)s was not asked in the earlier experiment") % {"n": position}
     return ""
-
-
-def _copy_run(run: Run, new: Run, item_map: dict[int, ExperimentItem]) -> None:
-    """Every attempt and the response of every kept item, into the follow-up's run."""
-    attempts = {}
-    for attempt in Attempt.objects.filter(run=run).order_by("pk"):
-        if attempt.item_id is not None and attempt.item_id not in item_map:
-            continue
-        old_pk = attempt.pk
-        attempt.pk = None
-        attempt.id = None
-        attempt.run = new
-        attempt.item = item_map.get(attempt.item_id) if attempt.item_id else None
-        attempts[old_pk] = attempt
-    Attempt.objects.bulk_create(attempts.values(), batch_size=COPY_BATCH)
-    # bulk_create keeps auto_now_add's new time: the copies say when they were made; the
-    # replies themselves are unchanged.
-    responses = []
-    for response in Response.objects.filter(run=run):
-        target = item_map.get(response.item_id)
-        if target is None:
-            continue
-        response.pk = None
-        response.id = None
-        response.run = new
-        response.item = target
-        response.attempt = attempts[response.attempt_id]
-        responses.append(response)
-    Response.objects.bulk_create(responses, batch_size=COPY_BATCH)
 
 
 def _check_included(included: list[Run], *, origin, items, prompt, repeats: int) -> None:
@@ -229,8 +203,10 @@ def _check_included(included: list[Run], *, origin, items, prompt, repeats: int)
     slots = {(r.model_config_id, r.repeat) for r in included}
     if len(slots) < len(included):
         raise ValidationError({"include_runs": _("Two included runs are the same repeat.")})
+    # The origin's (bank item, question) pairs: an included run answered those.
+    old = set(origin.items.values_list("source_item_id", "question")) if included else set()
     for run in included:
-        problem = _include_problems(run, origin, items, prompt)
+        problem = _include_problems(run, origin, items, prompt, old)
         if problem:
             raise ValidationError(
                 {
@@ -324,23 +300,26 @@ def experiment_follow_up(
         follows=origin,
         **_copied_options(origin),
     )
-    new_items = ExperimentItem.objects.bulk_create(
-        (
-            ExperimentItem(experiment=experiment, position=position, **p.fields)
-            for position, p in enumerate(plan.items, start=1)
-        ),
-        batch_size=COPY_BATCH,
-    )
-    by_question = {(i.source_item_id, i.question): i for i in new_items}
-    item_map = {
-        old.pk: by_question[(old.source_item_id, old.question)]
-        for old in origin.items.all()
-        if (old.source_item_id, old.question) in by_question
-    }
-
+    if source == SNAPSHOT:
+        # The origin's items as they are, with the key in force: copied by the database.
+        decided = keys_decided(KeyDecision.objects.filter(experiment=origin))
+        items_copy(
+            source_experiment_id=origin.pk,
+            target_experiment_id=experiment.pk,
+            keys={pk: text for pk, (text, _dropped) in decided.items()},
+        )
+    else:
+        ExperimentItem.objects.bulk_create(
+            (
+                ExperimentItem(experiment=experiment, position=position, **p.fields)
+                for position, p in enumerate(plan.items, start=1)
+            ),
+            batch_size=COPY_BATCH,
+        )
     from_run = {(r.model_config_id, r.repeat): r for r in included}
     pairs = [(c, r) for c in sorted(configs, key=lambda c: c.pk) for r in range(1, repeats + 1)]
     now = timezone.now()
+    item_map = None  # read when the first included run is copied
     for (config, repeat), place in zip(pairs, run_order(len(pairs), seed), strict=True):
         earlier = from_run.get((config.pk, repeat))
         if earlier is None:
@@ -365,7 +344,11 @@ def experiment_follow_up(
             finished_at=earlier.finished_at or now,
             compliance=earlier.compliance,
         )
-        _copy_run(earlier, run, item_map)
+        if item_map is None:
+            item_map = kept_items(
+                source_experiment_id=origin.pk, target_experiment_id=experiment.pk
+            )
+        run_copy(source=earlier, target=run, now=now, item_map=item_map)
 
     audit_record(
         team=team,
@@ -376,7 +359,7 @@ def experiment_follow_up(
         summary=_("%(name)s (follow-up of %(origin)s)") % {"name": name, "origin": origin.name},
         details={
             "follows": origin.pk,
-            "items": len(new_items),
+            "items": len(plan.items),
             "item_source": source,
             "runs": len(pairs),
             "included_runs": [r.pk for r in included],

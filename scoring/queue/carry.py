@@ -8,19 +8,25 @@ A carried response is left out of the blind queue unless the team sends carried 
 it; it reverts to open when its item's key is amended. Abstentions and missing answers are never
 carried: they are preset anyway.
 
-The plan is computed in a fixed number of queries whatever the size of the experiment.
+The plan is computed in a fixed number of queries whatever the size of the experiment, from
+tuples (no model instances); the buckets are recorded by INSERT ... SELECT statements that name
+each response and the response it carries from, pass its key, and read the rest (the bucket,
+the earlier experiment) in the database. The match itself stays in Python: the normalisation
+(Unicode spaces, case folding) is Python's, and no SQL function of both PostgreSQL and SQLite
+gives the same text, so it cannot be a join.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import QuerySet
+from django.utils import timezone
 
-from probe.models import Experiment, ExperimentItem, Response
-from scoring.models import CarriedBucket, FinalBucket
-from scoring.review.keys import keys_in_force
+from probe.models import Experiment, ExperimentItem, Response, Run
+from scoring.models import CarriedBucket, FinalBucket, Judgement, KeyDecision
+from scoring.review.keys import keys_decided
 
 
 def normalise(answer: str | None) -> str:
@@ -36,79 +42,129 @@ class Carry:
     key_answer: str
 
 
-# Buckets recorded a statement at a time: linear in the responses (see followups.COPY_BATCH).
+# Buckets recorded a statement at a time: each row is the response, the response it carries
+# from and the key, the rest is read by the database itself; statements of 1,000 rows keep it
+# linear in the responses.
 CARRY_BATCH = 1000
 
 
-def _keys_in_force(item_ids) -> dict[int, str | None]:
-    """Experiment item id -> the text of its key in force, None for an item dropped as
-    ambiguous (nothing is carried from or to it); items of any experiments."""
-    return {
-        pk: None if key.dropped else key.answer
-        for pk, key in keys_in_force(None, item_ids=item_ids).items()
-    }
+def _keys(items, decisions) -> dict[int, str | None]:
+    """Item id -> the text of its key in force, None for an item dropped as ambiguous (nothing
+    is carried from or to it). `items` yields (id, snapshot key); `decisions` the key decisions
+    of those items (few: only items taken to key review have any)."""
+    decided = keys_decided(decisions)
+    keys = dict(items)
+    for pk, (text, dropped) in decided.items():
+        if pk in keys:
+            keys[pk] = None if dropped else text
+    return keys
 
 
-def carry_plan(experiment: Experiment) -> dict[int, Carry]:
-    """Response id -> what it carries, for every response of `experiment` that can carry.
-
-    A fixed number of queries whatever the items, each item set given to the database as a
-    subquery (not a list of ids): linear in the items and responses."""
+def _plan(experiment: Experiment, *, unrecorded: bool = False) -> dict[int, tuple]:
+    """Response id -> (bucket, from response, from experiment, its name, key): as Carry."""
     mine = ExperimentItem.objects.filter(experiment=experiment, source_item__isnull=False)
-    items = {i["pk"]: i for i in mine.values("pk", "source_item_id", "question")}
-    if not items:
+    responses = Response.objects.filter(
+        run__experiment=experiment, item__source_item__isnull=False, abstained=False
+    )
+    if unrecorded:
+        responses = responses.filter(carried__isnull=True)
+    rows = list(
+        responses.order_by().values_list(
+            "pk",
+            "item_id",
+            "item__source_item_id",
+            "item__question",
+            "item__key_answer",
+            "answer",
+            "confidence",
+        )
+    )
+    if not rows:
         return {}
-    keys = _keys_in_force(mine.values("pk"))
+    keys = _keys(
+        ((r[1], r[4]) for r in rows), KeyDecision.objects.filter(item__in=mine.values("pk"))
+    )
     earlier = ExperimentItem.objects.filter(
         experiment__team_id=experiment.team_id,
         experiment__status=Experiment.Status.COLLECTED,
         experiment__created__lt=experiment.created,
         source_item_id__in=mine.values("source_item_id"),
     )
-    earlier_items = {
-        i["pk"]: i
-        for i in earlier.values(
-            "pk", "source_item_id", "question", "experiment_id", "experiment__name"
-        )
-    }
-    earlier_keys = _keys_in_force(earlier.values("pk"))
-    # (item version, key, answer, confidence) -> the newest earlier final bucket
-    known: dict[tuple, Carry] = {}
-    finals = (
+    finals = list(
         FinalBucket.objects.filter(response__item__in=earlier.values("pk"))
         .order_by("response__item__experiment__created", "response_id")
         .values_list(
-            "bucket", "response_id", "response__item_id", "response__answer", "response__confidence"
+            "bucket",
+            "response_id",
+            "response__item_id",
+            "response__item__source_item_id",
+            "response__item__question",
+            "response__item__key_answer",
+            "response__answer",
+            "response__confidence",
+            "response__item__experiment_id",
+            "response__item__experiment__name",
         )
     )
-    for bucket, response_id, item_id, answer, confidence in finals:
-        item = earlier_items[item_id]
-        key = earlier_keys.get(item_id)
+    earlier_keys = _keys(
+        ((f[2], f[5]) for f in finals),
+        KeyDecision.objects.filter(item__in=earlier.values("pk")),
+    )
+    # (item version, key, answer, confidence) -> the newest earlier final bucket
+    known: dict[tuple, tuple] = {}
+    for bucket, response_id, item_id, source, question, _s, answer, conf, exp_id, name in finals:
+        key = earlier_keys[item_id]
         if key is None or not normalise(answer):
             continue
-        version = (item["source_item_id"], item["question"], key, normalise(answer), confidence)
-        known[version] = Carry(
-            bucket=bucket,
-            from_response=response_id,
-            from_experiment=item["experiment_id"],
-            from_experiment_name=item["experiment__name"],
-            key_answer=key,
+        # Plain tuples, not a Carry each: tens of thousands of objects made here would cost
+        # the garbage collector more than the rest of the plan.
+        known[(source, question, key, normalise(answer), conf)] = (
+            bucket,
+            response_id,
+            exp_id,
+            name,
+            key,
         )
     plan = {}
-    responses = Response.objects.filter(
-        run__experiment=experiment, item__source_item__isnull=False, abstained=False
-    ).values_list("pk", "item_id", "answer", "confidence")
-    for response_id, item_id, answer, confidence in responses:
-        key = keys.get(item_id)
+    for response_id, item_id, source, question, _snapshot, answer, confidence in rows:
+        key = keys[item_id]
         if key is None or not normalise(answer):
             continue
-        item = items[item_id]
-        found = known.get(
-            (item["source_item_id"], item["question"], key, normalise(answer), confidence)
-        )
+        found = known.get((source, question, key, normalise(answer), confidence))
         if found is not None:
             plan[response_id] = found
     return plan
+
+
+def carry_plan(experiment: Experiment) -> dict[int, Carry]:
+    """Response id -> what it carries, for every response of `experiment` that can carry.
+
+    Five queries whatever the items, each item set given to the database as a subquery (not a
+    list of ids), every row read as a tuple: linear in the items and responses."""
+    return {pk: Carry(*found) for pk, found in _plan(experiment).items()}
+
+
+def _insert_sql(rows: list[tuple[int, tuple]]) -> str:
+    """INSERT ... SELECT of the carried buckets `rows` (response id, what it carries): the
+    bucket and the earlier experiment are read from the response carried from."""
+    q = connection.ops.quote_name
+    # The ids are written into the statement (whole numbers the database gave, formatted as
+    # such): a placeholder costs the driver a parse of its own, the key is the only parameter.
+    row = "(CAST({:d} AS BIGINT), CAST({:d} AS BIGINT), %s)"
+    # A VALUES list's columns are column1, column2, ... in both databases; the statement
+    # starts with INSERT so that SQLite's driver counts the rows it made.
+    return (
+        f"INSERT INTO {q(CarriedBucket._meta.db_table)} (response_id, bucket, from_response_id,"
+        " from_experiment_id, from_experiment_name, key_answer, created)"
+        " SELECT c.column1, f.bucket, c.column2, e.id, e.name, c.column3, %s"
+        f" FROM (VALUES {', '.join(row.format(pk, c[1]) for pk, c in rows)}) AS c"
+        f" JOIN {q(FinalBucket._meta.db_table)} f ON f.response_id = c.column2"
+        f" JOIN {q(Response._meta.db_table)} r ON r.id = c.column2"
+        f" JOIN {q(ExperimentItem._meta.db_table)} i ON i.id = r.item_id"
+        f" JOIN {q(Experiment._meta.db_table)} e ON e.id = i.experiment_id"
+        # The WHERE lets SQLite read ON CONFLICT as the insert's, not as a join's.
+        " WHERE 1 = 1 ON CONFLICT DO NOTHING"
+    )
 
 
 @transaction.atomic
@@ -116,33 +172,42 @@ def carry_sync(*, experiment: Experiment) -> int:
     """Record every bucket the experiment can carry that is not recorded yet; the number made.
 
     Idempotent: run it again and nothing changes. Only for a collected experiment (its responses
-    are all in) whose scoring has not moved on without them.
+    are all in) whose scoring has not moved on without them. A fixed number of queries, and one
+    insert per CARRY_BATCH buckets carried.
     """
     if experiment.status != Experiment.Status.COLLECTED:
         return 0
-    plan = carry_plan(experiment)
-    have = set(
-        CarriedBucket.objects.filter(response__run__experiment=experiment).values_list(
-            "response_id", flat=True
-        )
+    plan = list(_plan(experiment, unrecorded=True).items())
+    stamp = connection.ops.adapt_datetimefield_value(timezone.now())
+    made = 0
+    with connection.cursor() as cursor:
+        for start in range(0, len(plan), CARRY_BATCH):
+            batch = plan[start : start + CARRY_BATCH]
+            cursor.execute(_insert_sql(batch), [stamp, *(c[4] for _pk, c in batch)])
+            made += cursor.rowcount
+    return made
+
+
+def carried_judgements_create(*, assignment) -> int:
+    """Each carried bucket of the assignment's experiment as the scorer's judgement (verdict
+    "carried"), where the scorer has none yet; the number made. One INSERT ... SELECT whatever
+    the size: the carried answers are decided, out of the scorer's queue, in their figures."""
+    q = connection.ops.quote_name
+    run = Run._meta.db_table
+    stamp = connection.ops.adapt_datetimefield_value(timezone.now())
+    sql = (
+        f"INSERT INTO {q(Judgement._meta.db_table)} (assignment_id, response_id, bucket, verdict,"
+        " unblinded, needs_recheck, key_decision_id, note, created, updated)"
+        " SELECT %s, c.response_id, c.bucket, %s, %s, %s, NULL, '', %s, %s"
+        f" FROM {q(CarriedBucket._meta.db_table)} c"
+        f" JOIN {q(Response._meta.db_table)} r ON r.id = c.response_id"
+        f" JOIN {q(run)} u ON u.id = r.run_id"
+        " WHERE u.experiment_id = %s ORDER BY c.response_id ON CONFLICT DO NOTHING"
     )
-    made = CarriedBucket.objects.bulk_create(
-        [
-            CarriedBucket(
-                response_id=response_id,
-                bucket=c.bucket,
-                from_response_id=c.from_response,
-                from_experiment_id=c.from_experiment,
-                from_experiment_name=c.from_experiment_name,
-                key_answer=c.key_answer,
-            )
-            for response_id, c in plan.items()
-            if response_id not in have
-        ],
-        ignore_conflicts=True,
-        batch_size=CARRY_BATCH,
-    )
-    return len(made)
+    params = [assignment.pk, Judgement.Verdict.CARRIED, False, False, stamp, stamp]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, assignment.experiment_id])
+        return cursor.rowcount
 
 
 def carried_of(experiment: Experiment) -> QuerySet[CarriedBucket]:

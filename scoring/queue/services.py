@@ -24,7 +24,7 @@ from scoring.models import (
     Reconciliation,
 )
 from scoring.queue import selectors
-from scoring.queue.carry import carried_of, carry_sync
+from scoring.queue.carry import carried_judgements_create, carry_sync
 from scoring.queue.decided import decided_elsewhere
 from scoring.reconciliation.finals import final_buckets_sync
 from scoring.reconciliation.waits import reconciliation_waits
@@ -84,18 +84,7 @@ def assignment_start(*, experiment: Experiment, user, invited_by=None) -> Assign
             )
         if not experiment.team.recheck_carried:
             # Carried buckets are decided: out of this scorer's queue, in their figures.
-            Judgement.objects.bulk_create(
-                [
-                    Judgement(
-                        assignment=assignment,
-                        response_id=c.response_id,
-                        bucket=c.bucket,
-                        verdict=Judgement.Verdict.CARRIED,
-                    )
-                    for c in carried_of(experiment).only("response_id", "bucket")
-                ],
-                ignore_conflicts=True,
-            )
+            carried_judgements_create(assignment=assignment)
         # Answers a grader decided (a routed experiment): out of the queue too, never a human
         # judgement (verdict "graded").
         Judgement.objects.bulk_create(

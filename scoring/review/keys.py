@@ -90,6 +90,22 @@ def _key_text_after(decision: KeyDecision) -> str:
     return decision.previous_answer
 
 
+def keys_decided(decisions) -> dict[int, tuple[str, bool]]:
+    """Item id -> (the text in force after the item's newest decision, whether that decision
+    dropped the item as ambiguous), for the items with a decision among `decisions` (a queryset
+    of KeyDecision); an item without one has its snapshot's key. Reads tuples only: for the
+    callers that go through every item of large experiments."""
+    found: dict[int, tuple[str, bool]] = {}
+    rows = decisions.order_by("item_id", "-pk").values_list(
+        "item_id", "outcome", "new_answer", "previous_answer"
+    )
+    for item_id, outcome, new_answer, previous_answer in rows:
+        if item_id not in found:
+            text = new_answer if outcome == KeyDecision.Outcome.AMENDED else previous_answer
+            found[item_id] = (text, outcome == KeyDecision.Outcome.AMBIGUOUS)
+    return found
+
+
 def keys_in_force(
     experiment: Experiment | None, *, item_ids: list[int] | None = None
 ) -> dict[int, KeyInForce]:
