@@ -88,6 +88,9 @@ def _plan(experiment: Experiment, *, unrecorded: bool = False) -> dict[int, tupl
         experiment__team_id=experiment.team_id,
         experiment__status=Experiment.Status.COLLECTED,
         experiment__created__lt=experiment.created,
+        # A bucket means something only in its own scheme: an AA experiment never takes a
+        # four-bucket "confident wrong", nor the other way round.
+        experiment__scheme=experiment.scheme,
         source_item_id__in=mine.values("source_item_id"),
     )
     finals = list(

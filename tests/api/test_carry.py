@@ -103,6 +103,24 @@ def test_reopening_an_item_removes_its_carried_buckets(world):
     ]
 
 
+def test_a_bucket_never_carries_into_another_scheme(world):
+    """Identical answers of an experiment in another scheme carry nothing: a four-bucket
+    "confident wrong" is not a bucket of the AA scheme, whose report would refuse it."""
+    origin, again = _follow_up(world)
+    again.scheme = "aa"
+    again.save(update_fields=["scheme"])
+    _answer(
+        again,
+        {(r, p): (f"answer {p} of repeat {r}", "HIGH") for r in (1, 2) for p in (1, 2, 3)},
+    )
+    assert carry.carry_sync(experiment=again) == 0
+    assert not CarriedBucket.objects.filter(response__run__experiment=again).exists()
+    # The same answers in the origin's own scheme do carry (the test above is not vacuous).
+    again.scheme = origin.scheme
+    again.save(update_fields=["scheme"])
+    assert carry.carry_sync(experiment=again) == 6
+
+
 def test_only_final_buckets_carry(world):
     origin = _collected(world)
     # Scored by one scorer, never reconciled: nothing final to carry.
