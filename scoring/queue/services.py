@@ -130,7 +130,11 @@ def judgement_targets(
         derived = scheme.derive(verdict, r)
         if derived is None:
             raise BucketNeeded(
-                _("The answer's confidence does not settle the bucket: choose it (keys 1 to 4).")
+                _(
+                    "The answer's confidence does not settle the bucket: choose it (keys 1 to "
+                    "%(last)s)."
+                )
+                % {"last": scheme.last_key}
             )
         targets[r.pk] = (derived, verdict)
     return targets

@@ -43,6 +43,7 @@ from .rightwrong import RightWrongScheme
 
 __all__ = [
     "AA",
+    "DEFAULT_SCHEME",
     "FOUR",
     "AAScheme",
     "Bucket",
@@ -67,3 +68,6 @@ __all__ = [
 
 FOUR = scheme_for(FourBucketScheme.key)
 AA = scheme_for(AAScheme.key)
+# The scheme a new experiment takes when none is chosen (the model's default, the form's initial
+# choice, the API's default, the service's).
+DEFAULT_SCHEME = FourBucketScheme.key
