@@ -4,9 +4,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from scoring.schemes import DEFAULT_SCHEME, AAScheme, FourBucketScheme, scheme_choices, scheme_for
 from scoring.schemes import Scheme as ScoringScheme
-from scoring.schemes import AAScheme, FourBucketScheme, scheme_choices, scheme_for
-from scoring.schemes import DEFAULT_SCHEME
 from scoring.schemes.base import SCHEME_KEY_LENGTH
 
 from .banks import Bank, Item

@@ -26,7 +26,7 @@ from scoring.queue import selectors
 from scoring.queue.carry import carried_of, carry_sync
 from scoring.reconciliation.finals import final_buckets_sync
 from scoring.reconciliation.selectors import participants
-from scoring.schemes import scheme_for
+from scoring.schemes import ask_first_buckets, scheme_for
 
 
 class BucketNeeded(ValidationError):
@@ -216,7 +216,7 @@ class Ledger:
             r.item_id == item_id
             and r.confidence == "HIGH"
             and (j := self.judgements.get(pk)) is not None
-            and j.bucket in selectors.CONFIDENT_WRONG_BUCKETS
+            and j.bucket in ask_first_buckets()
             for pk, r in self.responses.items()
         )
 

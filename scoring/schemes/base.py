@@ -22,6 +22,7 @@ __all__ = [
     "Scheme",
     "UnknownScheme",
     "as_scheme",
+    "ask_first_buckets",
     "bucket_choices",
     "bucket_label",
     "bucket_style",
@@ -121,6 +122,10 @@ class Scheme(abc.ABC):
     correct: str = Bucket.CORRECT
     penalised: str = ""
     abstain: str | None = None
+    # The buckets of a wrong answer given with confidence: a HIGH-confidence answer put in one
+    # asks the scorer first (the experiment's "confirm wrong") and is one the key review shows as
+    # a confident disagreement. Empty: the penalised bucket alone.
+    confident_wrong: tuple[str, ...] = ()
     # The report: its figures (names of the figures' attributes summarised over repeats), the
     # compared figure and its unit, whether it has a weight w (the w form, the sweep, "w" in the
     # exports), the headlines set beside each scorer's figures, the table columns.
@@ -163,6 +168,11 @@ class Scheme(abc.ABC):
     def summary_width(self) -> int:
         """Columns of the report's summary table: the row label, the buckets, the figures."""
         return 1 + len(self.buckets) + len(self.summary_columns)
+
+    @property
+    def ask_first_buckets(self) -> tuple[str, ...]:
+        """The buckets that ask first for a HIGH-confidence answer (``confident_wrong``)."""
+        return tuple(self.confident_wrong) or (self.penalised,)
 
     def allows(self, bucket: str) -> bool:
         return bucket in self.buckets
@@ -341,6 +351,15 @@ def buckets_registered() -> dict[str, BucketStyle]:
         for bucket in scheme.buckets:
             found.setdefault(str(bucket), scheme.bucket_styles[bucket])
     return found
+
+
+def ask_first_buckets() -> tuple[str, ...]:
+    """Every registered scheme's buckets that ask first (``Scheme.ask_first_buckets``): for a
+    query over judgements of any experiment (a bucket value means the same in every scheme)."""
+    found: dict[str, None] = {}
+    for scheme in _REGISTRY.values():
+        found.update(dict.fromkeys(str(b) for b in scheme.ask_first_buckets))
+    return tuple(found)
 
 
 def bucket_choices() -> list[tuple[str, str]]:
