@@ -126,6 +126,10 @@ class Scheme(abc.ABC):
     # asks the scorer first (the experiment's "confirm wrong") and is one the key review shows as
     # a confident disagreement. Empty: the penalised bucket alone.
     confident_wrong: tuple[str, ...] = ()
+    # Whether a grader (grading) names the bucket itself, as its value in capitals (CORRECT,
+    # PARTIAL, ...); otherwise a grader says CORRECT or INCORRECT and the bucket follows from the
+    # answer's parse as a scorer's does (``derive``).
+    grader_names_bucket: bool = False
     # The report: its figures (names of the figures' attributes summarised over repeats), the
     # compared figure and its unit, whether it has a weight w (the w form, the sweep, "w" in the
     # exports), the headlines set beside each scorer's figures, the table columns.
@@ -173,6 +177,14 @@ class Scheme(abc.ABC):
     def ask_first_buckets(self) -> tuple[str, ...]:
         """The buckets that ask first for a HIGH-confidence answer (``confident_wrong``)."""
         return tuple(self.confident_wrong) or (self.penalised,)
+
+    @property
+    def grader_labels(self) -> dict[str, str]:
+        """The labels a grader gives that name a bucket outright (label -> bucket); empty when
+        the bucket follows from CORRECT or INCORRECT (``grader_names_bucket``)."""
+        if not self.grader_names_bucket:
+            return {}
+        return {str(b).upper(): str(b) for b in self.buckets}
 
     def allows(self, bucket: str) -> bool:
         return bucket in self.buckets
