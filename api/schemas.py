@@ -11,6 +11,7 @@ from ninja import Field, Query, Schema
 from pydantic import ConfigDict, GetCoreSchemaHandler, GetJsonSchemaHandler, field_validator
 from pydantic_core import PydanticCustomError, core_schema
 
+from scoring.schemes import DEFAULT_SCHEME
 from scoring.schemes import offered as offered_schemes
 
 # C0 controls but tab, line feed and carriage return; and lone surrogates.
@@ -37,8 +38,11 @@ class SchemeValue(str):
         return {
             "type": "string",
             "enum": [s.key for s in offered],
+            # Each scheme's help is a sentence or more: without its own full stop, the list has
+            # one at its end.
             "description": "the scoring scheme: "
-            + "; ".join(f"{s.key}: {s.help or s.label}" for s in offered),
+            + "; ".join(f"{s.key}: {str(s.help or s.label).rstrip('. ')}" for s in offered)
+            + ".",
         }
 
     @staticmethod
@@ -296,7 +300,7 @@ class ExperimentIn(Strict):
     mode: Literal["sheet", "item"] = "sheet"
     name: str = Field("", max_length=200)
     seed: int | None = Field(None, ge=0, lt=2**31)
-    scheme: SchemeValue = "four"
+    scheme: SchemeValue = DEFAULT_SCHEME
     hide_confidence: bool = False
     noise_floor: float | None = Field(None, ge=0, le=1000)
 

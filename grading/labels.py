@@ -3,7 +3,8 @@
 Four buckets: CORRECT or INCORRECT, the bucket of a wrong answer following from the confidence
 the answer stated, as it does for a scorer (scoring.schemes: ``derive``); where the parse does not
 settle it (a hedge in the answer: hedged wrong; no confidence stated: confidently wrong, since
-nothing in the answer held back). AA-Omniscience: its four buckets are the labels.
+nothing in the answer held back). A scheme whose grader names the bucket (AA-Omniscience:
+``Scheme.grader_names_bucket``) has its buckets, in capitals, as the labels.
 """
 
 from __future__ import annotations
@@ -12,24 +13,16 @@ from scoring.schemes import Bucket, Scheme
 
 CORRECT, INCORRECT, PARTIAL, NOT_ATTEMPTED = "CORRECT", "INCORRECT", "PARTIAL", "NOT_ATTEMPTED"
 
-_AA = {
-    CORRECT: Bucket.CORRECT,
-    INCORRECT: Bucket.INCORRECT,
-    PARTIAL: Bucket.PARTIAL,
-    NOT_ATTEMPTED: Bucket.NOT_ATTEMPTED,
-}
-
 
 def scheme_labels(scheme: Scheme) -> tuple[str, ...]:
-    if scheme.key == "aa":
-        return tuple(_AA)
-    return (CORRECT, INCORRECT)
+    return tuple(scheme.grader_labels) or (CORRECT, INCORRECT)
 
 
 def bucket_for(scheme: Scheme, label: str, response) -> str:
     """The bucket of a label for a response (its parse: abstained, hedged, confidence)."""
-    if scheme.key == "aa":
-        return str(_AA[label])
+    named = scheme.grader_labels
+    if named:
+        return named[label]
     if label == CORRECT:
         return str(scheme.correct)
     if label == NOT_ATTEMPTED:

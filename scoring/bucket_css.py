@@ -1,8 +1,9 @@
 """The bucket badges' stylesheet, written from the scheme registry (scoring.schemes).
 
-Every bucket of every registered scheme gets its rule ``.bucket-<value>`` from its
-``BucketStyle``: a new scheme with a new bucket brings its colours in its own class, and the
-badges of the scoring, reconciliation and report pages pick them up. A stylesheet of its own
+Every bucket of every registered scheme gets its rules from its ``BucketStyle``: ``.bucket-<value>``
+(the badge: background and text) and ``.swatch-<value>`` (the report's colour key beside a bucket's
+column: its chart colour). A new scheme with a new bucket brings its colours in its own class, and
+the badges of the scoring, reconciliation and report pages and the report's swatches pick them up. A stylesheet of its own
 (linked from templates/base.html), not a <style> block, so the pages' Content-Security-Policy
 stays strict; it names no experiment and no user, so it is served without an account, as the
 login page's other stylesheets are.
@@ -26,14 +27,15 @@ _VALUE = re.compile(r"^[a-z0-9_]+$")
 
 
 def bucket_css() -> str:
-    """The rules, one per bucket, in the registry's order."""
+    """The rules, two per bucket (badge, swatch), in the registry's order."""
     lines = ["/* Written from the scoring schemes' buckets (scoring/bucket_css.py). */"]
     for value, style in buckets_registered().items():
         if not _VALUE.match(value) or not all(
-            _COLOUR.match(c) for c in (style.background, style.text)
+            _COLOUR.match(c) for c in (style.background, style.text, style.chart)
         ):
             raise ValueError(f"bucket {value!r}: a value or colour a stylesheet cannot hold")
         lines.append(f".bucket-{value} {{ background: {style.background}; color: {style.text}; }}")
+        lines.append(f".swatch-{value} {{ background: {style.chart}; }}")
     return "\n".join(lines) + "\n"
 
 

@@ -4,6 +4,7 @@ from django import forms
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
+from scoring.schemes import DEFAULT_SCHEME
 from scoring.schemes import offered as offered_schemes
 
 from ..models import Bank, Experiment, ModelConfig, PromptVersion, Team
@@ -93,7 +94,7 @@ class ExperimentForm(forms.Form):
     scheme = forms.ChoiceField(
         label=_("Scoring scheme"),
         required=False,
-        initial=Experiment.Scheme.FOUR,
+        initial=DEFAULT_SCHEME,
         widget=forms.RadioSelect,
     )
     hide_confidence = forms.BooleanField(
@@ -122,7 +123,7 @@ class ExperimentForm(forms.Form):
         return self.cleaned_data.get("confirm_wrong") or Experiment.ConfirmWrong.ONCE
 
     def clean_scheme(self):
-        return self.cleaned_data.get("scheme") or Experiment.Scheme.FOUR
+        return self.cleaned_data.get("scheme") or DEFAULT_SCHEME
 
     def __init__(self, *args, team: Team, **kwargs):
         super().__init__(*args, **kwargs)

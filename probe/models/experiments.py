@@ -4,8 +4,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from scoring.schemes import DEFAULT_SCHEME, AAScheme, FourBucketScheme, scheme_choices, scheme_for
 from scoring.schemes import Scheme as ScoringScheme
-from scoring.schemes import scheme_choices, scheme_for
 from scoring.schemes.base import SCHEME_KEY_LENGTH
 
 from .banks import Bank, Item
@@ -25,11 +25,11 @@ class Experiment(models.Model):
         CANCELLED = "cancelled", _("Cancelled")
 
     class Scheme:
-        """The stored values of the two schemes every install offers. The list of schemes is
-        the registry's (scoring.schemes): the field's choices are read from it."""
+        """The stored values of the two schemes every install offers (the tests' names for them).
+        The list of schemes and the default are the registry's (scoring.schemes)."""
 
-        FOUR = "four"
-        AA = "aa"
+        FOUR = FourBucketScheme.key
+        AA = AAScheme.key
 
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="experiments")
     name = models.CharField(_("name"), max_length=200)
@@ -51,7 +51,7 @@ class Experiment(models.Model):
         _("scoring scheme"),
         max_length=SCHEME_KEY_LENGTH,
         choices=scheme_choices,
-        default=Scheme.FOUR,
+        default=DEFAULT_SCHEME,
     )
     hide_confidence = models.BooleanField(
         _("hide confidence while judging correctness"), default=False

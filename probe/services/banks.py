@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 
 from .. import bankformat
 from ..models import AuditEvent, Bank, Block, Item, KeyEntry, Team
-from .audit import audit_record
+from .audit import audit_record, export_record
 from .changes import UNCHANGED, changed, next_order, swap_in_order
 from .items import (
     item_create,
@@ -314,13 +314,6 @@ def bank_to_data(bank: Bank) -> bankformat.BankData:
 def bank_export(*, bank: Bank, user, file_format: str) -> str:
     data = bank_to_data(bank)
     text = bankformat.DUMPERS[file_format](data)
-    audit_record(
-        team=bank.team,
-        user=user,
-        bank=bank,
-        action=A.EXPORT,
-        subject="bank",
-        summary=bank.name,
-        details={"format": file_format, "items": data.item_count},
-    )
+    # Recorded once per interval for each user and format, like a view of the key (a GET).
+    export_record(bank=bank, user=user, file_format=file_format, items=data.item_count)
     return text

@@ -15,6 +15,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from scoring.schemes import DEFAULT_SCHEME
 from scoring.schemes import offered as offered_schemes
 
 from ..events import experiment_collected
@@ -127,7 +128,7 @@ def experiment_create(
     mode: str = Experiment.Mode.SHEET,
     name: str = "",
     seed: int | None = None,
-    scheme: str = Experiment.Scheme.FOUR,
+    scheme: str = DEFAULT_SCHEME,
     hide_confidence: bool = False,
     confirm_wrong: str = Experiment.ConfirmWrong.ONCE,
     noise_floor: float | None = None,

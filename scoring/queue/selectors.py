@@ -12,11 +12,9 @@ from django.utils.crypto import salted_hmac
 from probe.models import Experiment, ExperimentItem, Response
 from probe.sheetparser import normalise_answer
 from scoring.allocation import selectors as shares
-from scoring.models import Assignment, Bucket, Judgement, KeyDispute
+from scoring.models import Assignment, Judgement, KeyDispute
 from scoring.review.keys import KeyInForce, key_in_force, keys_in_force
-
-# A wrong answer given with confidence lands in one of these (four-bucket and second scheme).
-CONFIDENT_WRONG_BUCKETS = (Bucket.CONFIDENT_WRONG, Bucket.INCORRECT)
+from scoring.schemes import ask_first_buckets
 
 
 def answer_token(assignment: Assignment, response_pk: int) -> str:
@@ -208,7 +206,7 @@ def key_version(assignment: Assignment, item_pk: int, decision_pk: int | None) -
 
 
 def is_confident_wrong(verdict: str, bucket: str) -> bool:
-    return verdict == Judgement.Verdict.WRONG or bucket in CONFIDENT_WRONG_BUCKETS
+    return verdict == Judgement.Verdict.WRONG or bucket in ask_first_buckets()
 
 
 def high_wrong_confirmed(assignment: Assignment, *, item_id: int) -> bool:
@@ -217,7 +215,7 @@ def high_wrong_confirmed(assignment: Assignment, *, item_id: int) -> bool:
         assignment=assignment,
         response__item_id=item_id,
         response__confidence="HIGH",
-        bucket__in=CONFIDENT_WRONG_BUCKETS,
+        bucket__in=ask_first_buckets(),
     ).exists()
 
 

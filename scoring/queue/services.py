@@ -28,7 +28,7 @@ from scoring.queue.carry import carried_judgements_create, carry_sync
 from scoring.queue.decided import decided_elsewhere
 from scoring.reconciliation.finals import final_buckets_sync
 from scoring.reconciliation.waits import reconciliation_waits
-from scoring.schemes import scheme_for
+from scoring.schemes import ask_first_buckets, scheme_for
 
 
 class BucketNeeded(ValidationError):
@@ -135,7 +135,11 @@ def judgement_targets(
         derived = scheme.derive(verdict, r)
         if derived is None:
             raise BucketNeeded(
-                _("The answer's confidence does not settle the bucket: choose it (keys 1 to 4).")
+                _(
+                    "The answer's confidence does not settle the bucket: choose it (keys 1 to "
+                    "%(last)s)."
+                )
+                % {"last": scheme.last_key}
             )
         targets[r.pk] = (derived, verdict)
     return targets
@@ -217,7 +221,7 @@ class Ledger:
             r.item_id == item_id
             and r.confidence == "HIGH"
             and (j := self.judgements.get(pk)) is not None
-            and j.bucket in selectors.CONFIDENT_WRONG_BUCKETS
+            and j.bucket in ask_first_buckets()
             for pk, r in self.responses.items()
         )
 

@@ -113,7 +113,7 @@ def _item_context(request: HtmxHttpRequest, assignment: Assignment, position: in
         "q": queue,
         "bucket_keys": experiment.scheme_obj.bucket_keys,
         "bucket_labels": dict(Bucket.choices),
-        "confident_wrong_buckets": selectors.CONFIDENT_WRONG_BUCKETS,
+        "confident_wrong_buckets": experiment.scheme_obj.ask_first_buckets,
         "hide_confidence": experiment.hide_confidence,
         "note_tokens": "",
         "scheme": experiment.scheme_obj,

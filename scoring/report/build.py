@@ -207,11 +207,6 @@ class Report:
         return scheme_for(self.scheme)
 
     @property
-    def is_aa(self) -> bool:
-        """Whether this is the AA-Omniscience scheme (for callers; the code asks the scheme)."""
-        return self.scheme_obj.key == "aa"
-
-    @property
     def bucket_names(self) -> tuple[str, ...]:
         return tuple(self.scheme_obj.buckets)
 

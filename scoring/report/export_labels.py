@@ -19,7 +19,7 @@ from probe.csvfile import CsvLabels
 from probe.models.banks import AnswerKind
 from probe.sheetparser import ISSUE_LABELS
 from scoring.models import Judgement
-from scoring.schemes.base import Bucket, bucket_choices, scheme_choices
+from scoring.schemes.base import Bucket, bucket_choices, buckets_registered, scheme_choices
 
 HEADERS = {
     "experiment": pgettext_lazy("CSV column", "Experiment"),
@@ -55,12 +55,6 @@ HEADERS = {
     "facet": pgettext_lazy("CSV column", "Facet"),
     "facet_value": pgettext_lazy("CSV column", "Facet value"),
     "n": pgettext_lazy("CSV column", "Items (N)"),
-    "correct": Bucket.CORRECT.label,
-    "confident_wrong": Bucket.CONFIDENT_WRONG.label,
-    "hedged_wrong": Bucket.HEDGED_WRONG.label,
-    "incorrect": Bucket.INCORRECT.label,
-    "partial": Bucket.PARTIAL.label,
-    "not_attempted": Bucket.NOT_ATTEMPTED.label,
     "unscored": pgettext_lazy("CSV column", "Unscored"),
     "knowledge": pgettext_lazy("CSV column", "Knowledge"),
     "hallucination_rate_probe": pgettext_lazy("CSV column", "Hallucination rate (this probe)"),
@@ -147,13 +141,22 @@ ANSWER_AT = {"all": pgettext_lazy("CSV value", "all levels")}
 ITEMS = {"all": pgettext_lazy("CSV value", "all items")}
 
 
+def _heading(column: str):
+    """A column's heading: its own, or a bucket count's, the bucket's label (scoring.schemes)."""
+    if column in HEADERS:
+        return HEADERS[column]
+    style = buckets_registered().get(column)
+    return style.label if style is not None else None
+
+
 def header(column: str) -> str:
     """A column's heading in the active language (the machine name for a column without one)."""
-    if column in HEADERS:
-        return str(HEADERS[column])
+    own = _heading(column)
+    if own is not None:
+        return str(own)
     stem, _sep, end = column.rpartition("_")
-    if end in ENDS and stem in HEADERS:
-        return str(ENDS[end]) % {"figure": HEADERS[stem]}
+    if end in ENDS and (figure := _heading(stem)) is not None:
+        return str(ENDS[end]) % {"figure": figure}
     return column
 
 

@@ -28,6 +28,7 @@ from scoring.report.build import BucketSource, ConfigReport, Report, RunReport
 from scoring.report.export_format import json_chunks, jsonl_chunks
 from scoring.report.export_labels import csv_labels
 from scoring.review.keys import key_texts_judged_against, keys_in_force
+from scoring.schemes import buckets_registered
 
 RESPONSE_COLUMNS = [
     "experiment",
@@ -58,6 +59,8 @@ RESPONSE_COLUMNS = [
     "carried_from",
 ]
 
+# A count per bucket of the registered schemes, in their order (figure_columns: a later one's).
+BUCKET_COLUMNS = list(buckets_registered())
 FIGURE_COLUMNS = [
     "experiment",
     "scheme",
@@ -74,13 +77,7 @@ FIGURE_COLUMNS = [
     "facet",
     "facet_value",
     "n",
-    "correct",
-    "confident_wrong",
-    "hedged_wrong",
-    "abstained",
-    "incorrect",
-    "partial",
-    "not_attempted",
+    *BUCKET_COLUMNS,
     "unscored",
     "knowledge",
     "hallucination_rate_probe",
@@ -348,10 +345,14 @@ def figure_rows(report: Report) -> list[dict]:
 
 
 def figure_columns(report: Report) -> list[str]:
-    """The figures export's columns: FIGURE_COLUMNS, then any the report's scheme adds (its own
-    figures, Scheme.export_columns)."""
-    extra = [c for c in report.scheme_obj.export_columns if c not in FIGURE_COLUMNS]
-    return FIGURE_COLUMNS + extra if extra else FIGURE_COLUMNS
+    """The figures export's columns: FIGURE_COLUMNS, with the count of any bucket of the report's
+    scheme not among them beside the other buckets' and, at the end, any figure the scheme adds
+    (its own figures, Scheme.export_columns)."""
+    scheme = report.scheme_obj
+    buckets = [str(b) for b in scheme.buckets if str(b) not in FIGURE_COLUMNS]
+    extra = [c for c in scheme.export_columns if c not in FIGURE_COLUMNS]
+    at = FIGURE_COLUMNS.index("unscored")
+    return FIGURE_COLUMNS[:at] + buckets + FIGURE_COLUMNS[at:] + extra
 
 
 def _summary_dict(summary: dict) -> dict:

@@ -32,10 +32,9 @@ from probe.sheetparser import normalise_answer
 from scoring.models import Assignment, Bucket, Judgement, KeyDecision, KeyDispute
 from scoring.review import keys
 from scoring.review.keys import KeyInForce
+from scoring.schemes import ask_first_buckets
 from scoring.visibility import sees_others_judgements
 
-# A wrong answer given with HIGH confidence lands in one of these.
-WRONG_BUCKETS = (Bucket.CONFIDENT_WRONG, Bucket.INCORRECT)
 # The verdicts that compared an answer with the key (a preset UNKNOWN did not).
 KEY_VERDICTS = (Judgement.Verdict.CORRECT, Judgement.Verdict.WRONG, Judgement.Verdict.DIRECT)
 
@@ -311,7 +310,7 @@ def _answer_tally(item_ids: list[int], in_force: dict, *, own, blinded: bool) ->
     # A HIGH-confidence answer put in a wrong bucket (by this viewer only, before reconciliation).
     said = Q(judgements__verdict__in=KEY_VERDICTS)
     high_wrong_qs = Judgement.objects.filter(
-        response__item__in=item_ids, bucket__in=WRONG_BUCKETS, response__confidence="HIGH"
+        response__item__in=item_ids, bucket__in=ask_first_buckets(), response__confidence="HIGH"
     )
     if own is not None:
         high_wrong_qs = high_wrong_qs.filter(assignment__user=own)

@@ -27,6 +27,7 @@ from .base import (
     Scheme,
     UnknownScheme,
     as_scheme,
+    ask_first_buckets,
     bucket_choices,
     bucket_label,
     bucket_style,
@@ -43,6 +44,7 @@ from .rightwrong import RightWrongScheme
 
 __all__ = [
     "AA",
+    "DEFAULT_SCHEME",
     "FOUR",
     "AAScheme",
     "Bucket",
@@ -53,6 +55,7 @@ __all__ = [
     "Scheme",
     "UnknownScheme",
     "as_scheme",
+    "ask_first_buckets",
     "bucket_choices",
     "bucket_label",
     "bucket_style",
@@ -67,3 +70,6 @@ __all__ = [
 
 FOUR = scheme_for(FourBucketScheme.key)
 AA = scheme_for(AAScheme.key)
+# The scheme a new experiment takes when none is chosen (the model's default, the form's initial
+# choice, the API's default, the service's).
+DEFAULT_SCHEME = FourBucketScheme.key

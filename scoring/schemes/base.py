@@ -22,6 +22,7 @@ __all__ = [
     "Scheme",
     "UnknownScheme",
     "as_scheme",
+    "ask_first_buckets",
     "bucket_choices",
     "bucket_label",
     "bucket_style",
@@ -121,6 +122,14 @@ class Scheme(abc.ABC):
     correct: str = Bucket.CORRECT
     penalised: str = ""
     abstain: str | None = None
+    # The buckets of a wrong answer given with confidence: a HIGH-confidence answer put in one
+    # asks the scorer first (the experiment's "confirm wrong") and is one the key review shows as
+    # a confident disagreement. Empty: the penalised bucket alone.
+    confident_wrong: tuple[str, ...] = ()
+    # Whether a grader (grading) names the bucket itself, as its value in capitals (CORRECT,
+    # PARTIAL, ...); otherwise a grader says CORRECT or INCORRECT and the bucket follows from the
+    # answer's parse as a scorer's does (``derive``).
+    grader_names_bucket: bool = False
     # The report: its figures (names of the figures' attributes summarised over repeats), the
     # compared figure and its unit, whether it has a weight w (the w form, the sweep, "w" in the
     # exports), the headlines set beside each scorer's figures, the table columns.
@@ -163,6 +172,19 @@ class Scheme(abc.ABC):
     def summary_width(self) -> int:
         """Columns of the report's summary table: the row label, the buckets, the figures."""
         return 1 + len(self.buckets) + len(self.summary_columns)
+
+    @property
+    def ask_first_buckets(self) -> tuple[str, ...]:
+        """The buckets that ask first for a HIGH-confidence answer (``confident_wrong``)."""
+        return tuple(self.confident_wrong) or (self.penalised,)
+
+    @property
+    def grader_labels(self) -> dict[str, str]:
+        """The labels a grader gives that name a bucket outright (label -> bucket); empty when
+        the bucket follows from CORRECT or INCORRECT (``grader_names_bucket``)."""
+        if not self.grader_names_bucket:
+            return {}
+        return {str(b).upper(): str(b) for b in self.buckets}
 
     def allows(self, bucket: str) -> bool:
         return bucket in self.buckets
@@ -341,6 +363,15 @@ def buckets_registered() -> dict[str, BucketStyle]:
         for bucket in scheme.buckets:
             found.setdefault(str(bucket), scheme.bucket_styles[bucket])
     return found
+
+
+def ask_first_buckets() -> tuple[str, ...]:
+    """Every registered scheme's buckets that ask first (``Scheme.ask_first_buckets``): for a
+    query over judgements of any experiment (a bucket value means the same in every scheme)."""
+    found: dict[str, None] = {}
+    for scheme in _REGISTRY.values():
+        found.update(dict.fromkeys(str(b) for b in scheme.ask_first_buckets))
+    return tuple(found)
 
 
 def bucket_choices() -> list[tuple[str, str]]:

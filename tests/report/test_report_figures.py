@@ -242,7 +242,7 @@ def test_second_scheme(world, scorer):
         scheme=Experiment.Scheme.AA,
     )
     report = scorer_report(score_all(built.experiment, scorer))
-    assert report.is_aa
+    assert report.scheme == Experiment.Scheme.AA
     alpha = config(report, "Alpha").runs[0]
     assert (
         alpha.counts.correct,

@@ -1,14 +1,17 @@
 """The scheme registry is the one list of schemes: a scheme registered with a bucket nobody
 else has is offered by the experiment form and the API (its OpenAPI schema too), its bucket is a
-stored value of every bucket field, its badge colours are in the bucket stylesheet, and the
-report's chart draws it in its own colour, with no other file changed."""
+stored value of every bucket field, its badge and swatch colours are in the bucket stylesheet,
+the report's chart draws it in its own colour, the figures export has its count column with its
+heading, and a grader may name it, with no other file changed."""
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from django.urls import reverse
 
 from api.urls import api
+from grading import labels
 from probe.forms.experiments import ExperimentForm
 from probe.models import Experiment, Response
 from scoring import schemes
@@ -16,6 +19,8 @@ from scoring.models import Bucket, Judgement
 from scoring.queue import services
 from scoring.report.build import scorer_report
 from scoring.report.charts import bucket_chart
+from scoring.report.export_labels import csv_labels, header
+from scoring.report.exports import FIGURE_COLUMNS, figure_columns, figure_rows
 from scoring.schemes import BucketStyle, RightWrongScheme
 from tests.report.conftest import build
 
@@ -43,6 +48,7 @@ class WithUnsure(RightWrongScheme):
     testing = False
     buckets = (Bucket.CORRECT, Bucket.INCORRECT, UNSURE)
     bucket_styles = {**RightWrongScheme.bucket_styles, UNSURE: UNSURE_STYLE}
+    grader_names_bucket = True  # a grader says CORRECT, INCORRECT or UNSURE
 
     def figures(self, bucket_counts, n_items, w):
         c = bucket_counts.get(Bucket.CORRECT, 0)
@@ -80,6 +86,14 @@ def test_a_new_scheme_and_bucket_reach_form_api_css_and_chart(with_unsure, world
     css = client.get(reverse("scoring:bucket_css"))
     assert css.status_code == 200 and css["Content-Type"].startswith("text/css")
     assert ".bucket-unsure { background: #fff0c2; color: #5a4500; }" in css.content.decode()
+    # ... and the report's swatch beside its column, in its chart colour; the report's own
+    # stylesheet lists no bucket's swatch.
+    assert ".swatch-unsure { background: #b8860b; }" in css.content.decode()
+    report_css = (Path(__file__).parents[2] / "static" / "css" / "report.css").read_text()
+    assert ".swatch-" not in report_css
+    # A grader names the new bucket, and the label gives it.
+    assert labels.scheme_labels(with_unsure) == ("CORRECT", "INCORRECT", "UNSURE")
+    assert labels.bucket_for(with_unsure, "UNSURE", None) == UNSURE
 
     # An experiment in it: a response put in the new bucket is drawn in the bucket's colour.
     built = build(world, {("Alpha", 1): "CWWA"}, scheme=WithUnsure.key)
@@ -94,6 +108,20 @@ def test_a_new_scheme_and_bucket_reach_form_api_css_and_chart(with_unsure, world
     segments = {s.bucket: s for s in chart.rows[0].segments}
     assert segments[UNSURE].count == 1 and segments[UNSURE].colour == "#b8860b"
     assert {e.bucket: e.colour for e in chart.legend}[UNSURE] == "#b8860b"
+    # The figures export has its count column beside the other buckets' (the existing columns
+    # unmoved), filled, and headed and valued by the bucket's label in a named CSV.
+    report = scorer_report(assignment)
+    columns = figure_columns(report)
+    assert (
+        UNSURE not in FIGURE_COLUMNS
+        and [c for c in columns if c != UNSURE][: len(FIGURE_COLUMNS)] == FIGURE_COLUMNS
+    )
+    assert columns.index(UNSURE) == columns.index("unscored") - 1
+    run = next(r for r in figure_rows(report) if r["row"] == "run")
+    assert run[UNSURE] == 1 and run["correct"] == 1
+    named = csv_labels(columns)
+    assert header(UNSURE) == "Unsure" and named.headers[UNSURE] == "Unsure"
+    assert named.row({"bucket": UNSURE})["bucket"] == "Unsure"
 
 
 def test_a_scheme_with_an_unstyled_bucket_is_refused():

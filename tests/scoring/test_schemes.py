@@ -129,7 +129,7 @@ def test_the_experiment_and_the_report_carry_their_scheme(world, scorer):
     built = build(world, {("Alpha", 1): "C" * 4 + "A"}, scheme=Experiment.Scheme.AA)
     assert built.experiment.scheme_obj is AA
     report = scorer_report(score_all(built.experiment, scorer))
-    assert report.scheme == "aa" and report.scheme_obj is AA and report.is_aa
+    assert report.scheme == "aa" and report.scheme_obj is AA
     assert report.bucket_names == metrics.AA_BUCKETS
 
 
