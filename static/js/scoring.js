@@ -62,12 +62,25 @@
     state.attention = (state.attention || []).filter(mine);
     state.ops.forEach(function (op) { if (op.state === "sending") op.state = "waiting"; });
   }
+  // Decisions this tab has finished with (sent and answered, or taken back unsent): another tab's
+  // save must not bring them back from storage.
+  let finished = [];
   function save() {
     if (!storeKey) return;
-    let others = [];
-    try { others = ((JSON.parse(localStorage.getItem(storeKey) || "null") || {}).attention || []).filter(function (a) { return a.tab && !mine(a); }); } catch (e) { /* none kept */ }
-    const stored = { ops: state.ops, attention: others.concat(state.attention) };
-    try { localStorage.setItem(storeKey, JSON.stringify(stored)); } catch (e) { /* storage full: the queue still lives in this page */ }
+    let stored = null;
+    try { stored = JSON.parse(localStorage.getItem(storeKey) || "null"); } catch (e) { /* none kept */ }
+    stored = stored || {};
+    // Tabs of one browser share this queue: keep what another tab queued and has not sent yet
+    // (saving only this tab's list would erase it), and never what any tab has finished with.
+    const done = (stored.done || []).concat(finished).slice(-500);
+    const gone = new Set(done);
+    const here = new Set(state.ops.map(function (op) { return op.key; }));
+    const theirs = (stored.ops || []).filter(function (op) {
+      return op.tab && op.tab !== TAB && !here.has(op.key) && !gone.has(op.key);
+    });
+    const others = (stored.attention || []).filter(function (a) { return a.tab && !mine(a); });
+    const kept = { ops: state.ops.concat(theirs), attention: others.concat(state.attention), done: done };
+    try { localStorage.setItem(storeKey, JSON.stringify(kept)); } catch (e) { /* storage full: the queue still lives in this page */ }
   }
 
   function newKey() {
@@ -86,6 +99,7 @@
 
   function enqueue(op) {
     op.key = newKey();
+    op.tab = TAB;
     op.state = "waiting";
     state.ops.push(op);
     // Whatever this item answers next is no longer what the server had when it was fetched.
@@ -128,6 +142,8 @@
     }).then(function (reply) {
       inFlight = null; tries = 0;
       state.ops.splice(0, batch.length);
+      batch.forEach(function (op) { finished.push(op.key); });
+      finished = finished.slice(-500);
       batch.forEach(function (op, i) {
         settle(op, reply.outcomes ? reply.outcomes[i] : { status: "invalid", message: reply.message });
       });
@@ -720,6 +736,7 @@
     if (last && last.op === "decide" && !(inFlight && inFlight.indexOf(last) >= 0)) {
       // Not sent yet: taken back here, the server never hears of it.
       state.ops.pop();
+      finished.push(last.key);
       save();
       if (item()) show(urlFor(last.position), { notice: gettext("Undone."), fresh: true });
       render();

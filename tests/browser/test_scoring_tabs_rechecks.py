@@ -10,7 +10,7 @@ waits before it offers the reveal, and sends what this browser still holds.
 import pytest
 from playwright.sync_api import expect
 
-from scoring.models import Assignment, Judgement
+from scoring.models import Assignment, DecisionReceipt, Judgement
 from tests.browser.test_scoring_flow import (
     collected,  # noqa: F401 (the fixture)
     sign_in,
@@ -172,3 +172,46 @@ def test_a_recheck_answered_updates_its_row_and_the_banner_and_the_start_page_sa
     page.locator("[data-start-reveal]").click()
     if Judgement.objects.filter(assignment=assignment, needs_recheck=True).exists():
         expect(page.locator("[data-reveal-rechecks]")).to_contain_text("back for a re-check")
+
+
+def test_a_decision_another_tab_queued_is_not_erased_when_this_tab_saves(
+    live_server,
+    page,
+    world,
+    collected,  # noqa: F811
+):
+    """Two tabs share the browser's queue: tab B queues a decision it cannot send, tab A then
+    queues one of its own, and B is closed. A's save must keep B's decision, so that it is sent
+    (once) when the connection returns."""
+    sign_in(page, live_server)
+    start_scoring(page, live_server, collected)
+    stay_on_the_item(page)
+    wait_ready(page)
+    assert page.url.rstrip("/").endswith("/1")
+    second = page.context.new_page()
+    second.goto(page.url.rstrip("/")[: -len("1")] + "2/")  # B scores the next item
+    wait_ready(second)
+    assignment = Assignment.objects.get(experiment=collected, user=world.users["scorer"])
+    before = Judgement.objects.filter(assignment=assignment).count()
+
+    page.context.route("**/record/", lambda route: route.abort())
+    second.keyboard.press("1")  # B: queued, not sent
+    expect(second.locator("#queue-status")).to_have_attribute("data-state", "failed")
+    page.bring_to_front()
+    page.locator("#scoring-item li.answer:not(.decided)").first.focus()
+    page.keyboard.press("1")  # A: queued too; A saves the queue the tabs share
+    expect(page.locator("#queue-status")).to_have_attribute("data-state", "failed")
+    second.close()
+    assert Judgement.objects.filter(assignment=assignment).count() == before
+
+    page.context.unroute("**/record/")
+    page.reload()
+    wait_saved(page)
+    after = Judgement.objects.filter(assignment=assignment)
+    assert DecisionReceipt.objects.filter(assignment=assignment).count() == 2, (
+        "B's decision was kept and sent, and each decision applied once"
+    )
+    assert {
+        j.response.item.position
+        for j in after.exclude(verdict="preset").select_related("response__item")
+    } >= {1, 2}
