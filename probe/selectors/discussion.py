@@ -93,7 +93,9 @@ class CommentView:
 @dataclass
 class Thread:
     comments: list[CommentView] = field(default_factory=list)
-    # Comments the viewer may not read yet (written after a reveal): said, never counted.
+    # The viewer reads blind: comments written after a reveal, if any, are hidden from them. Said
+    # on every thread a blind reader opens, whether or not it holds such comments: saying it only
+    # where one is hidden would tell on which items someone commented after seeing the answers.
     hidden_after_reveal: bool = False
 
     @property
@@ -121,7 +123,6 @@ def key_thread(item: Item, user, membership: Membership | None, *, blind=None) -
     if blind is None:
         blind = blind_to_bank(item.block.bank, user, membership)
     if blind:
-        shown = [c for c in comments if c.written_blind]
-        hidden = len(shown) < len(comments)
-        comments = shown
+        comments = [c for c in comments if c.written_blind]
+        hidden = True
     return Thread(comments=comment_views(comments, user), hidden_after_reveal=hidden)

@@ -139,6 +139,19 @@ def test_the_hidden_notice_tells_no_count(client, world):
         assert client.post(url).status_code == 404
 
 
+def test_a_blind_reader_reads_the_same_notice_whether_or_not_a_comment_is_hidden(client, world):
+    """The notice is not a marker: it shows on an item with an after-reveal comment and on one
+    without, so a blind reader cannot tell where someone commented after seeing the answers."""
+    start(world, "editor")
+    write(world, "owner", AFTER_REVEAL_TEXT, item=world.items[0])
+    client.force_login(world.users["editor"])
+    with_hidden = client.get(thread_url(world.items[0])).content.decode()
+    without = client.get(thread_url(world.items[1])).content.decode()
+    assert "hidden until your reveal" in with_hidden
+    assert "hidden until your reveal" in without
+    assert AFTER_REVEAL_TEXT not in with_hidden
+
+
 def test_post_edit_and_delete_through_the_page(client, world):
     client.force_login(world.users["editor"])
     url = thread_url(world.items[0])
