@@ -3,7 +3,6 @@
 import secrets
 
 from django.conf import settings
-from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -309,7 +308,7 @@ class ItemAllocation(models.Model):
     released = models.DateTimeField(null=True, blank=True)
     # Responses of the item this scorer does not judge: a departed scorer judged them before
     # the item was handed on, so they have their k judgements already.
-    skipped = ArrayField(models.BigIntegerField(), default=list, blank=True)
+    skipped = models.JSONField(default=list, blank=True)
 
     class Meta:
         constraints = [
