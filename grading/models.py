@@ -280,7 +280,8 @@ class RoutingPlan(models.Model):
 
 class RoutedAnswer(models.Model):
     """Where one answer of a routed experiment goes, and why. ``grader_bucket``: the grader's
-    bucket for an answer it decided (the audit's included), "" for one people judge alone."""
+    bucket for an answer it decided (the audit's included), "" for one people judge alone;
+    ``returned``: why a grader-decided answer went back to people after routing."""
 
     class Route(models.TextChoices):
         GRADER = "grader", _("decided by the grader")
@@ -296,11 +297,22 @@ class RoutedAnswer(models.Model):
         UNREADABLE = "unreadable", _("an unreadable reply")
         UNDECIDED = "undecided", _("left to people")
 
+    class Returned(models.TextChoices):
+        NO = "", _("not returned")
+        DISPUTED = "disputed", _("its key was disputed")
+        AMENDED = "amended", _("its key was amended")
+        SUSPECT = "suspect", _("its key became a suspect")
+
     plan = models.ForeignKey(RoutingPlan, on_delete=models.CASCADE, related_name="answers")
     response = models.OneToOneField(Response, on_delete=models.CASCADE, related_name="+")
     route = models.CharField(max_length=6, choices=Route.choices)
     why = models.CharField(max_length=10, choices=Why.choices)
     grader_bucket = models.CharField(max_length=20, blank=True)
+    # An answer the grader decided (or of the audit) that went back to people after routing,
+    # and why (scoring.queue.reopen): the grader decides it no more, its figures count it as
+    # people's. ``route`` keeps what routing decided.
+    returned = models.CharField(max_length=10, choices=Returned.choices, blank=True, default="")
+    returned_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["plan", "response"]
