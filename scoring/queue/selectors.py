@@ -158,6 +158,9 @@ class QueueItem:
     rechecks: int = 0
     carried: int = 0  # answers of this item that carry a bucket: not shown, already decided
     graded: int = 0  # answers of this item a grader decided (routing): not shown either
+    # Of ``judged``, the answers set before the scorer began (UNKNOWN or missing, carried, or
+    # decided by a grader): nobody judged them here, so "judged by you" leaves them out.
+    preset: int = 0
     # With the items shared out: which of the scorer's own items it is, and their neighbours.
     number: int | None = None
     around: tuple[int | None, int | None] = (None, None)
@@ -180,8 +183,16 @@ class QueueItem:
         return self.item.position + 1 if self.item.position < self.n_items else None
 
     @property
+    def own_judged(self) -> int:
+        return self.judged - self.preset
+
+    @property
+    def own_total(self) -> int:
+        return self.total - self.preset
+
+    @property
     def percent(self) -> int:
-        return round(100 * self.judged / self.total) if self.total else 100
+        return round(100 * self.own_judged / self.own_total) if self.own_total else 100
 
     @property
     def all_done(self) -> bool:
@@ -288,6 +299,15 @@ def assignment_counts(assignment: Assignment, *, store: bool = False) -> dict[st
     return {"judged": judged, "rechecks": rechecks}
 
 
+def preset_count(assignment: Assignment) -> int:
+    """The scorer's judgements set before they began, that stand: UNKNOWN or missing answers
+    (preset to the abstention bucket), carried buckets and answers a grader decided. Counted
+    in their progress as decided, never as judged by them."""
+    return Judgement.objects.filter(
+        assignment=assignment, verdict__in=Judgement.NOT_BY_PEOPLE, needs_recheck=False
+    ).count()
+
+
 def progress_forget(**assignments) -> None:
     """Judgements changed outside a decision (a key amendment, an undo): count them again next
     time. ``assignments``: a filter of Assignment, such as ``experiment=...`` or ``pk=...``."""
@@ -337,6 +357,7 @@ def queue_item(assignment: Assignment, position: int) -> QueueItem | None:
         rechecks=counts["rechecks"],
         carried=len(carried),
         graded=len(graded),
+        preset=preset_count(assignment),
         number=number,
         around=around,
         high_wrong_confirmed=experiment.confirm_wrong == Experiment.ConfirmWrong.ONCE
