@@ -13,6 +13,7 @@ from probe.models import Experiment, ExperimentItem, Response
 from probe.sheetparser import normalise_answer
 from scoring.allocation import selectors as shares
 from scoring.models import Assignment, Judgement, KeyDispute
+from scoring.queue.presets import preset_count
 from scoring.review.keys import KeyInForce, key_in_force, keys_in_force
 from scoring.schemes import ask_first_buckets
 
@@ -158,9 +159,7 @@ class QueueItem:
     rechecks: int = 0
     carried: int = 0  # answers of this item that carry a bucket: not shown, already decided
     graded: int = 0  # answers of this item a grader decided (routing): not shown either
-    # Of ``judged``, the answers set before the scorer began (UNKNOWN or missing, carried, or
-    # decided by a grader): nobody judged them here, so "judged by you" leaves them out.
-    preset: int = 0
+    preset: int = 0  # of ``judged``, those set before the scorer began (presets.preset_count)
     # With the items shared out: which of the scorer's own items it is, and their neighbours.
     number: int | None = None
     around: tuple[int | None, int | None] = (None, None)
@@ -183,16 +182,8 @@ class QueueItem:
         return self.item.position + 1 if self.item.position < self.n_items else None
 
     @property
-    def own_judged(self) -> int:
-        return self.judged - self.preset
-
-    @property
-    def own_total(self) -> int:
-        return self.total - self.preset
-
-    @property
     def percent(self) -> int:
-        return round(100 * self.own_judged / self.own_total) if self.own_total else 100
+        return round(100 * self.judged / self.total) if self.total else 100
 
     @property
     def all_done(self) -> bool:
@@ -297,15 +288,6 @@ def assignment_counts(assignment: Assignment, *, store: bool = False) -> dict[st
             progress_judged=judged, progress_rechecks=rechecks
         )
     return {"judged": judged, "rechecks": rechecks}
-
-
-def preset_count(assignment: Assignment) -> int:
-    """The scorer's judgements set before they began, that stand: UNKNOWN or missing answers
-    (preset to the abstention bucket), carried buckets and answers a grader decided. Counted
-    in their progress as decided, never as judged by them."""
-    return Judgement.objects.filter(
-        assignment=assignment, verdict__in=Judgement.NOT_BY_PEOPLE, needs_recheck=False
-    ).count()
 
 
 def progress_forget(**assignments) -> None:

@@ -13,6 +13,7 @@ from django.utils import translation
 from probe.services.preferences import user_language_set
 from scoring.queue import selectors, services
 from scoring.reconciliation.services import reconciliation_start
+from scoring.templatetags.scoring_tags import own_progress
 from tests.review.conftest import build_experiment
 from tests.scoring.factories import judge, responses_in_order
 
@@ -40,7 +41,7 @@ def test_before_any_decision_nothing_is_judged_by_the_scorer(world, client, expe
     assignment = services.assignment_start(experiment=experiment, user=world.users["scorer"])
     item = selectors.queue_item(assignment, 1)
     assert (item.judged, item.total, item.preset) == (2, 8, 2)
-    assert (item.own_judged, item.own_total, item.percent) == (0, 6, 0)
+    assert own_progress(item) == (0, 6, 0)
     client.force_login(world.users["scorer"])
     page = _text(
         client.get(
@@ -68,12 +69,12 @@ def test_before_any_decision_nothing_is_judged_by_the_scorer(world, client, expe
     responses = responses_in_order(experiment)
     judge(assignment, {responses[0]: "correct"})
     item = selectors.queue_item(assignment, 1)
-    assert (item.own_judged, item.own_total) == (1, 6)
+    assert own_progress(item) == (1, 6, 17)
     # A preset answer the scorer judges again is theirs.
     unknown = next(r for r in responses if r.abstained)
     judge(assignment, {unknown: "abstained"})
     item = selectors.queue_item(assignment, 1)
-    assert (item.judged, item.preset, item.own_judged, item.own_total) == (3, 1, 2, 7)
+    assert (item.judged, item.preset, *own_progress(item)) == (3, 1, 2, 7, 29)
 
 
 def test_the_japanese_page_says_it_too(world, client, experiment):
