@@ -16,10 +16,10 @@ class GradingConfig(AppConfig):
         from scoring.queue.decided import register_decider
         from scoring.report.sections import register_report_section
 
-        from .routing import audit_answers, grader_decided, is_routed
+        from .routing import answers_return, audit_answers, grader_decided, is_routed
         from .routing_report import routing_section
 
-        register_decider(grader_decided, is_routed, audit_answers)
+        register_decider(grader_decided, is_routed, audit_answers, answers_return)
         register_report_section(routing_section)
 
         from django.db.models.signals import post_save

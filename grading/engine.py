@@ -15,10 +15,8 @@ import dataclasses
 import logging
 import queue
 import time
-from datetime import timedelta
 
 from django.db import DatabaseError, transaction
-from django.db.models import F, Q
 from django.db.models.functions import Now
 from django.utils import timezone
 
@@ -360,18 +358,9 @@ def job_grade(*, job_pk: int, wait=None, deadline: float | None = None) -> str:
 
 
 def sweep_stale_jobs() -> dict:
-    """Queue again every active job whose lease lapsed and that was not sent lately."""
-    stale = timezone.now() - timedelta(seconds=setting("PROBE_REQUEUE_AFTER_SECONDS"))
-    lapsed = (
-        GradingJob.objects.filter(status__in=GradingJob.ACTIVE)
-        .filter(Q(lease_expires__isnull=True) | Q(lease_expires__lt=Now()))
-        .filter(
-            Q(enqueued_at__isnull=True)
-            | Q(enqueued_at__lt=stale)
-            # its last task was taken (the lease was held after it was sent), then the holder died
-            | Q(lease_expires__gt=F("enqueued_at"))
-        )
-        .values_list("pk", flat=True)
-    )
+    """Queue again every active job nothing works on: the same rule as collection's sweep
+    (``Leases.unattended``: its last task taken by a worker that died since, or not sent
+    lately)."""
+    lapsed = GradingJob.objects.filter(JOB_LEASES.unattended()).values_list("pk", flat=True)
     sent = [pk for pk in lapsed if send_job(pk)]
     return {"requeued": len(sent)}

@@ -5,28 +5,17 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from probe.models import Experiment, ModelConfig, Response, Team
+from probe.models.bases import LeasedWork, ProviderCall, VersionedText
 
 
-class GradingPrompt(models.Model):
+class GradingPrompt(VersionedText):
     """The instruction text and calibration examples given to a model grader. Never edited: a
-    change is the next version of the same name; the hash covers the text and the examples."""
+    change is the next version of the same name; the hash covers the text and the examples.
+    The fields of every versioned text are probe's (VersionedText), as a prompt version's."""
 
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="grading_prompts")
-    name = models.CharField(_("name"), max_length=120)
-    version = models.PositiveIntegerField(_("version"), default=1)
-    language = models.CharField(_("language"), max_length=10, default="en")
-    text = models.TextField(_("instruction text"))
     # [{"question", "key", "answer_format", "answer", "confidence", "label", "reason"}, ...]
     examples = models.JSONField(_("calibration examples"), default=list, blank=True)
-    content_hash = models.CharField(_("content hash"), max_length=64, editable=False)
-    parent = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="children"
-    )
-    note = models.CharField(_("what changed"), max_length=300, blank=True)
-    created = models.DateTimeField(auto_now_add=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
 
     class Meta:
         ordering = ["name", "-version"]
@@ -37,13 +26,6 @@ class GradingPrompt(models.Model):
         ]
         verbose_name = _("grading prompt version")
         verbose_name_plural = _("grading prompt versions")
-
-    def __str__(self) -> str:
-        return f"{self.name} v{self.version}"
-
-    @property
-    def short_hash(self) -> str:
-        return self.content_hash[:12]
 
 
 class Grader(models.Model):
@@ -97,9 +79,10 @@ class Grader(models.Model):
         return self.model_config_id is not None
 
 
-class GradingJob(models.Model):
+class GradingJob(LeasedWork):
     """One grader version grading the frozen responses of one experiment. The configuration and
-    the prompt are snapshotted when it starts, so a later edit changes nothing it sends."""
+    the prompt are snapshotted when it starts, so a later edit changes nothing it sends. Its
+    lease, progress and activity are a run's (LeasedWork), taken through collection's Leases."""
 
     class Status(models.TextChoices):
         QUEUED = "queued", _("Queued")
@@ -121,19 +104,10 @@ class GradingJob(models.Model):
     prompt_hash = models.CharField(max_length=64, blank=True)
     parser_version = models.CharField(max_length=20, blank=True)
     rules_version = models.CharField(max_length=20)
-    error_message = models.TextField(blank=True)
     created = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    # Collection's bookkeeping, the same way as a run's (probe.models.Run).
-    lease_token = models.CharField(max_length=32, blank=True)
-    lease_expires = models.DateTimeField(null=True, blank=True)
-    enqueued_at = models.DateTimeField(null=True, blank=True)
-    progress_at = models.DateTimeField(null=True, blank=True)
-    activity = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["experiment", "-created", "-pk"]
@@ -142,35 +116,14 @@ class GradingJob(models.Model):
         return f"{self.grader} on experiment {self.experiment_id}"
 
 
-class GradeAttempt(models.Model):
-    """One request of a model grader for one response, kept whatever came back."""
-
-    class Outcome(models.TextChoices):
-        COMPLETE = "complete", _("complete")
-        TRUNCATED = "truncated", _("truncated")
-        REFUSED = "refused", _("refused")
-        RETRYABLE = "retryable", _("error, retried")
-        FATAL = "fatal", _("error, fatal")
-
-    SUCCESS = (Outcome.COMPLETE, Outcome.TRUNCATED, Outcome.REFUSED)
+class GradeAttempt(ProviderCall):
+    """One request of a model grader for one response, kept whatever came back (the fields
+    every provider call records: probe's ProviderCall, as a run's attempt)."""
 
     job = models.ForeignKey(GradingJob, on_delete=models.CASCADE, related_name="attempts")
     response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="+")
-    number = models.PositiveSmallIntegerField(default=1)
-    created = models.DateTimeField(auto_now_add=True)
-    outcome = models.CharField(max_length=10, choices=Outcome.choices)
-    http_status = models.PositiveSmallIntegerField(null=True, blank=True)
-    latency_ms = models.PositiveIntegerField(null=True, blank=True)
-    request_id = models.CharField(max_length=200, blank=True)
-    finish_reason = models.CharField(max_length=60, blank=True)
-    input_tokens = models.PositiveIntegerField(null=True, blank=True)
-    output_tokens = models.PositiveIntegerField(null=True, blank=True)
+    # The model as the provider named it in its reply: the grade's version_model.
     reported_model = models.CharField(max_length=200, blank=True)
-    error_kind = models.CharField(max_length=60, blank=True)
-    error_message = models.TextField(blank=True)
-    text = models.TextField(blank=True)
-    raw_body = models.TextField(blank=True)
-    request_sent = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["job", "response", "number", "pk"]
@@ -327,7 +280,8 @@ class RoutingPlan(models.Model):
 
 class RoutedAnswer(models.Model):
     """Where one answer of a routed experiment goes, and why. ``grader_bucket``: the grader's
-    bucket for an answer it decided (the audit's included), "" for one people judge alone."""
+    bucket for an answer it decided (the audit's included), "" for one people judge alone;
+    ``returned``: why a grader-decided answer went back to people after routing."""
 
     class Route(models.TextChoices):
         GRADER = "grader", _("decided by the grader")
@@ -343,11 +297,22 @@ class RoutedAnswer(models.Model):
         UNREADABLE = "unreadable", _("an unreadable reply")
         UNDECIDED = "undecided", _("left to people")
 
+    class Returned(models.TextChoices):
+        NO = "", _("not returned")
+        DISPUTED = "disputed", _("its key was disputed")
+        AMENDED = "amended", _("its key was amended")
+        SUSPECT = "suspect", _("its key became a suspect")
+
     plan = models.ForeignKey(RoutingPlan, on_delete=models.CASCADE, related_name="answers")
     response = models.OneToOneField(Response, on_delete=models.CASCADE, related_name="+")
     route = models.CharField(max_length=6, choices=Route.choices)
     why = models.CharField(max_length=10, choices=Why.choices)
     grader_bucket = models.CharField(max_length=20, blank=True)
+    # An answer the grader decided (or of the audit) that went back to people after routing,
+    # and why (scoring.queue.reopen): the grader decides it no more, its figures count it as
+    # people's. ``route`` keeps what routing decided.
+    returned = models.CharField(max_length=10, choices=Returned.choices, blank=True, default="")
+    returned_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["plan", "response"]

@@ -24,6 +24,7 @@ from collections import defaultdict
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from probe.models import Experiment, Response
@@ -225,25 +226,48 @@ def plan_of(experiment: Experiment) -> RoutingPlan | None:
 
 
 def grader_decided(experiment: Experiment) -> list[tuple[int, str]]:
-    """The answers the grader decides, with its bucket (scoring's decider hook): the audit
-    and the answers of an item whose key was amended since are left to people."""
+    """The answers the grader decides, with its bucket (scoring's decider hook): the audit,
+    the answers returned to people since routing and those of an item whose key was amended
+    since are left to people."""
     keys = keys_in_force(experiment)
     return [
         (pk, bucket)
         for pk, bucket, item_id in RoutedAnswer.objects.filter(
-            plan__experiment=experiment, route=RoutedAnswer.Route.GRADER
+            plan__experiment=experiment, route=RoutedAnswer.Route.GRADER, returned=""
         ).values_list("response_id", "grader_bucket", "response__item_id")
         if not keys[item_id].amended and bucket
     ]
 
 
 def audit_answers(experiment: Experiment) -> dict[int, str]:
-    """The audit: response id -> the grader's bucket (scoring's audit hook)."""
+    """The audit: response id -> the grader's bucket (scoring's audit hook); an audit answer
+    returned to people since routing is people's alone."""
     return dict(
         RoutedAnswer.objects.filter(
-            plan__experiment=experiment, route=RoutedAnswer.Route.AUDIT
+            plan__experiment=experiment, route=RoutedAnswer.Route.AUDIT, returned=""
         ).values_list("response_id", "grader_bucket")
     )
+
+
+def answers_return(experiment: Experiment, item_ids: set[int], why: str) -> int:
+    """The grader-decided answers (the audit's too) of these items go back to people for good
+    (scoring's reopened hook: their key disputed, amended or suspect since routing)."""
+    return RoutedAnswer.objects.filter(
+        plan__experiment=experiment,
+        response__item_id__in=item_ids,
+        route__in=[RoutedAnswer.Route.GRADER, RoutedAnswer.Route.AUDIT],
+        returned="",
+    ).update(returned=why, returned_at=timezone.now())
+
+
+def returned_counts(plan: RoutingPlan) -> list[tuple[str, str, int]]:
+    """(reason, its label, how many answers) of the answers returned to people since routing."""
+    counts = dict.fromkeys(RoutedAnswer.Returned.values, 0)
+    for why in plan.answers.exclude(returned="").values_list("returned", flat=True):
+        counts[why] += 1
+    return [
+        (why, str(RoutedAnswer.Returned(why).label), n) for why, n in counts.items() if why and n
+    ]
 
 
 def is_routed(experiment: Experiment) -> bool:

@@ -60,7 +60,7 @@ def routed_figures(experiment, source: BucketSource, w: float = 1.0) -> list[Rou
     graded = set(grader_decided(experiment).values_list("response_id", flat=True))
     routed = dict(
         plan.answers.filter(
-            route__in=[RoutedAnswer.Route.GRADER, RoutedAnswer.Route.AUDIT]
+            route__in=[RoutedAnswer.Route.GRADER, RoutedAnswer.Route.AUDIT], returned=""
         ).values_list("response_id", "route")
     )
     grader_bucket = dict(plan.answers.values_list("response_id", "grader_bucket"))

@@ -26,7 +26,7 @@ from .costs import experiment_costs
 from .forms import RoutingForm, StartForm
 from .models import Grade, GradeAttempt, GradingJob, GradingPrompt
 from .regrade import regrade
-from .routing import plan_of, route_counts, routing_plan_create
+from .routing import plan_of, returned_counts, route_counts, routing_plan_create
 
 
 def _blinded(request, experiment) -> bool:
@@ -156,6 +156,7 @@ def experiment_grading(request, experiment: Experiment):
             "routing_form": RoutingForm(experiment=experiment),
             "plan": plan,
             "route_counts": route_counts(plan) if plan else None,
+            "returned_counts": returned_counts(plan) if plan else [],
         },
         status=status,
     )

@@ -11,63 +11,26 @@ succeeded.
 """
 
 import logging
-import time
 
 from celery import shared_task
-from django.conf import settings
-from django.db import DatabaseError
 
 from .services import collection
+from .services.collection.slices import slice_run, task_limits
 
 logger = logging.getLogger("probe.collection")
 
-# A database outage at the start of a task is worth waiting out before the run is marked failed.
-DB_RETRY_SECONDS = 5
-DB_RETRIES = 12
-# A task that finds the run's lease held by a holder that stopped renewing it (killed a moment
-# ago) looks again this often until the lease runs out; a live holder's duplicate leaves at once.
-LEASE_WAIT_STEP = 1.0
 
-
-def _slice_seconds() -> float:
-    return collection.setting("PROBE_RUN_SLICE_SECONDS")
-
-
-# The hard limit fits a whole slice plus the longest provider call that may still be in flight
-# when the slice ends (adapters' read timeout), plus a margin.
-@shared_task(
-    bind=True,
-    acks_late=False,
-    max_retries=None,
-    soft_time_limit=int(getattr(settings, "PROBE_RUN_SLICE_SECONDS", 600)) + 600 + 60,
-    time_limit=int(getattr(settings, "PROBE_RUN_SLICE_SECONDS", 600)) + 600 + 120,
-)
+@shared_task(bind=True, acks_late=False, max_retries=None, **task_limits())
 def collect_run(self, *, run_pk: int) -> str:
-    """Collect one run for up to a slice; hand what is left to a fresh task."""
-    deadline = time.monotonic() + _slice_seconds()
-    try:
-        outcome = collection.run_collect(run_pk=run_pk, deadline=deadline)
-        # Held by another task: a live one works on it (this is a duplicate: leave); one that
-        # stopped renewing died a moment ago, and its lease runs out within a term.
-        wait_until = time.monotonic() + collection.setting("PROBE_RUN_LEASE_SECONDS") + 1
-        while (
-            outcome == "busy"
-            and time.monotonic() < wait_until
-            and not collection.lease_holder_live(run_pk)
-        ):
-            time.sleep(LEASE_WAIT_STEP)
-            outcome = collection.run_collect(run_pk=run_pk, deadline=deadline)
-    except DatabaseError as error:
-        if self.request.retries < DB_RETRIES and not self.request.called_directly:
-            raise self.retry(countdown=DB_RETRY_SECONDS) from error
-        collection.fail_run_unexpectedly(run_pk=run_pk, error=error)
-        raise
-    except Exception as error:
-        collection.fail_run_unexpectedly(run_pk=run_pk, error=error)
-        raise
-    if outcome == "sliced":
-        collection.send_run(run_pk)
-    return outcome
+    """Collect one run for up to a slice; hand what is left to a fresh task (the slice, its
+    waits and retries: collection.slices.slice_run, as grading's task)."""
+    return slice_run(
+        self,
+        work=lambda deadline: collection.run_collect(run_pk=run_pk, deadline=deadline),
+        holder_live=lambda: collection.lease_holder_live(run_pk),
+        fail=lambda error: collection.fail_run_unexpectedly(run_pk=run_pk, error=error),
+        resend=lambda: collection.send_run(run_pk),
+    )
 
 
 @shared_task(bind=True, max_retries=None)

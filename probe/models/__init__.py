@@ -4,6 +4,7 @@ teams: Team, Membership, Invitation, UserPreference (and the roles); logins: Log
 banks: Bank, Block, Item, KeyEntry and their history; discussion: KeyEntryComment;
 audit: AuditEvent; prompts: PromptVersion;
 configs: ModelConfig; experiments: Experiment, ExperimentItem; runs: Run, Attempt, Response.
+bases: the abstract bases grading's models share (VersionedText, ProviderCall, LeasedWork).
 """
 
 from .audit import AuditEvent

@@ -13,6 +13,7 @@ from probe.models import Experiment, ExperimentItem, Response
 from probe.sheetparser import normalise_answer
 from scoring.allocation import selectors as shares
 from scoring.models import Assignment, Judgement, KeyDispute
+from scoring.queue.presets import preset_count
 from scoring.review.keys import KeyInForce, key_in_force, keys_in_force
 from scoring.schemes import ask_first_buckets
 
@@ -158,6 +159,7 @@ class QueueItem:
     rechecks: int = 0
     carried: int = 0  # answers of this item that carry a bucket: not shown, already decided
     graded: int = 0  # answers of this item a grader decided (routing): not shown either
+    preset: int = 0  # of ``judged``, those set before the scorer began (presets.preset_count)
     # With the items shared out: which of the scorer's own items it is, and their neighbours.
     number: int | None = None
     around: tuple[int | None, int | None] = (None, None)
@@ -337,6 +339,7 @@ def queue_item(assignment: Assignment, position: int) -> QueueItem | None:
         rechecks=counts["rechecks"],
         carried=len(carried),
         graded=len(graded),
+        preset=preset_count(assignment),
         number=number,
         around=around,
         high_wrong_confirmed=experiment.confirm_wrong == Experiment.ConfirmWrong.ONCE

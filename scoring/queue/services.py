@@ -23,7 +23,7 @@ from scoring.models import (
     KeyDispute,
     Reconciliation,
 )
-from scoring.queue import selectors
+from scoring.queue import reopen, selectors
 from scoring.queue.carry import carried_judgements_create, carry_sync
 from scoring.queue.decided import decided_elsewhere
 from scoring.reconciliation.finals import final_buckets_sync
@@ -308,6 +308,8 @@ class Ledger:
                 ["bucket", "verdict", "unblinded", "needs_recheck", "key_decision", "updated"],
             )
         JudgementChange.objects.bulk_create(self.changes)
+        # A routed experiment: a shared answer put in a wrong bucket makes a key suspect.
+        reopen.wrong_decided(self.assignment, [*self.created, *self.dirty.values()], self.responses)
         self.created, self.dirty, self.changes = [], {}, []
 
 
@@ -482,10 +484,13 @@ def dispute_raise(
     note = note.strip()
     if not note:
         raise ValidationError({"note": _("Say what you doubt about the key, and why.")})
-    return KeyDispute.objects.create(
+    dispute = KeyDispute.objects.create(
         experiment=assignment.experiment,
         item=item,
         assignment=assignment,
         response=response,
         note=note,
     )
+    # A routed experiment: what the grader decided on the item goes back to people.
+    reopen.graded_reopen(experiment=assignment.experiment, item_ids={item.pk}, why=reopen.DISPUTED)
+    return dispute

@@ -18,6 +18,7 @@ from scoring.allocation.selectors import allocated_item_ids
 from scoring.models import Assignment, Bucket
 from scoring.queue import decisions, forms, lead_queue, panels, selectors, services, timing
 from scoring.queue.carry import carried_by_run, carry_counts
+from scoring.queue.presets import preset_count
 from scoring.report.export_labels import csv_labels, wants_names
 
 URL_NAMES = ("decide", "dispute", "item", "note")
@@ -295,6 +296,7 @@ def scoring_overview(request: HtmxHttpRequest, assignment: Assignment):
         # Not one of theirs (or not scored yet): back to their first item.
         current = positions[0] if positions else 1
     judged, total = services.assignment_progress(assignment)
+    preset = preset_count(assignment)  # set before they began: not judged by them
     counts = {state: sum(1 for o in overview if o.state == state) for state in ("open", "done")}
     counts["recheck"] = sum(1 for o in overview if o.state == "recheck")
     counts["flagged"] = sum(1 for o in overview if o.flagged)
@@ -307,8 +309,9 @@ def scoring_overview(request: HtmxHttpRequest, assignment: Assignment):
             "team": assignment.experiment.team,
             "overview": overview,
             "counts": counts,
-            "judged": judged,
-            "total": total,
+            "judged": judged - preset,
+            "total": total - preset,
+            "preset": preset,
             "current": current,
             "current_number": positions.index(current) + 1 if current in positions else 1,
             "error": error,
@@ -413,7 +416,10 @@ def scoring_reveal(request: HtmxHttpRequest, assignment: Assignment):
             "time": timing.scorer_time(assignment),
         }
     else:
-        extra = {"rechecks": selectors.assignment_counts(assignment)["rechecks"]}
+        extra = {
+            "rechecks": selectors.assignment_counts(assignment)["rechecks"],
+            "preset": preset_count(assignment),
+        }
     return render(
         request,
         "scoring/reveal.html",

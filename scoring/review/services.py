@@ -21,6 +21,7 @@ from probe.services.banks import item_set_retired, key_entry_set
 from scoring.models import Judgement, KeyDecision, KeyDispute, Reconciliation
 from scoring.queue import selectors
 from scoring.queue.carry import carry_reopen
+from scoring.queue.reopen import AMENDED, graded_reopen
 from scoring.queue.services import scoring_open
 from scoring.reconciliation.finals import final_buckets_sync
 from scoring.review.selectors import KEY_VERDICTS, key_in_force
@@ -101,7 +102,8 @@ def key_decision_create(
         ).update(needs_recheck=True)
         _tell_rechecks(experiment, item)
         # Buckets carried from earlier experiments, or decided by a grader, were given under
-        # the old key: open again.
+        # the old key: open again (the grader's go back to people for good: reopen).
+        graded_reopen(experiment=experiment, item_ids={item.pk}, why=AMENDED)
         Judgement.objects.filter(
             response__item=item,
             verdict__in=[Judgement.Verdict.CARRIED, Judgement.Verdict.GRADED],

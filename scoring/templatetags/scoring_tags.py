@@ -3,6 +3,7 @@
 from django import template
 
 from probe.sheetparser import issue_label as _issue_label
+from scoring.queue import presets
 
 register = template.Library()
 
@@ -15,3 +16,10 @@ def get_item(mapping, key):
 @register.filter
 def issue_label(code: str) -> str:
     return _issue_label(code)
+
+
+@register.filter
+def own_progress(queue):
+    """A queue item's progress without the answers set before the scorer began:
+    ``{% with p=q|own_progress %}{{ p.0 }} / {{ p.1 }}, {{ p.2 }} %{% endwith %}``."""
+    return presets.own_progress(queue.judged, queue.total, queue.preset)

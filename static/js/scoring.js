@@ -384,12 +384,15 @@
     const base = lastJudged || { judged: Number(root.dataset.judged), total: Number(root.dataset.total) };
     const waiting = state.ops.filter(function (op) { return op.isNew; }).length;
     const judged = Math.min(base.judged + waiting, base.total);
+    // The answers set before the scorer began count as decided, not as judged by them.
+    const preset = Math.min(Number(root.dataset.preset) || 0, judged);
+    const own = judged - preset, ownTotal = base.total - preset;
     const label = root.querySelector("[data-progress-text]");
-    if (label) label.textContent = interpolate(gettext("%(j)s / %(t)s judged"), { j: judged, t: base.total }, true);
+    if (label) label.textContent = interpolate(gettext("%(j)s / %(t)s judged by you"), { j: own, t: ownTotal }, true);
     const bar = root.querySelector(".progress");
-    if (bar) bar.setAttribute("aria-valuenow", judged);
+    if (bar) { bar.setAttribute("aria-valuenow", own); bar.setAttribute("aria-valuemax", ownTotal); }
     const fill = root.querySelector(".progress span");
-    if (fill) fill.style.width = (base.total ? Math.round(100 * judged / base.total) : 100) + "%";
+    if (fill) fill.style.width = (ownTotal ? Math.round(100 * own / ownTotal) : 100) + "%";
     const reveal = root.querySelector("[data-reveal]");
     if (reveal) reveal.hidden = judged < base.total;
   }

@@ -118,8 +118,11 @@ def wait_saved(page) -> None:
 
 
 def judged_count(page) -> int:
-    text = page.locator(".progress-wrap .small").inner_text()
-    return int(re.match(r"(\d+)", text).group(1))
+    """Every answer judged: those the scorer judged ("N / M judged by you") and those set
+    before they began (UNKNOWN or missing)."""
+    text = page.locator("[data-progress-text]").inner_text()
+    preset = int(page.locator("#scoring-item").get_attribute("data-preset") or 0)
+    return int(re.match(r"(\d+)", text).group(1)) + preset
 
 
 def key_for(page, key_answer: str) -> str:

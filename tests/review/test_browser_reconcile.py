@@ -73,7 +73,7 @@ def score_by_keyboard(page, live_server, experiment, username):
             size = page.evaluate("() => document.activeElement.dataset.tokens.split(',').length")
             page.keyboard.press("c" if answer in CORRECT[username] else "w")
             judged += size
-            expect(page.locator(".progress-wrap .small")).to_have_text(f"{judged} / 9 judged")
+            expect(page.locator("[data-progress-text]")).to_have_text(f"{judged} / 9 judged by you")
         # The item decided, the next one opens by itself.
     assert judged == 9
     expect(page.locator("#queue-status")).to_have_attribute("data-state", "saved")

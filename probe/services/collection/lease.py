@@ -8,6 +8,7 @@ from datetime import timedelta
 
 from django.db.models import Case, F, Q, Value, When
 from django.db.models.functions import Coalesce, Now
+from django.utils import timezone
 
 from ...models import (
     Run,
@@ -69,6 +70,19 @@ class Leases:
         self.model.objects.filter(pk=pk, lease_token=token).update(
             lease_token="", lease_expires=None, activity={}
         )
+
+    def unattended(self) -> Q:
+        """The rows nobody works on (for the sweep): no live lease, and either the last task
+        was taken by a worker that has since died (its lease was renewed after the task was
+        sent: the lease's last renewal is its expiry less a term), or no task was sent for
+        PROBE_REQUEUE_AFTER_SECONDS (never sent, the send failed, or the message was lost with
+        the broker). A row sent lately and not yet taken waits in the broker's queue."""
+        cutoff = timezone.now() - timedelta(seconds=setting("PROBE_REQUEUE_AFTER_SECONDS"))
+        term = timedelta(seconds=setting("PROBE_RUN_LEASE_SECONDS"))
+        holder_died = Q(lease_expires__isnull=False, enqueued_at__lt=F("lease_expires") - term)
+        not_sent_lately = Q(enqueued_at__isnull=True) | Q(enqueued_at__lt=cutoff)
+        no_lease = Q(lease_expires__isnull=True) | Q(lease_expires__lt=Now())
+        return Q(status__in=self.active) & no_lease & (holder_died | not_sent_lately)
 
     def holder_live(self, pk: int) -> bool:
         """Whether the lease was renewed within the last two renewal periods: its holder is

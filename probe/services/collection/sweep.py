@@ -6,8 +6,6 @@ import dataclasses
 import logging
 from datetime import datetime, timedelta
 
-from django.db.models import F, Q
-from django.db.models.functions import Now
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -16,7 +14,7 @@ from ...models import (
     Run,
 )
 from . import dispatch
-from .lease import renew_every
+from .lease import RUN_LEASES, renew_every
 from .rollup import experiment_rollup, run_rollup
 from .units import ACTIVE, run_units, setting
 
@@ -39,16 +37,9 @@ def sweep_stale_runs() -> dict:
     Runs whose units are all answered but were never rolled up (a worker died in between) are
     rolled up. Returns what it did, for the log.
     """
-    cutoff = timezone.now() - timedelta(seconds=setting("PROBE_REQUEUE_AFTER_SECONDS"))
-    term = timedelta(seconds=setting("PROBE_RUN_LEASE_SECONDS"))
-    # The lease's last renewal is its expiry less a term: a task sent before it was taken.
-    holder_died = Q(lease_expires__isnull=False, enqueued_at__lt=F("lease_expires") - term)
-    not_sent_lately = Q(enqueued_at__isnull=True) | Q(enqueued_at__lt=cutoff)
     stale = (
-        Run.objects.filter(status__in=ACTIVE, experiment__status=Experiment.Status.COLLECTING)
+        Run.objects.filter(RUN_LEASES.unattended(), experiment__status=Experiment.Status.COLLECTING)
         .exclude(config_snapshot__provider="manual")
-        .filter(Q(lease_expires__isnull=True) | Q(lease_expires__lt=Now()))
-        .filter(holder_died | not_sent_lately)
         .select_related("experiment")
     )
     requeued, rolled_up = [], []
