@@ -9,7 +9,8 @@ import pytest
 from django.urls import reverse
 from django.utils import translation
 
-from probe.provider_labels import provider_label, provider_labels
+from probe.models import Run
+from probe.provider_labels import finish_reason_label, provider_label, provider_labels
 from scoring.queue import services
 from tests.i18n.test_pages_ja import _Text
 from tests.report.test_final_report import make_team
@@ -89,3 +90,20 @@ def test_every_provider_has_a_japanese_label_and_an_unknown_one_stays_as_stored(
     for name in labels:
         assert labels[name] != name
     assert labels["simulator"] != english["simulator"]
+
+
+def test_a_runs_page_says_why_a_reply_ended_and_the_effort_in_japanese(client, world, team):
+    run = team.experiment.runs.order_by("pk").first()
+    run.attempts.update(finish_reason="length")
+    Run.objects.filter(pk=run.pk).update(
+        config_snapshot={**run.config_snapshot, "reasoning_effort": "high"}
+    )
+    client.force_login(world.users["owner"])
+    body = _japanese(client, reverse("probe:run_detail", args=[run.pk]))
+    assert "トークンの上限で打ち切り" in body and 'data-reason="length"' in body
+    text = _read(body)
+    assert "推論の強さ 高" in text
+    assert re.search(r"\blength\b", text) is None and re.search(r"\bhigh\b", text) is None
+    with translation.override("ja"):
+        assert finish_reason_label("SOMETHING_NEW") == "SOMETHING_NEW"
+        assert finish_reason_label("MAX_TOKENS") == finish_reason_label("max_tokens")
