@@ -95,6 +95,11 @@ CJK_RE = re.compile("[" + _CJK + "]")
 DEEPER = 2  # columns deeper than an item's first line that make a line a continuation
 
 
+def is_keyword_line(text: str) -> bool:
+    """A ``Format:``, ``Topic:``, ``Source:`` or ``Note:`` line (in either language)."""
+    return any(pattern.match(text) for pattern in (FORMAT_RE, TOPIC_RE, SOURCE_RE, NOTE_RE))
+
+
 def _bare_heading(stripped: str) -> re.Match | None:
     match = _BARE_HEADING_RE.match(stripped)
     if match and CJK_RE.search(match["title"]):

@@ -14,6 +14,7 @@ from .lexicon import (
     classify,
     heading_parts,
     indent_of,
+    is_keyword_line,
     language_of,
     loose_heading,
     unescape,
@@ -21,6 +22,25 @@ from .lexicon import (
 from .readings import NO_READINGS, Readings
 from .textunits import KeyEntry, TextBlock, TextItem, TextUnit
 from .title import title_index
+
+
+def prose_after(item: TextItem) -> int | None:
+    """The first line of the paragraphs that end an item as the document's own prose: after a
+    blank line, every line from there on is text not indented deeper than the item's number,
+    not a ``Format:`` or ``Topic:`` line and not escaped with a backslash. None when the item
+    ends otherwise (a deeper line or a keyword line after the paragraph is the item's own)."""
+    start = None
+    after_blank = False
+    for lineno, text, indent in item.trail:
+        if not text:
+            after_blank = True
+            continue
+        own = indent >= item.indent + DEEPER or is_keyword_line(text) or text.startswith("\\")
+        if start is None and after_blank and not own:
+            start = lineno
+        elif start is not None and own:
+            return None
+    return start
 
 
 class TextReader:
@@ -54,6 +74,7 @@ class TextReader:
         self.key_text: list[int] = []
         self.key_headings: list[int] = []  # lines of the block headings inside the answer key
         self.last_plain: tuple[int, str] | None = None  # outside units, for the key's heading
+        self.prose_before_key: tuple[int, int] | None = None  # lines left out of the last item
         self.language_votes: dict[str, int] = {}
 
     def problem(self, line: int | None, message: str) -> None:
@@ -116,7 +137,7 @@ class TextReader:
         """The reading 'the answer key starts here': True when the line itself was the key's
         heading (a sentence such as 'Show the answer key'), False when it is read on (a
         repeated block heading, the first entry)."""
-        self.item = None
+        self.end_items()
         self.section = "key"
         self.key_line = lineno
         return classify(stripped)[0] not in {"heading", "number"}
@@ -129,7 +150,22 @@ class TextReader:
         elif self.section == "front":
             self.front.append("")
 
+    def end_items(self) -> None:
+        """The answer key starts: a paragraph of the document's own between the last item and
+        the key (after a blank line, not indented under the item) is no part of that item, as
+        text in the key outside its entries is no part of an entry; it is left out."""
+        item = self.item if self.section == "items" else None
+        self.item = None
+        if item is None:
+            return
+        start = prose_after(item)
+        if start is not None:
+            self.prose_before_key = (start, item.last_line)
+            item.end_before(start)
+
     def key_heading_line(self, lineno: int, match) -> None:
+        if self.section != "key":
+            self.end_items()
         self.item = self.entry = None
         self.vote(match)
         if self.section == "key":
@@ -232,9 +268,7 @@ class TextReader:
         if match := RETIRED_RE.match(rest):
             item.retired = True
             rest = match[1].strip()
-        rest = unescape(rest)
-        if rest:
-            item.text.append(rest)
+        item.start(unescape(rest))
         self.block.items.append(item)
         self.item = item
 

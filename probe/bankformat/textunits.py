@@ -55,6 +55,24 @@ class TextItem(TextUnit):
     formats: list[str] = field(default_factory=list)
     topics: list[str] = field(default_factory=list)
     key: KeyData | None = None
+    first_text: str = ""  # the text of the numbered line itself
+
+    def start(self, text: str) -> None:
+        self.first_text = text
+        if text:
+            self.text.append(text)
+
+    def end_before(self, lineno: int) -> None:
+        """Read the item as if it ended before line `lineno`: its lines from there on are not
+        part of it (they are read again from the trail, so the question is what they make)."""
+        kept = [line for line in self.trail if line[0] < lineno]
+        self.trail, self.text, self.formats, self.topics = [], [], [], []
+        self.start(self.first_text)
+        for number, text, indent in kept:
+            if text:
+                self.continuation(number, text, indent)
+            else:
+                self.blank(number)
 
     def blank(self, lineno: int) -> None:
         self.follow(lineno, "", 0)

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from django.utils.translation import gettext as _
 
-from .lexicon import CJK_RE, DEEPER, FLAG_RE, FORMAT_RE, NOTE_RE, SOURCE_RE, TOPIC_RE, classify
+from .lexicon import CJK_RE, DEEPER, FLAG_RE, classify, is_keyword_line
 from .readings import FormatWarning, drop_code, drop_lines_code
 from .textparse import answering_lines
 
@@ -35,11 +35,7 @@ _DOCUMENT_HEADING_RE = re.compile(
 )
 _ANSWER_WORDS_RE = re.compile(r"answer|key|solution|解答|答え|正解", re.IGNORECASE)
 _SENTENCE_END = ".?!:。？！：)）"
-_KEYWORD_RES = (FORMAT_RE, TOPIC_RE, SOURCE_RE, NOTE_RE)
-
-
-def _is_keyword(text: str) -> bool:
-    return any(pattern.match(text) for pattern in _KEYWORD_RES)
+_is_keyword = is_keyword_line
 
 
 def _document_heading(text: str) -> bool:

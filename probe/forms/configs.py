@@ -12,6 +12,7 @@ import adapters
 from adapters.options import CHOICE, FLOAT, OPTION_NAMES
 
 from ..models import ModelConfig
+from ..provider_labels import provider_labels
 from ..services import configs as config_services
 from ..wording import word_list
 from .common import apply_service_errors
@@ -27,7 +28,7 @@ def _model_help(name: str):
 
 def provider_choices() -> list[tuple[str, str]]:
     """The providers offered, with their labels in the user's language (adapters mark them)."""
-    return [(name, gettext(label)) for name, label in adapters.provider_choices()]
+    return list(provider_labels().items())
 
 
 def provider_key_hints() -> list[tuple[str, str, str]]:

@@ -3,14 +3,11 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from ..selectors.preferences import time_zone_names
+from ..zone_labels import zone_choices
 
 
-def _zone_choices(blank_label) -> list[tuple[str, str]]:
-    return [
-        ("", blank_label),
-        *((name, name.replace("_", " ")) for name in sorted(time_zone_names())),
-    ]
+def _zone_choices(blank_label) -> list:
+    return [("", blank_label), *zone_choices()]
 
 
 class TimeZoneForm(forms.Form):

@@ -81,6 +81,15 @@ def bank_items(bank: Bank, item_filter: ItemFilter, *, with_key: bool) -> QueryS
     return qs.order_by("block__order", "block_id", "order", "pk")
 
 
+def item_label(code: str, place: int | str) -> str:
+    """An item's display number from its block's code and its place in the block: A3, or 3-1
+    where the code ends in a digit (block 3's first item, never "31", which reads as item 31
+    of another numbering; block A1's second, "A1-2", never "A12")."""
+    if code[-1:].isdigit():
+        return f"{code}-{place}"
+    return f"{code}{place}"
+
+
 def item_numbers(bank: Bank) -> dict[int, str]:
     """Display numbers such as A3: the item's place among the active items of its block."""
     numbers: dict[int, str] = {}
@@ -91,7 +100,7 @@ def item_numbers(bank: Bank) -> dict[int, str]:
             numbers[pk] = f"{code}–"
             continue
         counters[block_id] = counters.get(block_id, 0) + 1
-        numbers[pk] = f"{code}{counters[block_id]}"
+        numbers[pk] = item_label(code, counters[block_id])
     return numbers
 
 
@@ -118,7 +127,7 @@ def item_numbers_of(items: list[Item]) -> dict[int, str]:
         cursor.execute(sql, [False, *block_ids, *item_ids])
         place = dict(cursor.fetchall())
     for item in active:
-        numbers[item.pk] = f"{item.block.code}{place.get(item.pk, '')}"
+        numbers[item.pk] = item_label(item.block.code, place.get(item.pk, ""))
     return numbers
 
 
@@ -131,7 +140,7 @@ def item_number(item: Item) -> str:
         .filter(Q(order__lt=item.order) | Q(order=item.order, pk__lte=item.pk))
         .count()
     )
-    return f"{item.block.code}{before}"
+    return item_label(item.block.code, before)
 
 
 def _looks_japanese(text: str) -> bool:

@@ -11,6 +11,9 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 
 from probe import wording
+from probe.models import ModelConfig
+from probe.provider_labels import finish_reason_label
+from probe.provider_labels import provider_label as _provider_label
 from probe.provider_messages import translate_message
 from probe.services.configs import ERROR_TITLES
 
@@ -30,6 +33,25 @@ def error_title(kind):
     """{{ attempt.error_kind|error_title }}: what went wrong, in the user's language (the stored
     message beside it is the provider's own, technical and in English)."""
     return ERROR_TITLES.get(kind, "") if kind else ""
+
+
+@register.filter
+def provider_label(name):
+    """{{ run.config_snapshot.provider|provider_label }}: the provider's name in the reader's
+    language ("simulator" is never shown as it is stored)."""
+    return _provider_label(name)
+
+
+@register.filter
+def finish_reason(reason):
+    """{{ attempt.finish_reason|finish_reason }}: why the reply ended, in the reader's words."""
+    return finish_reason_label(reason)
+
+
+@register.filter
+def effort_label(value):
+    """{{ run.config_snapshot.reasoning_effort|effort_label }}: a stored effort in words."""
+    return dict(ModelConfig.Effort.choices).get(value or "", value)
 
 
 @register.filter

@@ -13,9 +13,10 @@ from django.utils.translation import gettext as _
 
 from ..access import can, team_view
 from ..forms.common import apply_service_errors
-from ..forms.configs import ModelConfigForm, provider_choices, provider_key_hints
+from ..forms.configs import ModelConfigForm, provider_key_hints
 from ..htmx import HtmxHttpRequest
 from ..models import ModelConfig, Role, Team
+from ..provider_labels import provider_label
 from ..services import configs as config_services
 
 # Model configurations ---------------------------------------------------------------------------
@@ -31,18 +32,13 @@ def _configs_with_status(team: Team):
     return configs
 
 
-def _provider_labels() -> dict[str, str]:
-    return dict(provider_choices())
-
-
 # Model configurations are for editors: a scorer who could list them would learn which models
 # are in play before the reveal, and viewers have no use for API key variable names.
 @team_view(scope="team_slug", get=Role.EDITOR)
 def config_list(request: HtmxHttpRequest, team: Team):
     configs = _configs_with_status(team)
-    labels = _provider_labels()
     for config in configs:
-        config.provider_label = labels.get(config.provider, config.provider)
+        config.provider_label = provider_label(config.provider)
     return render(
         request,
         "probe/config_list.html",

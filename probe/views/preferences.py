@@ -12,6 +12,7 @@ from ..middleware import session_time_zone_store
 from ..models import Role, Team, UserPreference
 from ..selectors.preferences import user_time_zone
 from ..services.preferences import team_time_zone_set, user_time_zone_set
+from ..zone_labels import zone_label, zone_name
 
 
 def time_zone_edit(request: HtmxHttpRequest):
@@ -21,7 +22,8 @@ def time_zone_edit(request: HtmxHttpRequest):
     form = TimeZoneForm(
         request.POST or None,
         initial={"time_zone": own or ""},
-        blank_label=_("My team's (or the server's: %(zone)s)") % {"zone": settings.TIME_ZONE},
+        blank_label=_("My team's (or the server's: %(zone)s)")
+        % {"zone": zone_name(settings.TIME_ZONE)},
     )
     if request.method == "POST" and form.is_valid():
         user_time_zone_set(user=request.user, time_zone=form.cleaned_data["time_zone"])
@@ -31,7 +33,7 @@ def time_zone_edit(request: HtmxHttpRequest):
     return render(
         request,
         "registration/time_zone.html",
-        {"form": form, "shown_in": user_time_zone(user=request.user)},
+        {"form": form, "shown_in": zone_label(user_time_zone(user=request.user))},
         status=422 if form.errors else 200,
     )
 

@@ -24,10 +24,10 @@ from ..htmx import HtmxHttpRequest
 from ..models import AuditEvent, Membership, Role, Team
 from ..selectors import teams as selectors
 from ..selectors.banks import banks_of_team
-from ..selectors.preferences import time_zone_names
 from ..services import oidc as oidc_services
 from ..services import teams as team_services
 from ..wording import sentences
+from ..zone_labels import zone_choices, zone_name
 
 # Home and health ---------------------------------------------------------------------------
 
@@ -75,8 +75,8 @@ def _member_page(request: HtmxHttpRequest, team: Team, form: InvitationForm, *, 
             "roles": Role.choices,
             "email_enabled": settings.EMAIL_ENABLED,
             "now": timezone.now(),
-            "time_zones": sorted(time_zone_names()),
-            "server_time_zone": settings.TIME_ZONE,
+            "time_zones": zone_choices(),
+            "server_time_zone": zone_name(settings.TIME_ZONE),
             "oidc_enabled": oidc_services.oidc_enabled(),
             "oidc_provider_name": oidc_services.oidc_provider_name(),
             "locked_out": oidc_services.members_locked_out(team)

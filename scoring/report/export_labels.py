@@ -12,11 +12,11 @@ docs/export-columns.md lists each column's English and Japanese heading.
 
 from __future__ import annotations
 
-from django.utils.translation import get_language, gettext, pgettext, pgettext_lazy
+from django.utils.translation import get_language, pgettext, pgettext_lazy
 
-from adapters.registry import PROVIDERS
 from probe.csvfile import CsvLabels
 from probe.models.banks import AnswerKind
+from probe.provider_labels import provider_labels
 from probe.sheetparser import ISSUE_LABELS
 from scoring.models import Judgement
 from scoring.schemes.base import Bucket, bucket_choices, buckets_registered, scheme_choices
@@ -183,7 +183,7 @@ def csv_labels(columns, named: bool = True) -> CsvLabels | None:
         "bucket": _names(dict(bucket_choices())),
         "verdict": _names(dict(Judgement.Verdict.choices)),
         "confidence": _names(CONFIDENCES),
-        "provider": {name: gettext(PROVIDERS[name].label) for name in PROVIDERS},
+        "provider": provider_labels(),
         "row": _names(ROWS),
         "facet": _names(FACETS),
         "figure": _names(FIGURES),

@@ -6,6 +6,7 @@ from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 
+from probe.provider_labels import provider_label
 from scoring.report.definitions import definitions
 from scoring.report.numbers import DASH, numbers
 from scoring.schemes import bucket_style
@@ -157,6 +158,8 @@ def config_label(config, short: bool = False):
         )
     if not short:
         html += format_html(
-            ' <span class="muted small">{} · {}</span>', config.provider, config.model_name
+            ' <span class="muted small">{} · {}</span>',
+            provider_label(config.provider),
+            config.model_name,
         )
     return html

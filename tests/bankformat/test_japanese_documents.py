@@ -215,3 +215,81 @@ def test_a_japanese_article_in_the_page_readings_round_trip_through_text_export(
     bank = BankData(name="x", blocks=ARTICLE_PROBE, language="ja")
     again = bf.parse_text(bf.dump_text(bank))
     assert again.blocks == ARTICLE_PROBE
+
+
+PROSE_PROBE = [
+    BlockData(
+        code="A",
+        title="監視",
+        items=[
+            item("Prometheus の既定の待ち受けポート番号は何か。", "9090"),
+            item(
+                "Alertmanager の既定の待ち受けポート番号は何か。",
+                "9093",
+                True,
+                "古い文書には 9094 と書かれているものがある。",
+                answer_format="整数",
+            ),
+        ],
+    ),
+    BlockData(
+        code="B",
+        title="証明書",
+        items=[
+            item("Let's Encrypt の証明書の有効期間は何日か。", "90"),
+            item("証明書の失効を確かめる、OCSP 以外の仕組みは何か。", "CRL"),
+        ],
+    ),
+]
+
+
+def test_prose_between_the_last_item_and_the_key_is_left_out_with_no_reading_to_take():
+    """A paragraph of the article after the last question (after a blank line, not indented
+    under it) and before 「解答鍵」 is the document's, not the question's: the file reads as
+    its probe and imports as it is, with no warning to settle and nothing to accept."""
+    result = bf.preview(read("japanese_prose_before_key.txt"), "probe.txt")
+    assert result.problems == [] and result.warnings == [] and result.importable
+    assert result.bank.blocks == PROSE_PROBE
+    assert result.name == "小さな監視プローブ（試用版）" and result.bank.language == "ja"
+    assert bf.preview_suggested(read("japanese_prose_before_key.txt")).readings.codes == ()
+
+
+@pytest.mark.parametrize("heading", ["Answer key", "## 解答鍵", "解答：", "Answers"])
+def test_a_paragraph_before_any_form_of_the_key_heading_is_the_documents(heading):
+    text = f"Block A\n1. Which port?\n\nWe asked each model once.\n\n{heading}\n1. 9090\n"
+    result = bf.preview(text)
+    assert result.importable and result.warnings == []
+    assert result.bank.items[0].question == "Which port?"
+    assert result.bank.items[0].key.answer == "9090"
+
+
+@pytest.mark.parametrize(
+    "tail,question",
+    [
+        # Indented under the item: its own second paragraph, as the export writes one.
+        ("   The second paragraph.", "Which port?\n\nThe second paragraph."),
+        # Hard-wrapped, with no blank line: the question goes on.
+        ("on the server?", "Which port?\non the server?"),
+        # Escaped: the author wrote it as part of the question.
+        ("\\Format: written by hand", "Which port?\n\nFormat: written by hand"),
+    ],
+)
+def test_what_belongs_to_the_last_item_stays_in_it(tail, question):
+    blank = "" if tail == "on the server?" else "\n"
+    result = bf.preview(f"Block A\n1. Which port?\n{blank}{tail}\n\nAnswer key\n1. 9090\n")
+    assert result.bank.items[0].question == question
+
+
+def test_an_item_that_goes_on_after_the_paragraph_still_asks_the_reader():
+    """A paragraph followed by a line of the item's own (its Format:) is not plainly the
+    document's: the warning is offered as before, and nothing is left out unasked."""
+    text = "Block A\n1. Which port?\n\nWe asked once.\nFormat: a number\n\nAnswer key\n1. 9090\n"
+    result = bf.preview(text)
+    assert [w.kind for w in result.warnings] == ["paragraph"] and not result.importable
+    assert "We asked once." in result.bank.items[0].question
+
+
+def test_the_paragraph_before_the_key_is_left_out_of_the_text_export_round_trip():
+    bank = bf.preview(read("japanese_prose_before_key.txt")).bank
+    again = bf.parse_text(bf.dump_text(bank))
+    assert again.blocks == PROSE_PROBE

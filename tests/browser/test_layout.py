@@ -2,10 +2,11 @@
 and a laptop (1280 px).
 
 One browser page visits the bank list, the bank, the experiment, a scoring item, the report, the
-final report, the agreement figures, the key review, reconciliation, the members page and the
-audit log of an experiment two scorers have scored and a lead has begun to reconcile, and the
-import preview of a Japanese article, in each language, at each width. Each time it fails on what
-a reader would see broken:
+agreement figures, the key review, reconciliation, the members page and the audit log of an
+experiment two scorers have scored and a lead has begun to reconcile, the final report of a second
+one whose disagreements are all settled (the first one's is still locked) and the page of its
+simulated run, and the import preview of a Japanese article, in each language, at each width.
+Each time it fails on what a reader would see broken:
 
 - the page wider than the window, or an element whose right edge is past the window outside a
   container that scrolls sideways;
@@ -13,6 +14,10 @@ a reader would see broken:
   (「MEDI/UM」, 「100/%」); a table heading without a space broken inside itself;
 - a table wider than its card outside a scroll container that the keyboard can reach (tabindex 0)
   and that has a name;
+- a Japanese label of a few words (a badge, a button, a short table cell, a figure's name)
+  broken inside a word (「開示/済み」, 「回答シー/ト」), not at its spaces or punctuation;
+- a table or a chart that scrolls sideways without a shadow showing there is more;
+- in Japanese, a provider's machine name (``simulator``) instead of its label;
 - a date broken inside itself (「2026年12月3」/「日」: it may break only at its spaces), a button in
   a table or a user's name over two lines (「変/更」);
 - a text field too narrow for the text it holds (the bank's name on the import preview);
@@ -29,6 +34,7 @@ always.
 """
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -40,6 +46,7 @@ from playwright.sync_api import expect
 from probe.models import Response
 from scoring.models import Bucket
 from scoring.queue import services
+from scoring.reconciliation import finals
 from scoring.reconciliation import services as reconcile_services
 from scoring.review import services as review_services
 from tests import builders
@@ -54,11 +61,14 @@ ARTICLE = ROOT / "tests" / "bankformat" / "documents" / "japanese_article.txt"
 PREVIEW = {"en": "Preview", "ja": "プレビュー"}
 ACCEPT = {"en": "Accept every suggested reading", "ja": "提案された読み方をすべて受け入れる"}
 WIDTHS = (390, 768, 1280)
+# The names providers are stored under, never shown to a reader of the Japanese interface.
+PROVIDER_CODES = re.compile(r"\b(?:openai_chat|openai_responses|anthropic|gemini|simulator)\b")
 # The top bar of a phone, collapsed: the product's name and the menu button on one line.
 COLLAPSED_TOPBAR_PX = 64
 
 PROBLEMS_JS = """() => {
   const out = [];
+  const USER_TEXT = '.question, .answer-value, .question-text, bdi.text, .config-label, .username, time, textarea, pre';
   const vw = window.innerWidth;
   const doc = document.documentElement;
   const visible = (el) => {
@@ -144,6 +154,26 @@ PROBLEMS_JS = """() => {
       if (lineCount(textRects(cell)) > 1) out.push('table heading broken: ' + name(cell));
     }
   }
+  // A label in Japanese (a badge, a button, a link or a word in a table, a figure's name: text of
+  // a few words, not a sentence) breaks only at its spaces and punctuation, never inside a word:
+  // 「開示/済み」, 「回答シー/ト」. What users wrote (a configuration's label) is theirs.
+  const LABELS = 'table td, table th, dt, button, .button, .badge, label, .tag';
+  for (const label of document.querySelectorAll(LABELS)) {
+    if (!visible(label) || closedDetails(label)) continue;
+    const walker = document.createTreeWalker(label, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent.trim();
+      if (!text || text.length > 16 || node.parentElement.closest(USER_TEXT)) continue;
+      for (const w of broken(node, /[\\u3040-\\u30ff\\u3400-\\u9fff\\uff10-\\uff19\\uff21-\\uff3a\\uff41-\\uff5a]+/g)) {
+        out.push('label broken inside a word: "' + w + '" in ' + name(label));
+      }
+    }
+  }
+  // A box that scrolls sideways shows that it does: a shadow on the side that has more.
+  for (const box of document.querySelectorAll('.table-scroll, .chart-scroll')) {
+    if (!visible(box) || closedDetails(box) || box.scrollWidth <= box.clientWidth + 1) continue;
+    if (!/gradient/.test(getComputedStyle(box).backgroundImage)) out.push('scrolls sideways without a shadow showing there is more: ' + name(box));
+  }
   // A date and time breaks only at its spaces: 「2026年12月3日」「22:15」「JST」 each stay whole.
   for (const time of document.querySelectorAll('time')) {
     if (!visible(time) || closedDetails(time)) continue;
@@ -223,19 +253,24 @@ PROBLEMS_JS = """() => {
 }"""
 
 
-@pytest.fixture
-def reviewed(world):
-    """An experiment of three configurations x two repeats over 12 items in three blocks, scored
-    by the scorer and the owner (who disagree on a few answers), revealed, a key decision and a
-    dispute, and reconciliation begun by the editor."""
-    configs = [
-        factories.ModelConfigFactory(team=world.team, label=label, model_name=model)
-        for label, model in [
-            ("gpt-4.1-mini (temperature 0)", "gpt-4.1-mini"),
-            ("claude-sonnet-4-5 思考あり", "claude-sonnet-4-5"),
-            ("sim-overconfident", "sim-overconfident"),
+def _configs(world):
+    return [
+        factories.ModelConfigFactory(
+            team=world.team, label=label, model_name=model, provider=provider
+        )
+        for label, model, provider in [
+            ("gpt-4.1-mini (temperature 0)", "gpt-4.1-mini", "openai_chat"),
+            ("claude-sonnet-4-5 思考あり", "claude-sonnet-4-5", "anthropic"),
+            ("sim-overconfident", "sim-overconfident", "simulator"),
         ]
     ]
+
+
+def _reviewed(world, configs, name, *, settle=False):
+    """An experiment of three configurations x two repeats over 12 items in three blocks, scored
+    by the scorer and the owner (who disagree on a few answers), revealed, a key decision and a
+    dispute, and reconciliation begun by the editor; with `settle`, every disagreement settled by
+    the editor, so the final report opens."""
     letters = {
         ("gpt", 1): "CCmcWMHAHCCm",
         ("gpt", 2): "CCmcWHHAHCCC",
@@ -261,7 +296,7 @@ def reviewed(world):
             ],
             flagged=lambda index: index == 1,
         ),
-        name="Layout at three widths",
+        name=name,
     )
     experiment = collected.experiment
     scorer = score_all(experiment, world.users["scorer"])
@@ -292,8 +327,27 @@ def reviewed(world):
         source="RFC 9110 §10.2.3",
     )
     reconcile_services.reconciliation_start(experiment=experiment, user=world.users["editor"])
+    if settle:
+        open_ones = Response.objects.filter(run__experiment=experiment, final__isnull=True)
+        for response in open_ones:
+            finals.final_bucket_set(
+                experiment=experiment,
+                response=response,
+                user=world.users["editor"],
+                bucket=response.judgements.get(assignment=scorer).bucket,
+                note="Read against the source.",
+            )
     owner.refresh_from_db()
     return experiment, owner
+
+
+@pytest.fixture
+def reviewed(world):
+    """An experiment reconciliation has begun on, and one whose disagreements are all settled."""
+    configs = _configs(world)
+    experiment, owner = _reviewed(world, configs, "Layout at three widths")
+    settled, _owner = _reviewed(world, configs, "Layout, reconciled", settle=True)
+    return experiment, owner, settled
 
 
 def _sign_in(context, live_server, user, language):
@@ -358,7 +412,9 @@ def _at_each_width(page, language, name, every_shot) -> list[str]:
 
 
 def test_main_pages_hold_at_three_widths_in_both_languages(live_server, page, world, reviewed):
-    experiment, owner = reviewed
+    experiment, owner, settled = reviewed
+    assert not Response.objects.filter(run__experiment=settled, final__isnull=True).exists()
+    simulated = settled.runs.get(model_config__provider="simulator", repeat=1)
     team = world.team.slug
     pages = {
         "bank_list": reverse("probe:team_home", args=[team]),
@@ -366,7 +422,8 @@ def test_main_pages_hold_at_three_widths_in_both_languages(live_server, page, wo
         "experiment": reverse("probe:experiment_detail", args=[experiment.pk]),
         "scoring": reverse("scoring:item", args=[owner.token, 3]),
         "report": reverse("scoring:report", args=[owner.token]),
-        "final_report": reverse("scoring:final_report", args=[experiment.pk]),
+        "final_report": reverse("scoring:final_report", args=[settled.pk]),
+        "run": reverse("probe:run_detail", args=[simulated.pk]),
         "agreement": reverse("scoring:agreement", args=[experiment.pk]),
         "key_review": reverse("scoring:key_review", args=[experiment.pk]),
         "reconcile": reverse("scoring:reconcile", args=[experiment.pk]),
@@ -382,6 +439,11 @@ def test_main_pages_hold_at_three_widths_in_both_languages(live_server, page, wo
             response = page.goto(live_server.url + path)
             assert response.status == 200, (name, response.status)
             expect(page.locator("html")).to_have_attribute("lang", language)
+            if language == "ja":
+                codes = PROVIDER_CODES.findall(page.locator("main").inner_text())
+                problems += [
+                    f"ja {name}: the provider's machine name {code!r} shown" for code in codes
+                ]
             problems += _at_each_width(page, language, name, every_shot)
         # The import preview of a Japanese article, its readings accepted, and a long Japanese
         # name for the bank in its field.

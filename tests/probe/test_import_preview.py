@@ -1,6 +1,7 @@
 """The import preview in the browser and on the command line: nothing is saved before the
 confirm, and the confirm reads the document's text again with the accepted readings."""
 
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -374,3 +375,56 @@ def test_a_japanese_article_imports_exactly_on_the_page_with_one_press(client, w
     assert bank_services.bank_to_data(bank).blocks == expected.blocks
     assert [b.code for b in expected.blocks] == ["A", "B", "C"] and expected.item_count == 15
     assert bank.name == "社内データ基盤プローブ 2026年冬版" and bank.text_language == "ja"
+
+
+def test_a_japanese_article_with_prose_before_the_key_imports_with_no_press(client, world):
+    """Prose between the last item and 「解答鍵」 asks nothing: the first preview offers Import,
+    and what it saves is the probe, on the page and on the command line alike."""
+    client.force_login(world.users["editor"])
+    name = "japanese_prose_before_key.txt"
+    text = (DOCUMENTS / name).read_text()
+    form = _PreviewForm(client.post(url(world), {"text": text}).content.decode())
+    assert "accept" not in form.buttons and "import" in form.buttons
+    response = client.post(url(world), form.post("import"))
+    assert response.status_code == 302
+    bank = Bank.objects.get(pk=response.url.rstrip("/").split("/")[-1])
+    questions = [item.question for item in bank_services.bank_to_data(bank).items]
+    assert questions[-1] == "証明書の失効を確かめる、OCSP 以外の仕組みは何か。"
+    assert not any("以上の設問" in question for question in questions)
+    assert bank.name == "小さな監視プローブ（試用版）" and bank.text_language == "ja"
+
+
+def test_the_command_imports_a_japanese_article_with_prose_before_the_key_as_it_is(tmp_path, world):
+    path = tmp_path / "probe.txt"
+    path.write_bytes((DOCUMENTS / "japanese_prose_before_key.txt").read_bytes())
+    call_command("import_bank", str(path), team=world.team.slug)
+    bank = Bank.objects.filter(team=world.team).latest("pk")
+    saved = bank_services.bank_to_data(bank)
+    assert saved.blocks == bankformat.preview(path.read_bytes()).bank.blocks
+    assert [item.key.answer for item in saved.items] == ["9090", "9093", "90", "CRL"]
+
+
+def test_items_of_a_numeric_block_are_labelled_with_a_separator_and_keep_their_keys(client, world):
+    """第３ブロック's items are 3-1 and 3-2 on the bank page, never 31 and 32 (which read as
+    item 31 of another numbering), and each shows the key entry the key section gave it."""
+    client.force_login(world.users["editor"])
+    text = (DOCUMENTS / "japanese_ordinal.txt").read_text()
+    form = _PreviewForm(client.post(url(world), {"text": text}).content.decode())
+    response = client.post(url(world), form.post("import"))
+    assert response.status_code == 302
+    bank = Bank.objects.get(pk=response.url.rstrip("/").split("/")[-1])
+    body = client.get(reverse("probe:bank_detail", args=[bank.pk]) + "?key=1").content.decode()
+    rows = re.findall(
+        r'<div class="item-num">.*?</span>([^<]+)</label>.*?<span class="key-answer">([^<]*)<',
+        body,
+        flags=re.S,
+    )
+    assert rows == [
+        ("1-1", "9090"),
+        ("1-2", "rate"),
+        ("2-1", "journalctl"),
+        ("2-2", "emerg（緊急）"),
+        ("2-3", "compress"),
+        ("3-1", "90"),
+        ("3-2", "CRL（証明書失効リスト）"),
+    ]
