@@ -2,7 +2,9 @@
 buckets): "Run again" with every earlier run included as it is, then the carry of the 5,000
 identical answers' buckets. Target: under 2 s in all. Then the same at 10,000 items (50,000
 responses): the target there is linear, at most 10x the 1,000-item figure measured in the same
-run (the yardstick), beside GET /healthz and the number of queries of each size.
+run (the yardstick), beside GET /healthz and the number of queries of each size; and the CPU
+time it took (this process and its PostgreSQL backend, from /proc), whose ratio the load of a
+shared machine moves far less than the wall clock's.
 `bench/follow_up.py 1000` runs one size; BENCH_PROFILE=1 prints where the time goes.
 
 Run it on PostgreSQL (the figure that counts):
@@ -27,6 +29,22 @@ def answer_for(item_index: int, run_index: int):
     ]
 
 
+def cpu_seconds(connection) -> float:
+    """CPU time of this process and of the PostgreSQL backend serving it (on this host)."""
+    own = time.process_time()
+    if connection.vendor != "postgresql":
+        return own
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except FileNotFoundError:  # a server on another host
+        return own
+    return own + (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def main() -> None:
     django_setup()
     with throwaway_database("follow_up") as connection:
@@ -42,9 +60,9 @@ def main() -> None:
             for _ in range(20):
                 health.get(reverse("healthz"))
             healthz = (time.perf_counter() - start) / 20
-            figure = one_size(connection, size)
+            figure, cpu = one_size(connection, size)
             if yardstick is None:
-                yardstick = (size, figure)
+                yardstick = (size, figure, cpu)
                 verdict = "met" if figure < TARGET_S else "NOT MET"
                 print(f"  target: under {TARGET_S:.0f} s: {verdict}")
             else:
@@ -55,13 +73,14 @@ def main() -> None:
                     f"  {ratio:.1f}x the {yardstick[0]:,}-item figure for {linear:.0f}x the items"
                     f" (target: at most {linear:.0f}x, linear): {verdict}"
                 )
+                print(f"  CPU: {cpu / yardstick[2]:.1f}x the {yardstick[0]:,}-item figure")
             print(
                 f"  GET /healthz {healthz * 1000:.1f} ms (the follow-up = {figure / healthz:,.0f}x"
                 f" it); load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
             )
 
 
-def one_size(connection, N_ITEMS: int) -> float:  # noqa: N803  (the size, as above)
+def one_size(connection, N_ITEMS: int) -> tuple[float, float]:  # noqa: N803  (the size, as above)
     from django.db import connection as conn
     from django.test.utils import CaptureQueriesContext
 
@@ -93,7 +112,7 @@ def one_size(connection, N_ITEMS: int) -> float:  # noqa: N803  (the size, as ab
         for pk in Response.objects.filter(run__experiment=experiment).values_list("pk", flat=True)
     )
     runs = list(experiment.runs.all())
-    total, create, carried = [], [], []
+    total, create, carried, cpu = [], [], [], []
 
     def follow_up():
         again = followups.experiment_follow_up(origin=experiment, user=user, include_runs=runs)
@@ -101,6 +120,7 @@ def one_size(connection, N_ITEMS: int) -> float:  # noqa: N803  (the size, as ab
         return experiment_start(experiment=again, user=user, queue=False)
 
     for _ in range(ROUNDS):
+        cpu_start = cpu_seconds(conn)
         start = time.perf_counter()
         with CaptureQueriesContext(conn) as made_queries:
             again = follow_up()
@@ -108,6 +128,7 @@ def one_size(connection, N_ITEMS: int) -> float:  # noqa: N803  (the size, as ab
         with CaptureQueriesContext(conn) as carry_queries:
             made = carry.carry_sync(experiment=again)
         end = time.perf_counter()
+        cpu.append(cpu_seconds(conn) - cpu_start)
         assert made == N_ITEMS * N_CONFIGS, made
         create.append(middle - start)
         carried.append(end - middle)
@@ -131,7 +152,8 @@ def one_size(connection, N_ITEMS: int) -> float:  # noqa: N803  (the size, as ab
         f" ({len(carry_queries)} queries)"
     )
     print(f"  total: median {median(total):.2f} s, worst {max(total):.2f} s")
-    return median(total)
+    print(f"  CPU (this process and its database backend): median {median(cpu):.2f} s")
+    return median(total), median(cpu)
 
 
 if __name__ == "__main__":

@@ -9,9 +9,10 @@ it; it reverts to open when its item's key is amended. Abstentions and missing a
 carried: they are preset anyway.
 
 The plan is computed in a fixed number of queries whatever the size of the experiment, from
-tuples (no model instances); the buckets are recorded by INSERT ... SELECT statements that name
-each response and the response it carries from, pass its key, and read the rest (the bucket,
-the earlier experiment) in the database. The match itself stays in Python: the normalisation
+narrow tuples (no model instances, the items' words read once per item, not per response); the
+buckets are recorded by INSERT ... SELECT statements of 1,000 rows that name each response, the
+response and experiment it carries from, pass its bucket and key, and read the earlier
+experiment's name in the database. The match itself stays in Python: the normalisation
 (Unicode spaces, case folding) is Python's, and no SQL function of both PostgreSQL and SQLite
 gives the same text, so it cannot be a join.
 """
@@ -61,29 +62,34 @@ def _keys(items, decisions) -> dict[int, str | None]:
 
 
 def _plan(experiment: Experiment, *, unrecorded: bool = False) -> dict[int, tuple]:
-    """Response id -> (bucket, from response, from experiment, its name, key): as Carry."""
+    """Response id -> (bucket, from response, from experiment, its name, key): as Carry.
+
+    Each side is read as narrow rows: the items once (their bank item, words and key), the
+    responses and the final buckets by item id alone. Every item version (bank item, words,
+    key in force) of this experiment gets a number; an earlier item of another version cannot
+    match and its answers are never normalised; the match is on (version, answer, confidence),
+    and the newest earlier experiment's bucket wins (then the newest response), kept as the
+    rows come: no sort in the database, whose sort of every earlier answer spilled to disk."""
     mine = ExperimentItem.objects.filter(experiment=experiment, source_item__isnull=False)
-    responses = Response.objects.filter(
-        run__experiment=experiment, item__source_item__isnull=False, abstained=False
-    )
+    # Responses to items without a bank item have no version below: left out there, not here,
+    # so that this read needs no join with the items.
+    responses = Response.objects.filter(run__experiment=experiment, abstained=False)
     if unrecorded:
         responses = responses.filter(carried__isnull=True)
-    rows = list(
-        responses.order_by().values_list(
-            "pk",
-            "item_id",
-            "item__source_item_id",
-            "item__question",
-            "item__key_answer",
-            "answer",
-            "confidence",
-        )
-    )
+    rows = list(responses.order_by().values_list("pk", "item_id", "answer", "confidence"))
     if not rows:
         return {}
+    my_items = list(mine.order_by().values_list("pk", "source_item_id", "question", "key_answer"))
     keys = _keys(
-        ((r[1], r[4]) for r in rows), KeyDecision.objects.filter(item__in=mine.values("pk"))
+        ((pk, key) for pk, _s, _q, key in my_items),
+        KeyDecision.objects.filter(item__in=mine.values("pk")),
     )
+    versions: dict[tuple, int] = {}  # (bank item, question, key in force) -> its number
+    my_version: dict[int, int] = {}  # item id -> its version's number
+    for pk, source, question, _snapshot in my_items:
+        key = keys[pk]
+        if key is not None:
+            my_version[pk] = versions.setdefault((source, question, key), len(versions))
     earlier = ExperimentItem.objects.filter(
         experiment__team_id=experiment.team_id,
         experiment__status=Experiment.Status.COLLECTED,
@@ -93,78 +99,91 @@ def _plan(experiment: Experiment, *, unrecorded: bool = False) -> dict[int, tupl
         experiment__scheme=experiment.scheme,
         source_item_id__in=mine.values("source_item_id"),
     )
-    finals = list(
-        FinalBucket.objects.filter(response__item__in=earlier.values("pk"))
-        .order_by("response__item__experiment__created", "response_id")
-        .values_list(
-            "bucket",
-            "response_id",
-            "response__item_id",
-            "response__item__source_item_id",
-            "response__item__question",
-            "response__item__key_answer",
-            "response__answer",
-            "response__confidence",
-            "response__item__experiment_id",
-            "response__item__experiment__name",
+    earlier_items = list(
+        earlier.order_by().values_list(
+            "pk",
+            "source_item_id",
+            "question",
+            "key_answer",
+            "experiment_id",
+            "experiment__created",
+            "experiment__name",
         )
     )
     earlier_keys = _keys(
-        ((f[2], f[5]) for f in finals),
+        ((i[0], i[3]) for i in earlier_items),
         KeyDecision.objects.filter(item__in=earlier.values("pk")),
     )
-    # (item version, key, answer, confidence) -> the newest earlier final bucket
+    # Earlier item id -> (version, its experiment's creation, id, name, key), for the items
+    # whose version is one of this experiment's.
+    matching: dict[int, tuple] = {}
+    for pk, source, question, _snapshot, exp_id, created, name in earlier_items:
+        key = earlier_keys[pk]
+        version = versions.get((source, question, key)) if key is not None else None
+        if version is not None:
+            matching[pk] = (version, created, exp_id, name, key)
+    finals = FinalBucket.objects.filter(response__item__in=earlier.values("pk")).order_by()
+    # (version, answer, confidence) -> ((created, response id), what it carries): the newest.
     known: dict[tuple, tuple] = {}
-    for bucket, response_id, item_id, source, question, _s, answer, conf, exp_id, name in finals:
-        key = earlier_keys[item_id]
-        if key is None or not normalise(answer):
+    for bucket, response_id, item_id, answer, confidence in finals.values_list(
+        "bucket", "response_id", "response__item_id", "response__answer", "response__confidence"
+    ):
+        item = matching.get(item_id)
+        if item is None:
             continue
+        answer = normalise(answer)
+        if not answer:
+            continue
+        version, created, exp_id, name, key = item
+        match = (version, answer, confidence)
+        newest = known.get(match)
         # Plain tuples, not a Carry each: tens of thousands of objects made here would cost
         # the garbage collector more than the rest of the plan.
-        known[(source, question, key, normalise(answer), conf)] = (
-            bucket,
-            response_id,
-            exp_id,
-            name,
-            key,
-        )
+        if newest is None or newest[0] < (created, response_id):
+            known[match] = ((created, response_id), (bucket, response_id, exp_id, name, key))
     plan = {}
-    for response_id, item_id, source, question, _snapshot, answer, confidence in rows:
-        key = keys[item_id]
-        if key is None or not normalise(answer):
+    for response_id, item_id, answer, confidence in rows:
+        version = my_version.get(item_id)
+        if version is None:
             continue
-        found = known.get((source, question, key, normalise(answer), confidence))
+        answer = normalise(answer)
+        if not answer:
+            continue
+        found = known.get((version, answer, confidence))
         if found is not None:
-            plan[response_id] = found
+            plan[response_id] = found[1]
     return plan
 
 
 def carry_plan(experiment: Experiment) -> dict[int, Carry]:
     """Response id -> what it carries, for every response of `experiment` that can carry.
 
-    Five queries whatever the items, each item set given to the database as a subquery (not a
+    Six queries whatever the items, each item set given to the database as a subquery (not a
     list of ids), every row read as a tuple: linear in the items and responses."""
     return {pk: Carry(*found) for pk, found in _plan(experiment).items()}
 
 
 def _insert_sql(rows: list[tuple[int, tuple]]) -> str:
     """INSERT ... SELECT of the carried buckets `rows` (response id, what it carries): the
-    bucket and the earlier experiment are read from the response carried from."""
+    earlier experiment's name is read from the experiment carried from.
+
+    The bucket is the plan's (read in the same transaction a moment before), not joined from
+    the final buckets: a join of 1,000 ids with the whole table of final buckets was planned
+    as a scan of that table, once per statement, which made the carry grow with the square of
+    the responses."""
     q = connection.ops.quote_name
     # The ids are written into the statement (whole numbers the database gave, formatted as
-    # such): a placeholder costs the driver a parse of its own, the key is the only parameter.
-    row = "(CAST({:d} AS BIGINT), CAST({:d} AS BIGINT), %s)"
+    # such): a placeholder costs the driver a parse of its own; the bucket and the key are the
+    # parameters.
+    row = "(CAST({:d} AS BIGINT), CAST({:d} AS BIGINT), CAST({:d} AS BIGINT), %s, %s)"
     # A VALUES list's columns are column1, column2, ... in both databases; the statement
     # starts with INSERT so that SQLite's driver counts the rows it made.
     return (
         f"INSERT INTO {q(CarriedBucket._meta.db_table)} (response_id, bucket, from_response_id,"
         " from_experiment_id, from_experiment_name, key_answer, created)"
-        " SELECT c.column1, f.bucket, c.column2, e.id, e.name, c.column3, %s"
-        f" FROM (VALUES {', '.join(row.format(pk, c[1]) for pk, c in rows)}) AS c"
-        f" JOIN {q(FinalBucket._meta.db_table)} f ON f.response_id = c.column2"
-        f" JOIN {q(Response._meta.db_table)} r ON r.id = c.column2"
-        f" JOIN {q(ExperimentItem._meta.db_table)} i ON i.id = r.item_id"
-        f" JOIN {q(Experiment._meta.db_table)} e ON e.id = i.experiment_id"
+        " SELECT c.column1, c.column4, c.column2, e.id, e.name, c.column5, %s"
+        f" FROM (VALUES {', '.join(row.format(pk, c[1], c[2]) for pk, c in rows)}) AS c"
+        f" JOIN {q(Experiment._meta.db_table)} e ON e.id = c.column3"
         # The WHERE lets SQLite read ON CONFLICT as the insert's, not as a join's.
         " WHERE 1 = 1 ON CONFLICT DO NOTHING"
     )
@@ -186,7 +205,10 @@ def carry_sync(*, experiment: Experiment) -> int:
     with connection.cursor() as cursor:
         for start in range(0, len(plan), CARRY_BATCH):
             batch = plan[start : start + CARRY_BATCH]
-            cursor.execute(_insert_sql(batch), [stamp, *(c[4] for _pk, c in batch)])
+            params = [stamp]
+            for _pk, (bucket, _from, _exp, _name, key) in batch:
+                params += (bucket, key)
+            cursor.execute(_insert_sql(batch), params)
             made += cursor.rowcount
     return made
 

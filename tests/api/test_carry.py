@@ -1,12 +1,14 @@
 """Buckets carried from earlier experiments: identical answers under the same key and item
 version carry their final bucket; a changed answer, confidence, key or question does not."""
 
+from datetime import timedelta
+
 import pytest
 
-from probe.models import Run
+from probe.models import Experiment, Response, Run
 from scoring.agreement import report as agreement_report
 from scoring.comparison import followups
-from scoring.models import Bucket, CarriedBucket
+from scoring.models import Bucket, CarriedBucket, FinalBucket
 from scoring.queue import carry, services
 from scoring.reconciliation import services as reconcile_services
 from tests import builders
@@ -132,6 +134,52 @@ def test_only_final_buckets_carry(world):
         {(r, p): (f"answer {p} of repeat {r}", "HIGH") for r in (1, 2) for p in (1, 2, 3)},
     )
     assert carry.carry_sync(experiment=again) == 0
+
+
+def test_the_newest_earlier_bucket_is_the_one_carried(world):
+    """Two earlier experiments gave the same answer different final buckets: the bucket of the
+    experiment created last is carried, and within it that of the response recorded last."""
+    origin = _collected(world)
+    _reconciled(world, origin)  # every answer of the origin final: correct
+    same = {(r, p): (f"answer {p} of repeat {r}", "HIGH") for r in (1, 2) for p in (1, 2, 3)}
+    # In the second experiment both repeats gave item 1 the answer of repeat 1.
+    middle = followups.experiment_follow_up(origin=origin, user=world.users["editor"])
+    _answer(middle, {**same, (2, 1): same[(1, 1)]})
+    responses = Response.objects.filter(run__experiment=middle).order_by("pk")
+    first_of_item_1 = min(r.pk for r in responses if r.item.position == 1)
+    FinalBucket.objects.bulk_create(
+        FinalBucket(
+            response=r,
+            bucket=Bucket.CORRECT if r.pk == first_of_item_1 else Bucket.CONFIDENT_WRONG,
+            unanimous=True,
+        )
+        for r in responses
+    )
+    again = followups.experiment_follow_up(origin=origin, user=world.users["editor"])
+    _answer(again, same)
+
+    def carried_from():
+        plan = carry.carry_plan(again)
+        return {
+            (r.run.repeat, r.item.position): (
+                plan[r.pk].bucket,
+                plan[r.pk].from_experiment,
+                plan[r.pk].from_response == first_of_item_1,
+            )
+            for r in Response.objects.filter(pk__in=plan)
+        }
+
+    wrong = Bucket.CONFIDENT_WRONG
+    assert carried_from() == {
+        (1, 1): (wrong, middle.pk, False),  # the later of middle's two identical answers
+        (2, 1): (Bucket.CORRECT, origin.pk, False),  # not given in middle: the origin's
+        **{(r, p): (wrong, middle.pk, False) for r in (1, 2) for p in (2, 3)},
+    }
+    # The order is the experiments' creation, not their ids: made the newest, the origin wins.
+    Experiment.objects.filter(pk=middle.pk).update(created=origin.created - timedelta(days=1))
+    assert carried_from() == {
+        (r, p): (Bucket.CORRECT, origin.pk, False) for r in (1, 2) for p in (1, 2, 3)
+    }
 
 
 def test_nothing_carries_before_collection_is_complete(world):
