@@ -169,8 +169,7 @@ def _build(report, rows: BucketRows, loaded) -> ReportIntervals:
     boot = stats.bootstrap_sums(weights, matrix) if n else np.zeros((len(weights), len(point)))
 
     asks = _Asks()
-    items_of, sums_of = [], []
-    layout = ShareLayout(report)
+    items_of, sums_of, layout = [], [], ShareLayout(report)
     for config in configs:
         key = config.key
         c, p, a = (cols.of(point, key, name) for name in ("correct", "penalised", "attempted"))
