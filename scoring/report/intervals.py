@@ -47,7 +47,7 @@ from scoring.report.interval_results import (
 from scoring.report.repeat_figures import ratio_terms
 from scoring.report.resampling import resampling_weights
 from scoring.report.rows import BucketRows, bucket_rows
-from scoring.report.shares import ItemShares, slice_intervals
+from scoring.report.shares import ItemShares, ShareLayout, slice_intervals
 from scoring.report.stats import Interval
 
 # The sweep chart draws this many configurations (the best at the report's w); the export has all.
@@ -169,7 +169,7 @@ def _build(report, rows: BucketRows, loaded) -> ReportIntervals:
     boot = stats.bootstrap_sums(weights, matrix) if n else np.zeros((len(weights), len(point)))
 
     asks = _Asks()
-    items_of, sums_of = [], []
+    items_of, sums_of, layout = [], [], ShareLayout(report)
     for config in configs:
         key = config.key
         c, p, a = (cols.of(point, key, name) for name in ("correct", "penalised", "attempted"))
@@ -196,7 +196,7 @@ def _build(report, rows: BucketRows, loaded) -> ReportIntervals:
             for w in SWEEP_TABLE:
                 asks.ask(("sweep", key, w), bc - w * bp, level=level, point=c - w * p)
         items = ItemShares(
-            report, buckets, confidence, strata, [run_index[r.pk] for r in config.runs]
+            report, buckets, confidence, strata, [run_index[r.pk] for r in config.runs], layout
         )
         items.prefetch(_share_specs(report, config, items))
         items_of.append(items)

@@ -19,25 +19,66 @@ from scoring.report.resampling import resampling_weights
 from scoring.report.rows import NO_CONFIDENCE
 from scoring.report.stats import Interval
 
-__all__ = ["ItemShares", "SliceCell", "slice_intervals"]
+__all__ = ["ItemShares", "ShareLayout", "SliceCell", "slice_intervals"]
+
+
+class ShareLayout:
+    """What the ItemShares of every configuration of one report have in common: the buckets'
+    places, the attempted buckets, and each share's selector of (level, bucket) cells, made once
+    for the report instead of once a configuration (a share's selector depends only on the
+    scheme's buckets)."""
+
+    def __init__(self, report) -> None:
+        names = list(report.bucket_names)
+        self.index = {name: k for k, name in enumerate(names)}
+        self.attempted_buckets = tuple(b for b in names if b != report.scheme_obj.abstain)
+        self.shape = (NO_CONFIDENCE + 1, len(names))
+        self._canonical: dict = {}
+        self._selectors: dict = {}
+
+    def canonical(self, fields: tuple[str, ...]) -> tuple[str, ...]:
+        if (found := self._canonical.get(fields)) is None:
+            out = set()
+            for name in fields:
+                out.update(self.attempted_buckets if name == "attempted" else (name,))
+            found = self._canonical[fields] = tuple(sorted(out))
+        return found
+
+    def selector(self, fields: tuple[str, ...], levels=None) -> np.ndarray:
+        """Which (level, bucket) cells make the column of ``fields`` ("n": an item,
+        "attempted": an attempt), at these confidence level codes only when given."""
+        key = (fields, None if levels is None else tuple(levels))
+        if (chosen := self._selectors.get(key)) is None:
+            chosen = np.zeros(self.shape)
+            if fields != ("n",):
+                buckets = [self.index[b] for b in self.canonical(fields) if b in self.index]
+                if levels is None:
+                    chosen[:, buckets] = 1
+                else:
+                    chosen[np.ix_(list(levels), buckets)] = 1
+            chosen = chosen.ravel()
+            chosen.flags.writeable = False
+            self._selectors[key] = chosen
+        return chosen
 
 
 class ItemShares:
     """Per item, a configuration's columns as means over its repeats, and the Wilson intervals
     of ratios of them (stats.wilson_items), each distinct ratio computed once so that a figure
-    shown under two names (Knowledge and AA's accuracy) has one interval."""
+    shown under two names (Knowledge and AA's accuracy) has one interval. ``layout``: the
+    report's ShareLayout, shared by its configurations (made here when not given)."""
 
-    def __init__(self, report, buckets, confidence, strata, rows) -> None:
-        scheme = report.scheme_obj
-        names = list(report.bucket_names)
+    def __init__(self, report, buckets, confidence, strata, rows, layout=None) -> None:
+        self.layout = layout if layout is not None else ShareLayout(report)
         self.rows, self.strata = rows, strata
         self.repeats = max(len(rows), 1)
-        self.index = {name: k for k, name in enumerate(names)}
-        self.attempted_buckets = tuple(b for b in names if b != scheme.abstain)
+        self.index = self.layout.index
+        self.attempted_buckets = self.layout.attempted_buckets
+        width = len(self.index)
         # Per item, the mean over repeats of its answers in each (confidence level, bucket):
         # every column asked for below is a sum of these.
         picked, level = buckets[rows], confidence[rows]
-        n_items, width = buckets.shape[1], len(names)
+        n_items = buckets.shape[1]
         cells = np.zeros((n_items, (NO_CONFIDENCE + 1) * width))
         for r in range(picked.shape[0]):
             known = np.flatnonzero(picked[r] >= 0)
@@ -46,17 +87,8 @@ class ItemShares:
         self.cache: dict = {}
 
     def selector(self, fields: tuple[str, ...], levels=None) -> np.ndarray:
-        """Which (level, bucket) cells make the column of ``fields`` ("n": an item,
-        "attempted": an attempt), at these confidence level codes only when given."""
-        chosen = np.zeros(self.cells.shape[1:])
-        if fields == ("n",):
-            return chosen.ravel()
-        buckets = [self.index[b] for b in self.canonical(fields) if b in self.index]
-        if levels is None:
-            chosen[:, buckets] = 1
-        else:
-            chosen[np.ix_(list(levels), buckets)] = 1
-        return chosen.ravel()
+        """The layout's selector (ShareLayout.selector)."""
+        return self.layout.selector(fields, levels)
 
     def columns(self, specs) -> np.ndarray:
         """The (items, len(specs)) columns of [(fields, levels)]: one matrix product."""
@@ -68,10 +100,7 @@ class ItemShares:
         return out
 
     def canonical(self, fields: tuple[str, ...]) -> tuple[str, ...]:
-        out = set()
-        for name in fields:
-            out.update(self.attempted_buckets if name == "attempted" else (name,))
-        return tuple(sorted(out))
+        return self.layout.canonical(fields)
 
     def prefetch(self, specs) -> None:
         """The intervals of these shares, in one stats.wilson_items call (a call a share cost
