@@ -209,19 +209,42 @@ def trust_verdict(overall: dict, threshold: TrustThreshold) -> tuple[bool, str]:
             "scorers who judged every answer)."
         )
     low = getattr(grader, metric).low
-    target = getattr(humans, metric).value - threshold.margin
+    agreement = getattr(humans, metric).value
+    target = agreement - threshold.margin
     if low is None:
         return False, _("Not met: the %(name)s of this grader has no interval.") % {"name": name}
-    values = {"name": name, "low": low, "target": target, "n": answers}
-    if low >= target:
-        return True, _(
+    values = {
+        "name": name,
+        "low": low,
+        "target": target,
+        "humans": agreement,
+        "margin": f"{threshold.margin:g}",
+        "n": answers,
+    }
+    met = low >= target
+    if met and threshold.margin:
+        sentence = _(
             "Met: the lower end of this grader's %(name)s (%(low).3f, over %(n)d answers) is no "
-            "worse than the scorers' with each other (%(target).3f)."
-        ) % values
-    return False, _(
-        "Not met: the lower end of this grader's %(name)s (%(low).3f, over %(n)d answers) is "
-        "below the scorers' with each other (%(target).3f)."
-    ) % values
+            "worse than the scorers' agreement with each other, %(humans).3f, less the allowed "
+            "shortfall %(margin)s: %(target).3f."
+        )
+    elif met:
+        sentence = _(
+            "Met: the lower end of this grader's %(name)s (%(low).3f, over %(n)d answers) is no "
+            "worse than the scorers' agreement with each other, %(humans).3f."
+        )
+    elif threshold.margin:
+        sentence = _(
+            "Not met: the lower end of this grader's %(name)s (%(low).3f, over %(n)d answers) is "
+            "below the scorers' agreement with each other, %(humans).3f, less the allowed "
+            "shortfall %(margin)s: %(target).3f."
+        )
+    else:
+        sentence = _(
+            "Not met: the lower end of this grader's %(name)s (%(low).3f, over %(n)d answers) is "
+            "below the scorers' agreement with each other, %(humans).3f."
+        )
+    return met, sentence % values
 
 
 @dataclass

@@ -115,6 +115,15 @@ class GradingJob(LeasedWork):
     def __str__(self) -> str:
         return f"{self.grader} on experiment {self.experiment_id}"
 
+    @property
+    def short_version(self) -> str:
+        """The grader version in short: the configuration's and the prompt's hashes (7
+        characters each), the parser and the rules; the rules' version alone without a model."""
+        if not self.config_hash:
+            return self.rules_version
+        parts = (self.config_hash[:7], self.prompt_hash[:7], self.parser_version)
+        return " · ".join((*parts, self.rules_version))
+
 
 class GradeAttempt(ProviderCall):
     """One request of a model grader for one response, kept whatever came back (the fields

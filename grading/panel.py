@@ -1,6 +1,10 @@
 """The second opinion on the scoring page: grading's panel for scoring's item hook
 (scoring.queue.panels). Asked only once the scorer has committed every answer of the item;
-before that it returns nothing, so the page is the same whether a grader exists or not."""
+before that it returns nothing, so the page is the same whether a grader exists or not.
+
+One grader version gives the opinion, the newest to finish on the experiment; the panel names
+it (its label and its version in short) and, where others finished too, says why it is the one
+shown."""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ from django.template.loader import render_to_string
 
 from scoring.models import Bucket
 
-from . import services
+from . import selectors, services
 from .models import Grade, SecondOpinion
 
 
@@ -18,6 +22,8 @@ def opinion_panel(request, assignment, position: int, queue) -> dict[str, str]:
         return {}
     by_response = {o.response_id: o for o in opinions}
     labels = dict(Bucket.choices)
+    job = opinions[0].grade.job  # one grader version: the newest to finish (opinion_job)
+    graders = selectors.finished_jobs(assignment.experiment)
     html = {}
     for group in queue.groups:
         shown = [
@@ -48,6 +54,8 @@ def opinion_panel(request, assignment, position: int, queue) -> dict[str, str]:
                 "pending": bool(pending),
                 "responded": [o for o in shown if o.action],
                 "take_bucket": grader_buckets[0] if len(grader_buckets) == 1 else "",
+                "job": job,
+                "graders": graders,
             },
             request=request,
         )

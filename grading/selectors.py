@@ -18,6 +18,10 @@ def opinion_job(experiment) -> GradingJob | None:
     )
 
 
+def finished_jobs(experiment) -> int:
+    return GradingJob.objects.filter(experiment=experiment, status=GradingJob.Status.DONE).count()
+
+
 def item_committed(assignment: Assignment, position: int) -> bool:
     """Whether the scorer has their own bucket, with nothing to re-check, for every answer of
     the item (answers preset to the abstention bucket count as theirs: nothing was asked)."""
@@ -41,6 +45,6 @@ def item_grades(assignment: Assignment, position: int) -> list[Grade]:
         return []
     return list(
         Grade.objects.filter(job=job, response__item__position=position)
-        .select_related("response")
+        .select_related("response", "job__grader")
         .order_by("response_id")
     )

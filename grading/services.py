@@ -23,7 +23,7 @@ from scoring.queue.services import judgement_decide
 
 from . import dispatch, selectors, texts
 from .models import Grader, GradingJob, GradingPrompt, SecondOpinion
-from .parser import PARSER_VERSION
+from .parser import PARSER_VERSION, read_confidence
 from .rules import RULES_VERSION
 
 
@@ -37,6 +37,16 @@ def _clean_examples(examples: Sequence[Mapping]) -> list[dict]:
                 {
                     "examples": _("Example %(number)d lacks: %(fields)s.")
                     % {"number": number, "fields": word_list(missing)}
+                }
+            )
+        if row["label_confidence"] and read_confidence(row["label_confidence"]) is None:
+            raise ValidationError(
+                {
+                    "examples": _(
+                        "Example %(number)d: the grader's confidence in its label must be a "
+                        "number from 0 to 1."
+                    )
+                    % {"number": number}
                 }
             )
         cleaned.append(row)

@@ -26,7 +26,7 @@ ITEM, KEY, FORMAT, ANSWER, CONFIDENCE, LABELS = (
     "[STATED CONFIDENCE]",
     "[LABELS]",
 )
-EXAMPLE_LABEL, EXAMPLE_REASON = "LABEL:", "REASON:"
+EXAMPLE_LABEL, EXAMPLE_CONFIDENCE, EXAMPLE_REASON = "LABEL:", "CONFIDENCE:", "REASON:"
 
 DEFAULT_TEXT = {
     "en": (
@@ -64,6 +64,7 @@ DEFAULT_EXAMPLES = {
             "answer": "3.1",
             "confidence": "HIGH",
             "label": "INCORRECT",
+            "label_confidence": "0.95",
             "reason": "3.1 is a different version from 3.10.",
         },
         {
@@ -73,6 +74,7 @@ DEFAULT_EXAMPLES = {
             "answer": "the retry-after header",
             "confidence": "MEDIUM",
             "label": "CORRECT",
+            "label_confidence": "0.9",
             "reason": "Names the Retry-After header; case and wording differ only.",
         },
     ],
@@ -84,6 +86,7 @@ DEFAULT_EXAMPLES = {
             "answer": "3.1",
             "confidence": "HIGH",
             "label": "INCORRECT",
+            "label_confidence": "0.95",
             "reason": "3.1 は 3.10 とは別のバージョンです。",
         },
         {
@@ -93,19 +96,40 @@ DEFAULT_EXAMPLES = {
             "answer": "retry-after ヘッダー",
             "confidence": "MEDIUM",
             "label": "CORRECT",
+            "label_confidence": "0.9",
             "reason": "Retry-After ヘッダーを挙げており、違いは大文字小文字と言い回しだけです。",
         },
     ],
 }
 
-EXAMPLE_FIELDS = ("question", "key", "answer_format", "answer", "confidence", "label", "reason")
+# An example's "confidence" is the one the answer stated (HIGH, MEDIUM, LOW); its
+# "label_confidence" is the grader's in its label, the number its CONFIDENCE: line shows.
+EXAMPLE_FIELDS = (
+    "question",
+    "key",
+    "answer_format",
+    "answer",
+    "confidence",
+    "label",
+    "label_confidence",
+    "reason",
+)
+# Fields added after versions were hashed: hashed only where given, so that an older version's
+# hash stays what it was.
+LATER_FIELDS = ("label_confidence",)
+
+
+def _hashed(example: Mapping[str, str]) -> dict[str, str]:
+    return {
+        f: example.get(f, "") for f in EXAMPLE_FIELDS if f not in LATER_FIELDS or example.get(f, "")
+    }
 
 
 def content_hash(text: str, examples: Sequence[Mapping[str, str]]) -> str:
     """SHA-256 over the instruction text and the examples (canonical JSON), shown beside every
     grading prompt version and stored on every grade it gave."""
     canonical = json.dumps(
-        {"text": text, "examples": [{f: e.get(f, "") for f in EXAMPLE_FIELDS} for e in examples]},
+        {"text": text, "examples": [_hashed(e) for e in examples]},
         ensure_ascii=False,
         sort_keys=True,
         separators=(",", ":"),
@@ -162,10 +186,10 @@ def build_request(
             confidence=example.get("confidence", ""),
         )
         lines = [f"Example {number}", *_case_lines(shown, labels)]
-        lines += [
-            f"{EXAMPLE_LABEL} {example.get('label', '')}",
-            f"{EXAMPLE_REASON} {example.get('reason', '')}",
-        ]
+        lines.append(f"{EXAMPLE_LABEL} {example.get('label', '')}")
+        if example.get("label_confidence"):
+            lines.append(f"{EXAMPLE_CONFIDENCE} {example['label_confidence']}")
+        lines.append(f"{EXAMPLE_REASON} {example.get('reason', '')}")
         parts.append("\n".join(lines))
     parts.append("\n".join(["Grade this answer", *_case_lines(case, labels)]))
     return "\n\n".join(parts) + "\n"

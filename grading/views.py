@@ -11,7 +11,7 @@ from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
-from probe.access import team_view
+from probe.access import is_blinded, team_view
 from probe.forms.common import apply_service_errors
 from probe.models import Role, Team
 from probe.services.prompts import prompt_diff as text_diff
@@ -23,6 +23,21 @@ from . import services
 from .agreement import threshold_of
 from .forms import GraderForm, PromptVersionForm, ThresholdForm
 from .models import Grader, GradingJob, GradingPrompt, SecondOpinion
+
+
+def visible_jobs(request, jobs) -> list[GradingJob]:
+    """The grading jobs of experiments the viewer is no longer blind to (``is_blinded``, the
+    predicate of an experiment's grading page): an editor who scores an experiment sees nothing
+    of its graders here before their reveal, whether one exists, what it said or how far it got.
+    """
+    jobs = list(jobs.select_related("experiment"))
+    blinded = {}
+    for job in jobs:
+        if job.experiment_id not in blinded:
+            blinded[job.experiment_id] = is_blinded(
+                job.experiment, request.user, getattr(request, "membership", None)
+            )
+    return [job for job in jobs if not blinded[job.experiment_id]]
 
 
 @team_view(scope="team_slug", get=Role.EDITOR, post=Role.EDITOR)
@@ -48,7 +63,7 @@ def grader_list(request, team: Team):
             return redirect("grading:graders", team_slug=team.slug)
     graders = Grader.objects.filter(team=team).select_related("model_config", "prompt")
     jobs = {}
-    for job in GradingJob.objects.filter(grader__team=team).select_related("experiment"):
+    for job in visible_jobs(request, GradingJob.objects.filter(grader__team=team)):
         jobs.setdefault(job.grader_id, []).append(job)
     return render(
         request,

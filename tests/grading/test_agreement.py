@@ -147,9 +147,22 @@ def test_the_trust_threshold_says_why(graded_world):
     # Pooled over both scorers 13 of 16 agree; Wilson's lower end (about 0.57) is below the
     # scorers' 8 of 11 (0.727).
     assert not result.meets and "below" in result.verdict
+    assert result.verdict.endswith("is below the scorers' agreement with each other, 0.727.")
+    # With a shortfall the sentence gives the scorers' agreement, the shortfall and the target
+    # they make, each by its name: the target is not the scorers' agreement.
+    threshold.margin = 0.1
+    result = grader_agreement(job, threshold)
+    assert not result.meets and result.verdict.endswith(
+        "is below the scorers' agreement with each other, 0.727, less the allowed shortfall "
+        "0.1: 0.627."
+    )
     threshold.margin = 0.2
     result = grader_agreement(job, threshold)
     assert result.meets and result.verdict.startswith("Met")
+    assert result.verdict.endswith(
+        "is no worse than the scorers' agreement with each other, 0.727, less the allowed "
+        "shortfall 0.2: 0.527."
+    )
 
 
 def test_against_the_final_buckets_once_there_are_any(graded_world):

@@ -127,3 +127,58 @@ def test_keep_leaves_the_bucket(client, graded_world):
     assert client.post(url, {"tokens": token, "action": "keep"}).status_code == 200
     assert SecondOpinion.objects.get(assignment=assignment, response=wrong).action == "keep"
     assert Judgement.objects.get(assignment=assignment, response=wrong).bucket == "correct"
+
+
+def test_with_three_graders_the_page_says_which_gave_the_opinion_and_why(
+    client, graded_world, simulator
+):
+    """Two rules graders and the simulated model grader finished on the experiment: the item
+    names the grader whose opinion it shows, with its version in short, and why that one."""
+    from tests.grading.conftest import grader_config
+
+    world, experiment = graded_world, graded_world.grading.experiment
+    first = _rules_graded(world, experiment)
+    second = services.grader_create(team=world.team, user=None, label="Rules-grader-second")
+    job = services.grading_start(experiment=experiment, grader=second, user=None, queue=False)
+    assert engine.job_grade(job_pk=job.pk) == "done"
+    services.grading_prompt_defaults_ensure(team=world.team)
+    model = services.grader_create(
+        team=world.team,
+        user=None,
+        label="Simulated-grader-azerty",
+        model_config=grader_config(world, base_url=simulator.base_url),
+        prompt=world.team.grading_prompts.get(language="en"),
+    )
+    newest = services.grading_start(experiment=experiment, grader=model, user=None, queue=False)
+    assert engine.job_grade(job_pk=newest.pk, wait=lambda s: None) == "done"
+    newest.refresh_from_db()
+    scorer = world.users["scorer"]
+    client.force_login(scorer)
+    assignment = scoring.assignment_start(experiment=experiment, user=scorer)
+    scoring.judgement_decide(
+        assignment=assignment, responses=_responses(experiment, 1), verdict="correct"
+    )
+    body, _queries, _kind = _item(client, assignment, 1, HTTP_HX_REQUEST="true")
+    version = f"{newest.config_hash[:7]} · {newest.prompt_hash[:7]} · strict-2 · rules-2"
+    assert newest.short_version == version and first.short_version == "rules-2"
+    assert (
+        f"From the grader “Simulated-grader-azerty” ({version}): the newest of the 3 graders "
+        "that finished on this experiment."
+    ) in body
+    assert "Rules-grader-qwerty" not in body and "Rules-grader-second" not in body
+    opinions = SecondOpinion.objects.filter(assignment=assignment)
+    assert {o.grade.job_id for o in opinions} == {newest.pk}
+
+
+def test_with_one_grader_the_page_names_it(client, graded_world):
+    experiment = graded_world.grading.experiment
+    _rules_graded(graded_world, experiment)
+    scorer = graded_world.users["scorer"]
+    client.force_login(scorer)
+    assignment = scoring.assignment_start(experiment=experiment, user=scorer)
+    scoring.judgement_decide(
+        assignment=assignment, responses=_responses(experiment, 1), verdict="correct"
+    )
+    body, _queries, _kind = _item(client, assignment, 1)
+    assert "From the grader “Rules-grader-qwerty” (rules-2)." in body
+    assert "graders that finished" not in body
