@@ -36,7 +36,7 @@ Use the question's number for N. The questions follow.""",
     "ja": """\
 これは短答式の知識テストです。何も参照せずに答えてください。
 
-規則:
+規則：
 1. 参照禁止。自分の知識だけで答えてください。ツールは使えません。使える場合でも、\
 ウェブ検索、コードの実行、文書の参照はしないでください。
 2. UNKNOWN と答えてかまいません。減点はありません。答えを知らない場合は UNKNOWN と\
@@ -52,7 +52,7 @@ CONFIDENCE: <HIGH、MEDIUM、LOW のいずれか>
 
 N には設問の番号を書いてください。ANSWER、CONFIDENCE、UNKNOWN、HIGH、MEDIUM、LOW は\
 英語のまま、半角で書いてください。設問の番号、ピリオド（.）、コロン（:）も半角で書いてください\
-（例: 「1. ANSWER: 42」）。答えの中では全角文字を使ってかまいません。以下が設問です。""",
+（例：「1. ANSWER: 42」）。答えの中では全角文字を使ってかまいません。以下が設問です。""",
 }
 
 
@@ -70,13 +70,15 @@ class PromptItem:
     answer_format: str = ""
 
 
-def _item_lines(item: PromptItem) -> str:
+def _item_lines(item: PromptItem, language: str = "en") -> str:
     lines = item.question.strip().splitlines() or [""]
     text = f"{item.position}. {lines[0]}"
     for line in lines[1:]:
         text += f"\n   {line}"
     if item.answer_format:
-        text += f"\n   ({item.answer_format})"
+        # The answer's format in brackets, full-width in a Japanese prompt: 「（整数）」.
+        opening, closing = ("\uff08", "\uff09") if language == "ja" else ("(", ")")
+        text += f"\n   {opening}{item.answer_format}{closing}"
     return text
 
 
@@ -99,10 +101,10 @@ def build_sheet_prompt(instructions: str, items: Iterable[PromptItem], language:
                 parts.append("")
             parts.append(block_heading(item.block_code, item.block_title, language))
             current_block = item.block_code
-        parts.append(_item_lines(item))
+        parts.append(_item_lines(item, language))
     return "\n".join(parts).rstrip() + "\n"
 
 
-def build_item_prompt(instructions: str, item: PromptItem) -> str:
+def build_item_prompt(instructions: str, item: PromptItem, language: str = "en") -> str:
     """One request per item: the instructions, then the one item under its number."""
-    return f"{instructions.rstrip()}\n\n{_item_lines(item)}\n"
+    return f"{instructions.rstrip()}\n\n{_item_lines(item, language)}\n"

@@ -1,6 +1,6 @@
 """At login: the language the user chose before takes over from the browser's, and the time
 zone their pages are shown in is worked out (the browser's, offered by the login form, is taken
-while the user has chosen none)."""
+at every login unless the user chose one on the time zone page)."""
 
 from django.contrib.auth.signals import user_logged_in
 from django.dispatch import receiver

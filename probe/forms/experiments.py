@@ -125,7 +125,9 @@ class ExperimentForm(forms.Form):
     def clean_scheme(self):
         return self.cleaned_data.get("scheme") or DEFAULT_SCHEME
 
-    def __init__(self, *args, team: Team, **kwargs):
+    def __init__(self, *args, team: Team, bank: str | None = None, **kwargs):
+        """``bank``: the pk a link asked for (``?bank=`` from the bank's page), chosen to start
+        with when it is one of the team's banks; anything else is ignored."""
         super().__init__(*args, **kwargs)
         offered = offered_schemes()
         self.fields["scheme"].choices = [(s.key, s.label) for s in offered]
@@ -139,6 +141,13 @@ class ExperimentForm(forms.Form):
         # the bank's language (the interface's, for a bank with no language of its own). The
         # page's script keeps the prompt in step when another bank is chosen.
         banks = list(self.fields["bank"].queryset[:2])
+        asked = (
+            self.fields["bank"].queryset.filter(pk=int(bank)).first()
+            if bank and bank.isdigit()
+            else None
+        )
+        if asked is not None:
+            banks = [asked]
         if len(banks) == 1:
             self.fields["bank"].initial = banks[0].pk
         languages = bank_languages(self.fields["bank"].queryset)

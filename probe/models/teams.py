@@ -162,6 +162,9 @@ class UserPreference(models.Model):
         _("language"), max_length=10, choices=settings.LANGUAGES, blank=True
     )
     time_zone = models.CharField(_("time zone"), max_length=64, blank=True)
+    # Chosen on the time zone page: kept whatever the browser says. Not chosen: each login
+    # takes the browser's zone again (a user who travels sees their dates where they are).
+    time_zone_chosen = models.BooleanField(_("time zone chosen by the user"), default=False)
     # Notifications by e-mail too (where the server sends mail), not only in the inbox.
     notify_by_email = models.BooleanField(_("e-mail me my notifications"), default=True)
     changed = models.DateTimeField(auto_now=True)

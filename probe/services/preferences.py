@@ -32,26 +32,31 @@ def user_language_offer(*, user, language: str) -> bool:
 
 
 def user_time_zone_set(*, user, time_zone: str) -> UserPreference:
-    """Remember `time_zone` (an IANA name such as Asia/Tokyo; empty: the team's) for the user."""
+    """The zone the user chose on the time zone page (an IANA name such as Asia/Tokyo), kept
+    whatever their browser says at login. Empty: none chosen, so the browser's is taken at the
+    next login (and the team's until then)."""
     if time_zone and time_zone not in time_zone_names():
         raise ValidationError(_("Choose one of the time zones offered."))
     preference, _created = UserPreference.objects.update_or_create(
-        user=user, defaults={"time_zone": time_zone}
+        user=user, defaults={"time_zone": time_zone, "time_zone_chosen": bool(time_zone)}
     )
     return preference
 
 
 def user_time_zone_offer(*, user, time_zone: str) -> bool:
-    """The browser's time zone, offered at login: taken only while the user has chosen none.
+    """The browser's time zone, offered at every login: taken unless the user chose one.
 
     Returns whether it was taken. Anything not a known zone is ignored (it comes from a form).
     """
     if time_zone not in time_zone_names():
         return False
     preference, _created = UserPreference.objects.get_or_create(user=user)
-    if preference.time_zone:
+    if preference.time_zone_chosen:
         return False
-    UserPreference.objects.filter(pk=preference.pk, time_zone="").update(time_zone=time_zone)
+    if preference.time_zone != time_zone:
+        UserPreference.objects.filter(pk=preference.pk, time_zone_chosen=False).update(
+            time_zone=time_zone
+        )
     return True
 
 

@@ -64,7 +64,7 @@ def experiment_list(request: HtmxHttpRequest, team: Team):
 
 @team_view(scope="team_slug", get=Role.EDITOR, post=Role.EDITOR)
 def experiment_create(request: HtmxHttpRequest, team: Team):
-    form = ExperimentForm(request.POST or None, team=team)
+    form = ExperimentForm(request.POST or None, team=team, bank=request.GET.get("bank"))
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:

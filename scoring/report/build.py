@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
-from django.db.models import Count, Q
+from django.db.models import Count, Min, Q
 
 from adapters.registry import is_simulated
 from probe.models import Experiment, ExperimentItem, Response, Run
@@ -331,8 +331,9 @@ def report_build(source: BucketSource, *, w: float = 1.0, intervals: bool = True
     blocks = list(
         ExperimentItem.objects.filter(experiment=experiment)
         .values("block_code", "block_title", *report_slices.FACETS)
-        .annotate(**block_counts)
-        .order_by("block_code", "block_title")
+        .annotate(**block_counts, first=Min("position"))
+        # In the bank's order, as the sheet puts the blocks (block 「3」 after A and B there).
+        .order_by("first", "block_code")
     )
     facet_items = [dict(b) for b in blocks]  # the same counts, by topic and answer format too
     dropped = sum(b.get("n_all", b["n"]) - b["n"] for b in blocks)

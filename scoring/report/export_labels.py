@@ -3,8 +3,9 @@
 In English the CSVs keep the machine names (they are English words already, and scripts read
 them); in any other interface language every CSV of results (a scorer's responses and figures,
 the final report's final buckets, figures and moves, the scorers' times) gets headings in that
-language and its enumerations by their names: bucket, scheme, confidence, verdict, provider,
-format issues, row kinds, true/false. ``?labels=machine`` asks for the machine names in any
+language and its enumerations by their names: bucket, scheme, verdict, provider, format
+issues, row kinds, true/false (the confidence keeps its tokens, HIGH / MEDIUM / LOW, as the
+glossary does). ``?labels=machine`` asks for the machine names in any
 language (a link on each page offers it); JSON, JSON Lines, the API and the command line always
 carry the machine names. The bank's CSV is an interchange format and never goes through here.
 docs/export-columns.md lists each column's English and Japanese heading.
@@ -125,11 +126,6 @@ FACETS = {
     "topic": pgettext_lazy("CSV value", "topic"),
     "answer_format": pgettext_lazy("CSV value", "kind of answer"),
 }
-CONFIDENCES = {
-    "HIGH": pgettext_lazy("confidence", "high"),
-    "MEDIUM": pgettext_lazy("confidence", "medium"),
-    "LOW": pgettext_lazy("confidence", "low"),
-}
 FIGURES = {
     "knowledge": HEADERS["knowledge"],
     "hallucination_rate": pgettext_lazy("CSV value", "hallucination rate"),
@@ -182,7 +178,6 @@ def csv_labels(columns, named: bool = True) -> CsvLabels | None:
         "scheme": _names(dict(scheme_choices())),
         "bucket": _names(dict(bucket_choices())),
         "verdict": _names(dict(Judgement.Verdict.choices)),
-        "confidence": _names(CONFIDENCES),
         "provider": provider_labels(),
         "row": _names(ROWS),
         "facet": _names(FACETS),

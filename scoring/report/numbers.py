@@ -1,5 +1,6 @@
 """How the report writes its numbers: fractions as percentages, intervals after their figure,
-None as a dash, with the decimal mark of the active language.
+None as a dash, with the decimal mark of the active language, a true minus sign (U+2212) for a
+negative number and one way per language to write a range (2–5 in English, 2〜5 in Japanese).
 
 The report writes tens of thousands of numbers, and looking up the language costs as much as
 formatting one: ``numbers()`` gives the active language's ``Numbers``, made once per language
@@ -17,12 +18,18 @@ from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.utils.formats import get_format, number_format
 from django.utils.safestring import SafeData, mark_safe
-from django.utils.translation import get_language
+from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
 
-__all__ = ["DASH", "Numbers", "numbers"]
+__all__ = ["DASH", "MINUS", "Numbers", "minus", "numbers"]
 
 DASH = "–"
+MINUS = "\u2212"
+
+
+def minus(text: str) -> str:
+    """A number written with a hyphen-minus ("-3.5"), shown with a true minus sign ("−3.5")."""
+    return MINUS + text[1:] if text.startswith("-") else text
 
 
 def _escape(text: str) -> str:
@@ -36,22 +43,27 @@ class Numbers:
     def __init__(self) -> None:
         self.mark = get_format("DECIMAL_SEPARATOR")
         self.title = _escape(_("95 % interval"))
-        # Translators: a 95 % interval whose ends are negative, as in "−3.00 to −1.00".
-        self.negative = _("%(low)s to %(high)s")
+        # Translators: a range of numbers, an interval's ends or the lowest and highest value
+        # of the repeats: "0.35–0.70", "−7–1" (the same form for negative ends).
+        self.range = pgettext("range of numbers", "%(low)s–%(high)s")
         self.grouping = settings.USE_THOUSAND_SEPARATOR
 
     def number(self, value: float, decimals: int) -> str:
         value = round(float(value), decimals)
         if self.grouping:  # grouping by locale: Django's own, slower, formatter
             if value.is_integer():
-                return number_format(int(value))
-            return number_format(value, decimal_pos=decimals).rstrip("0")
+                return minus(number_format(int(value)))
+            return minus(number_format(value, decimal_pos=decimals).rstrip("0"))
         # Formatted directly, with the locale's decimal mark (12.50 -> 12.5), as number_format
         # would without grouping.
         if value.is_integer():
-            return str(int(value))
+            return minus(str(int(value)))
         text = f"{value:.{decimals}f}".rstrip("0")
-        return text if self.mark == "." else text.replace(".", self.mark)
+        return minus(text if self.mark == "." else text.replace(".", self.mark))
+
+    def between(self, low: str, high: str) -> str:
+        """Two written numbers as a range in the active language: "0–5", 「0〜5」."""
+        return self.range % {"low": low, "high": high}
 
     def num(self, value, decimals: int = 2) -> str:
         """12.0 -> "12"; 12.333 -> "12.33"; None -> "–"."""
@@ -79,9 +91,7 @@ class Numbers:
         low, high = write(summary.min), write(summary.max)
         if low == high:
             return low
-        if summary.min < 0:  # "-30–-18" reads badly: a true minus sign and a spaced dash
-            return f"{low.replace('-', '−')} – {high.replace('-', '−')}"
-        return f"{low}–{high}"
+        return self.between(low, high)
 
     def ci(self, interval, kind: str = "num") -> str:
         """A 95 % interval written after its figure: " (0.35–0.70)", " (35.1–70.2 %)"; "" when
@@ -97,10 +107,7 @@ class Numbers:
         else:
             low, high = self.num(interval.low, places or 2), self.num(interval.high, places or 2)
             unit = ""
-        if interval.low < 0:  # "-3–-1" reads badly: true minus signs and a spaced "to"
-            text = self.negative % {"low": low.replace("-", "−"), "high": high.replace("-", "−")}
-        else:
-            text = f"{low}–{high}"
+        text = self.between(low, high)
         # format_html's output, written directly: the report has thousands of these.
         return mark_safe(f' <span class="ci" title="{self.title}">({_escape(text)}{unit})</span>')
 

@@ -49,6 +49,16 @@ def span(summary, kind: str = "num") -> str:
     return numbers().span(summary, kind)
 
 
+@register.simple_tag
+def num_range(low, high, decimals: int = 2) -> str:
+    """Two ends as a range, as the report writes one: "0.35–0.70", 「−0.2〜0.4」; an end that is
+    None is unbounded (−∞, ∞)."""
+    writer = numbers()
+    low_text = "\u2212∞" if low is None else writer.num(low, decimals)
+    high_text = "∞" if high is None else writer.num(high, decimals)
+    return writer.between(low_text, high_text)
+
+
 @register.filter
 def ci(interval, kind: str = "num") -> str:
     """A 95 % interval written after its figure: " (0.35–0.70)", " (35.1–70.2 %)"; "" when the

@@ -456,3 +456,42 @@ def test_main_pages_hold_at_three_widths_in_both_languages(live_server, page, wo
         page.locator("#id_name").fill("社内データ基盤プローブ 2026年冬版（第２版）")
         problems += _at_each_width(page, language, "import_preview", every_shot)
     assert not problems, f"{len(problems)} layout problems:\n" + "\n".join(problems[:80])
+
+
+# The block table of a Japanese bank on a phone: each block's title and description keep room
+# for a few words (never 「デー/タベ/ース」, a description one character a line), so the table
+# scrolls inside its container instead of squeezing its column of words.
+BLOCK_CELLS_JS = """() => [...document.querySelectorAll('#block-summary tbody tr')].map((row) => {
+  const cell = row.querySelector('td');
+  const title = [...cell.childNodes].find((n) => n.nodeType === 3 && n.textContent.trim());
+  const range = document.createRange();
+  range.selectNodeContents(title);
+  const tops = new Set([...range.getClientRects()].filter((q) => q.width > 0).map((q) => Math.round(q.top)));
+  return {text: title.textContent.trim(), width: cell.getBoundingClientRect().width, lines: tops.size};
+})"""
+
+
+def test_a_japanese_banks_blocks_keep_their_words_on_a_phone(live_server, page, world):
+    bank = factories.BankFactory(team=world.team, name="社内ナレッジ 2026年冬版")
+    for code, title in (("A", "データベース"), ("B", "ネットワークと通信"), ("3", "日本の地理")):
+        block = factories.BlockFactory(
+            bank=bank,
+            code=code,
+            title=title,
+            description="トランザクションと分離レベルの既定値、接続の上限についての設問",
+        )
+        factories.ItemFactory(block=block, question="PostgreSQL の既定のポート番号は何ですか。")
+    _sign_in(page.context, live_server, world.users["owner"], "ja")
+    page.set_viewport_size({"width": WIDTHS[0], "height": 900})
+    assert page.goto(live_server.url + reverse("probe:bank_detail", args=[bank.pk])).status == 200
+    cells = page.evaluate(BLOCK_CELLS_JS)
+    assert len(cells) == 3
+    squeezed = [c for c in cells if c["width"] < 96 or c["lines"] > 2]
+    problems = [f"ja 390px bank: {p}" for p in page.evaluate(PROBLEMS_JS)]
+    if squeezed or problems:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "ja_390_bank_blocks.png"), full_page=True)
+    assert not squeezed, squeezed
+    assert not problems, problems
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "ja_390_bank_blocks.png"), full_page=True)

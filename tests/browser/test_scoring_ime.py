@@ -32,6 +32,17 @@ IME_KEYDOWN = """([code, target]) => {
 }"""
 
 
+# The same keydown with Shift held, as the IME reports "?" (Shift+Slash) or Shift+1.
+IME_SHIFT_KEYDOWN = """([code]) => {
+  const event = new KeyboardEvent("keydown", {
+    key: "Process", code: code, keyCode: 229, which: 229, isComposing: true, shiftKey: true,
+    bubbles: true, cancelable: true,
+  });
+  document.activeElement.dispatchEvent(event);
+  return event.defaultPrevented;
+}"""
+
+
 @pytest.fixture
 def collected2(world):
     """The demo bank put to two simulated configurations twice: 30 items x 4 sheets."""
@@ -98,3 +109,31 @@ def test_typing_a_note_with_the_ime_decides_nothing(live_server, page, world, co
     changes = JudgementChange.objects.filter(assignment=assignment)
     assert changes.count() == len(tokens.split(","))
     assert set(changes.values_list("new_bucket", flat=True)) == {"correct"}
+
+
+def test_the_help_and_the_other_keys_it_lists_work_with_the_ime_on(
+    live_server, page, world, collected2
+):
+    """? (Shift+Slash), Esc, the arrows, Shift+1 and U, each pressed while the IME composes:
+    every key the help lists acts by its place, and none leaves the hint that the IME took it."""
+    sign_in(page, live_server)
+    start_scoring(page, live_server, collected2)
+    wait_ready(page)
+    overlay = page.locator("#help-overlay")
+    assert page.evaluate(IME_SHIFT_KEYDOWN, ["Slash"]) is True
+    expect(overlay).to_be_visible()
+    page.evaluate(IME_KEYDOWN, ["Escape", None])
+    expect(overlay).to_be_hidden()
+    first = page.evaluate("() => document.activeElement.dataset.tokens")
+    assert page.evaluate(IME_KEYDOWN, ["ArrowDown", None]) is True
+    assert page.evaluate(IME_KEYDOWN, ["ArrowUp", None]) is True
+    assert page.evaluate("() => document.activeElement.dataset.tokens") == first
+    assignment = Assignment.objects.get(experiment=collected2, user=world.users["scorer"])
+    # Shift+1: the rest of the item's answers are correct.
+    assert page.evaluate(IME_SHIFT_KEYDOWN, ["Digit1"]) is True
+    wait_saved(page)
+    decided = JudgementChange.objects.filter(assignment=assignment).count()
+    assert decided >= 2
+    assert page.evaluate(IME_KEYDOWN, ["KeyU", None]) is True  # undo
+    wait_saved(page)
+    expect(page.locator("[data-ime-hint]")).to_have_count(0)

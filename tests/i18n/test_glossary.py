@@ -22,7 +22,10 @@ SYNONYMS = {
     "区分": ["バケット"],
     "盲検": ["ブラインド"],
     "採点者": ["スコアラー"],
-    "正答": ["正解"],
+    # C and W: 正答 / 誤答, as the buttons say, never 正しい / 誤り.
+    "正答": ["正解", "C で正しい", "正しいか誤りか"],
+    "誤答": ["W で誤り", "誤り：", "正しいか誤りか"],
+    "責任者": ["リード"],
     "知識量": ["知識率"],
 }
 # The bucket names, wherever a message is the name alone.
@@ -68,6 +71,19 @@ def test_no_message_uses_a_synonym_of_a_glossary_term(term):
         if synonym in text
     ]
     assert not found, f"use {term}: " + "; ".join(found)
+
+
+def test_a_move_in_the_reports_is_the_glossarys_word():
+    """final − scorer is 変動 in the text, the CSV and the table's heading; 移動 is moving an
+    item (the bank page, the audit log)."""
+    found = [
+        f"{entry.msgid!r} ({entry.msgctxt}) -> {text!r}"
+        for _name, entry, text in ENTRIES
+        if re.search(r"\bmov(e|ed|es)\b", re.sub(r"%\(\w+\)s", "", entry.msgid), re.I)
+        and any("report" in path for path, _line in entry.occurrences)
+        and "変動" not in text
+    ]
+    assert not found, "use 変動: " + "; ".join(found)
 
 
 def test_a_bucket_named_alone_is_named_as_the_glossary_names_it():

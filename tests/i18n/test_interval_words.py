@@ -1,23 +1,30 @@
-"""An interval with negative ends reads "−3.25 to −1.75": its "to" is in the catalogue, so a
-Japanese report does not show an English word inside its figures."""
+"""A range is written one way per language, whatever the sign of its ends: "0.35–0.75" and
+"−3.25–−1.75" in English, 「0.35〜0.75」 and 「−3.25〜−1.75」 in Japanese, a negative number
+always with a true minus sign (U+2212), never a hyphen-minus."""
 
+import pytest
 from django.utils import translation
 
+from scoring.report.numbers import numbers
 from scoring.report.stats import Interval
-from scoring.templatetags.report_tags import ci
+from scoring.templatetags.report_tags import ci, num, num_range
 
 
-def test_a_negative_interval_says_to_in_the_reader_s_language():
-    interval = Interval(-3.25, -1.75)
-    with translation.override("en"):
-        english = ci(interval)
+@pytest.mark.parametrize("language,dash", [("en", "–"), ("ja", "〜")])
+def test_every_range_takes_the_languages_one_form(language, dash):
+    with translation.override(language):
+        assert f"(0.35{dash}0.75)" in ci(Interval(0.35, 0.75))
+        assert f"(−3.25{dash}−1.75)" in ci(Interval(-3.25, -1.75))
+        assert f"(−7{dash}1)" in ci(Interval(-7, 1), "num:0")
+        assert f"(35{dash}70 %)" in ci(Interval(0.35, 0.7), "pct:0")
+        assert num_range(-0.2, 0.4) == f"−0.2{dash}0.4"
+        assert num_range(None, 0.4) == f"−∞{dash}0.4"
     with translation.override("ja"):
-        japanese = ci(interval)
-    assert "(−3.25 to −1.75)" in english
-    assert " to " not in japanese
-    assert "(−3.25〜−1.75)" in japanese
+        assert " to " not in ci(Interval(-3.25, -1.75))
 
 
-def test_an_interval_above_zero_keeps_its_dash():
+def test_a_negative_number_takes_the_true_minus_sign():
     with translation.override("ja"):
-        assert "(0.35–0.75)" in ci(Interval(0.35, 0.75))
+        assert num(-3) == "−3" and num(-0.125, 2) == "−0.12" and num(0) == "0"
+        assert numbers().pct(-0.25) == "−25 %"
+        assert "-" not in ci(Interval(-3.25, -1.75))

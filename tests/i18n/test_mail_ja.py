@@ -22,6 +22,13 @@ def english_words(text: str, *names: str) -> list[str]:
     return [w for w in WORD.findall(text) if w not in ALLOWED]
 
 
+def badly_spaced(subject: str) -> list[str]:
+    """A subject's stray spaces: at its ends, or between two Japanese words (「盲検プローブ の」)."""
+    japanese = r"[\u3040-\u30ff\u3400-\u9fff「」（）：、。]"
+    found = re.findall(rf"{japanese} +{japanese}", subject)
+    return found + (["space at an end"] if subject != subject.strip() else [])
+
+
 @pytest.fixture
 def mail_on(settings):
     settings.EMAIL_ENABLED = True
@@ -50,6 +57,7 @@ def test_an_unknown_invitee_reads_the_invitation_in_the_inviters_language_and_zo
     assert re.search(r"\d{4}年\d{1,2}月\d{1,2}日 \d\d:\d\d JST", message.body), message.body
     team = world.team.name
     assert not english_words(message.subject, team), message.subject
+    assert not badly_spaced(message.subject), message.subject
     assert not english_words(message.body, team, "acme-owner"), message.body
 
 
@@ -79,6 +87,7 @@ def test_the_password_reset_mail_is_in_the_accounts_language_and_names_the_produ
     assert PRODUCT_JA in message.subject and PRODUCT_JA in message.body
     assert "testserver" not in message.subject
     assert not english_words(message.subject), message.subject
+    assert not badly_spaced(message.subject), message.subject
     assert not english_words(message.body, user.username), message.body
 
 
@@ -96,4 +105,5 @@ def test_the_login_pause_mail_names_the_product_in_japanese(client, world, mail_
     message = mail.outbox[0]
     assert PRODUCT_JA in message.subject and "Blind probe" not in message.subject
     assert not english_words(message.subject), message.subject
+    assert not badly_spaced(message.subject), message.subject
     assert not english_words(message.body, user.username), message.body

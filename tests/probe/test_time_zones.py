@@ -51,10 +51,35 @@ def test_the_browsers_zone_offered_at_login_is_the_one_dates_are_shown_in(
 
 def test_a_zone_the_user_chose_is_kept_whatever_the_browser_says(client, world, dated):
     user = world.users["scorer"]
-    UserPreference.objects.create(user=user, time_zone="Asia/Tokyo")
+    UserPreference.objects.create(user=user, time_zone="Asia/Tokyo", time_zone_chosen=True)
     _log_in(client, user, time_zone="Europe/Paris")
     assert UserPreference.objects.get(user=user).time_zone == "Asia/Tokyo"
     assert "22:02 JST" in client.get(dated).content.decode()
+
+
+def test_without_a_choice_every_login_takes_the_browsers_zone(client, world, dated):
+    """Signed in from Tokyo first, then from New York: the pages follow the browser, as the
+    time zone page says, until the user chooses a zone there."""
+    user = world.users["scorer"]
+    _log_in(client, user, time_zone="Asia/Tokyo")
+    assert "22:02 JST" in client.get(dated).content.decode()
+    client.logout()
+    _log_in(client, user, time_zone="America/New_York")
+    assert UserPreference.objects.get(user=user).time_zone == "America/New_York"
+    assert "08:02 EST" in client.get(dated).content.decode()
+    page = client.get(reverse("time_zone")).content.decode()
+    assert '<option value="America/New_York" selected>' in page
+    # Chosen on the page: kept at the next login from elsewhere.
+    client.post(reverse("time_zone"), {"time_zone": "Asia/Tokyo"})
+    client.logout()
+    _log_in(client, user, time_zone="Europe/Paris")
+    assert UserPreference.objects.get(user=user).time_zone == "Asia/Tokyo"
+    assert "22:02 JST" in client.get(dated).content.decode()
+    # Back to none chosen (the team's): the browser's is taken again at the next login.
+    client.post(reverse("time_zone"), {"time_zone": ""})
+    client.logout()
+    _log_in(client, user, time_zone="Europe/Paris")
+    assert "14:02 CET" in client.get(dated).content.decode()
 
 
 def test_a_zone_that_does_not_exist_is_ignored(client, world, dated):

@@ -68,9 +68,39 @@ def test_with_several_banks_the_options_say_their_language(client, world, defaul
     assert 'data-prompt-follows="id_prompt_version"' in body
 
 
+def test_a_bank_asked_for_in_the_address_is_chosen_with_its_prompt(client, world, defaults):
+    """「?bank=」 (a link from a bank) starts the form on that bank and its language's prompt;
+    another team's bank, or anything else, is ignored."""
+    japanese = _japanese_bank(world.team)
+    other = factories.BankFactory(name="Not theirs")
+    login(client, world.users["editor"])
+    url = reverse("probe:experiment_create", kwargs={"team_slug": world.team.slug})
+    body = client.get(url, {"bank": japanese.pk}, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert _selected(body, "id_bank") == str(japanese.pk)
+    assert _selected(body, "id_prompt_version") == str(defaults["ja"].pk)
+    for ignored in (other.pk, "x"):
+        body = client.get(url, {"bank": ignored}).content.decode()
+        select = re.search(r'<select[^>]*id="id_bank".*?</select>', body, re.S).group(0)
+        assert "selected" not in select.replace('value="" selected', "")
+
+
 def test_the_japanese_prompt_asks_for_half_width_labels_and_digits():
     text = DEFAULT_PROMPTS["ja"]
     assert "半角" in text and "1. ANSWER: 42" in text
+
+
+def test_the_japanese_prompt_writes_its_own_prose_with_full_width_punctuation():
+    """The labels a model must answer with stay half-width (「1. ANSWER: 42」); the Japanese
+    prose around them, and an item's answer format, take the Japanese forms."""
+    from probe.prompts import PromptItem, build_item_prompt, build_sheet_prompt
+
+    prose = re.sub(r"「[^」]*」|（[.:]）|[A-Z]+:", "", DEFAULT_PROMPTS["ja"])
+    assert not re.findall(r"[\u3040-\u30ff\u3400-\u9fff][:(]", prose), prose
+    assert "規則：" in DEFAULT_PROMPTS["ja"]
+    item = PromptItem(1, "A", "地理", "富士山の標高は？", "整数")
+    assert "\n   （整数）" in build_sheet_prompt(DEFAULT_PROMPTS["ja"], [item], "ja")
+    assert "\n   （整数）" in build_item_prompt(DEFAULT_PROMPTS["ja"], item, "ja")
+    assert "\n   (整数)" in build_sheet_prompt(DEFAULT_PROMPTS["en"], [item])
 
 
 def test_full_width_labels_are_a_named_minor_deviation_not_non_compliance():

@@ -97,7 +97,8 @@ def test_a_japanese_user_gets_japanese_headings_and_values(client, world, scored
     assert {r["bucket"] for r in table} == {"正答", "自信のある誤答", "留保付き誤答", "棄権"}
     assert {r["scheme"] for r in table} == {"4 区分"}
     assert {r["simulated"] for r in table} == {"はい", "いいえ"}
-    assert {r["confidence"] for r in table} == {"高", "中", "低", ""}
+    # The tokens stay English, as the glossary says: 「HIGH」, never 「高」.
+    assert {r["confidence"] for r in table} == {"HIGH", "MEDIUM", "LOW", ""}
     providers = {r["provider"] for r in table}
     assert len(providers) == 2 and not providers & {"simulator", "openai_chat"}
     assert any("シミュレーション" in p or "シミュレーター" in p for p in providers), providers

@@ -239,6 +239,27 @@ def test_the_final_figures_are_the_reconciled_buckets(client, world, team):
     assert body.count("<svg") == 4  # buckets, net usable, calibration, the penalty sweep
 
 
+def test_the_blocks_come_in_the_banks_order_and_the_first_table_is_named_by_its_heading(
+    client, world, team
+):
+    """A block coded 「3」 after blocks A and B on the sheet comes after them in the table too (it
+    was sorted by its code, before A), and the figures' table region is named as its section
+    is, not 「表」."""
+    from probe.models import ExperimentItem
+
+    items = ExperimentItem.objects.filter(experiment=team.experiment).order_by("position")
+    positions = list(items.values_list("position", flat=True))
+    for codes, part in (("A", positions[:4]), ("B", positions[4:7]), ("3", positions[7:])):
+        items.filter(position__in=part).update(block_code=codes, block_title=f"Block {codes}")
+    client.force_login(world.users["owner"])
+    body = client.get(final_url(team.experiment), HTTP_ACCEPT_LANGUAGE="ja").content.decode()
+    table = body.split('id="block-table"')[1].split("</table>")[0]
+    assert re.findall(r'<tr data-block="(\w+)">', table) == ["A", "B", "3"]
+    (heading,) = re.findall(r'<h2 id="h-summary">([^<]+)</h2>', body)
+    region = re.search(r'aria-label="([^"]+)">\s*<table[^>]* id="summary-table"', body)
+    assert region.group(1) == heading
+
+
 def test_each_scorer_beside_the_final_figures_and_the_moves(client, world, team):
     client.force_login(world.users["owner"])
     body = client.get(final_url(team.experiment)).content.decode()
@@ -269,7 +290,7 @@ def test_each_scorer_beside_the_final_figures_and_the_moves(client, world, team)
         "2",
         "2",
         "0",
-        "-1",
+        "−1",
         "+3",
         "1.5",
     ]
@@ -327,10 +348,10 @@ def test_w_moves_net_usable_everywhere_and_htmx_swaps_the_body(client, world, te
     # Alpha, w = 2: final 5 - 2 x 3 = -1; A -1; B 4 - 2 x 5 = -6: moved +5.
     assert figure_row(moves_rows(body), "Alpha-final-label", "Net usable") == [
         "Net usable",
-        "-1",
-        "-1",
+        "−1",
+        "−1",
         "0",
-        "-6",
+        "−6",
         "+5",
         "2.5",
     ]
@@ -789,4 +810,4 @@ def test_second_scheme_moves_the_index(client, world):
         "16.7 pp",
     ]
     # Beta final C I I P N: index -20; A the same; B (I I I P N) -60.
-    assert figure_row(rows, "Beta", "Index") == ["Index", "-20", "-20", "0", "-60", "+40", "20"]
+    assert figure_row(rows, "Beta", "Index") == ["Index", "−20", "−20", "0", "−60", "+40", "20"]

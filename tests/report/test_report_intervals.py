@@ -32,7 +32,7 @@ def test_the_sweep_crosses_at_two_thirds_on_the_worked_example(world, scorer, cl
     crossing = tables(body)["crossover-table"][1]
     assert crossing == ["Twelve", "Fourteen", "0.667", "0.4", "14.7"]
     sweep = {r[0]: r[1:] for r in tables(body)["sweep-table"][1:]}
-    assert sweep["Twelve"] == ["20", "16", "12", "4", "-12"]  # w = 0, 0.5, 1, 2, 4
+    assert sweep["Twelve"] == ["20", "16", "12", "4", "−12"]  # w = 0, 0.5, 1, 2, 4
     assert 'class="chart chart-sweep"' in body and 'class="crossover"' in body
 
 

@@ -1,11 +1,13 @@
 """The key in force (the snapshot, then the key review's decisions) on every page that reads it."""
 
 import csv
+import datetime
 import io
 
+import pytest
 from django.urls import reverse
 
-from probe.models import ExperimentItem, KeyEntry, Response
+from probe.models import ExperimentItem, KeyEntry, Response, UserPreference
 from scoring.models import Judgement, KeyDecision
 from scoring.queue import selectors, services
 from scoring.review import keys
@@ -95,6 +97,26 @@ def test_an_amended_key_is_what_the_scoring_page_and_the_recheck_show(client, wo
     assert {r["key_judged_against"] for r in first} == {"429 Too Many Requests"}
     others = [r for r in rows if r["item"] == "2"]
     assert {r["key_judged_against"] for r in others} == {"key 2"}
+
+
+@pytest.mark.parametrize(
+    "language,shown",
+    [("ja", "2026年12月4日 03:26 JST"), ("en", "4 Dec 2026, 03:26 JST")],
+)
+def test_the_recheck_says_when_the_key_changed_to_the_minute(client, world, language, shown):
+    """The key changed at 03:26 and the scorer had judged at 03:08 the same day: "before
+    4 Dec" would be wrong, so the notice gives the time, in the reader's zone, with its zone."""
+    UserPreference.objects.create(user=world.users["scorer"], time_zone="Asia/Tokyo")
+    client.force_login(world.users["scorer"])
+    assignment = services.assignment_start(experiment=world.scored, user=world.users["scorer"])
+    judge_everything(assignment)
+    decision = key_decision(world.scored, 1, world.users["owner"], new_answer="3776 m")
+    changed = datetime.datetime(2026, 12, 3, 18, 26, tzinfo=datetime.UTC)  # 03:26 JST, 4 Dec
+    KeyDecision.objects.filter(pk=decision.pk).update(created=changed)
+    url = reverse("scoring:item", kwargs={"assignment_token": assignment.token, "position": 1})
+    body = client.get(url, HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    notice = body.split('<p class="recheck-detail')[1].split("</p>")[0]
+    assert f'<time datetime="2026-12-03T18:26:00+00:00">{shown}</time>' in notice, notice
 
 
 def test_a_confirmed_flag_shows_as_confirmed_with_its_source(client, world):

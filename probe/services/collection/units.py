@@ -56,7 +56,9 @@ def unit_prompt(experiment: Experiment, item: ExperimentItem | None = None, *, i
     """
     instructions = experiment.prompt_version.text
     if item is not None:
-        return prompts.build_item_prompt(instructions, _prompt_item(item))
+        return prompts.build_item_prompt(
+            instructions, _prompt_item(item), experiment.prompt_version.language
+        )
     if items is None:
         items = experiment.items.order_by("position")
     return prompts.build_sheet_prompt(
