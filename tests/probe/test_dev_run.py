@@ -219,3 +219,14 @@ def test_a_dead_worker_or_beat_is_reported_and_started_again(tmp_path):
                 pass
         process.wait()
         log.close()
+
+
+def test_a_test_run_has_a_broker_folder_of_its_own():
+    """Tests never write into the checkout's var/broker, the queue a `dev.py run` from the same
+    checkout reads; the folder is passed on to the worker processes tests start."""
+    from django.conf import settings
+
+    folder = Path(settings.CELERY_BROKER_DIR).resolve()
+    assert folder != (ROOT / "var" / "broker").resolve()
+    assert ROOT.resolve() not in folder.parents, folder
+    assert os.environ["CELERY_BROKER_DIR"] == settings.CELERY_BROKER_DIR
