@@ -196,7 +196,9 @@ class Keeper:
         while not self.stopping.wait(self.watch):
             for m in self.minded:
                 code = m.process.poll()
-                if code is None or self.stopping.is_set():
+                # Ctrl-C reaches the whole process group: a child that stopped on it is not
+                # started again while the server stops too (it sets ``stopping`` at once).
+                if code is None or self.stopping.wait(self.watch):
                     continue
                 now = time.monotonic()
                 m.restarts = [t for t in m.restarts if now - t < RESTART_WINDOW]
