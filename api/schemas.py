@@ -327,6 +327,7 @@ class ResponseRowOut(Schema):
     experiment: str
     scheme: str
     item: int
+    response_id: int = Field(..., description="the response's id: the grades' `response_id`")
     block: str
     block_title: str
     question: str

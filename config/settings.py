@@ -7,8 +7,12 @@ SECRET_KEY and turns on the HTTPS settings (Secure cookies, HSTS, the proxy's TL
 redirect to HTTPS); each can still be set on its own. docs/deploy.md lists every variable.
 """
 
+import atexit
 import os
 import secrets
+import shutil
+import sys
+import tempfile
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -367,7 +371,16 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 BANK_MAX_ITEMS = env.int("BANK_MAX_ITEMS", default=50_000)
 
 # Celery: filesystem broker by default (no server), Redis in production.
-_broker_dir = DATA_DIR / "broker"
+# The filesystem broker's folder: DATA_DIR/broker, or CELERY_BROKER_DIR. A test run takes a
+# folder of its own, exported so that the worker processes a test starts share it: tests in the
+# same checkout as a running `dev.py run` must never write into the folder its worker reads (a
+# message read half-written stopped that worker with "Unrecoverable error: JSONDecodeError").
+CELERY_BROKER_DIR = env.str("CELERY_BROKER_DIR", default="")
+if not CELERY_BROKER_DIR and "pytest" in sys.modules:
+    CELERY_BROKER_DIR = os.environ["CELERY_BROKER_DIR"] = tempfile.mkdtemp(prefix="probe-broker-")
+    atexit.register(shutil.rmtree, CELERY_BROKER_DIR, ignore_errors=True)
+_broker_dir = Path(CELERY_BROKER_DIR) if CELERY_BROKER_DIR else DATA_DIR / "broker"
+CELERY_BROKER_DIR = str(_broker_dir)
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
 if CELERY_BROKER_URL.startswith("filesystem://"):
     for sub in ("queue", "processed", "control"):

@@ -1,6 +1,7 @@
 """What an experiment cost: each run's requests (every attempt, retried ones too) and each
 grading job's, from the token counts the providers reported and the prices per million tokens
-set on each model configuration; with latency and tokens per response. Shown only to those who
+set on each model configuration; with latency and tokens per response (a grading job's over the
+responses that made a request: those the rules decided made none). Shown only to those who
 are no longer blind to the experiment (a model's price and latency would name it).
 
 A configuration without a price has no cost (None), never a cost of zero; a request whose reply
@@ -41,7 +42,7 @@ class Line:
     input_tokens: int
     output_tokens: int
     cost: Decimal | None
-    responses: int = 0
+    responses: int = 0  # a grading job's: the responses that made a request
     latency_ms: int = 0  # summed over requests that report it
 
     @property
@@ -134,7 +135,9 @@ def experiment_costs(experiment: Experiment) -> Costs:
                 input_tokens=inp,
                 output_tokens=out,
                 cost=price_of(config, inp, out) if config else Decimal(0),
-                responses=job.grades.count(),
+                # Over the responses that made a request: an answer the rules decided made
+                # none, and counting it would spread the tokens and latency too thin.
+                responses=job.grades.filter(attempt__isnull=False).count(),
                 latency_ms=s["latency"] or 0,
             )
         )

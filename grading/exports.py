@@ -9,6 +9,7 @@ from decimal import Decimal
 from .agreement import Comparison, GraderAgreement, grader_agreement
 from .costs import Costs, experiment_costs
 from .models import Grade, GradingJob
+from .routing_report import routing_export
 
 GRADE_COLUMNS = [
     "job",
@@ -157,9 +158,10 @@ COST_COLUMNS = [
 ]
 
 
-def experiment_dict(experiment) -> dict:
+def experiment_dict(experiment, request) -> dict:
     """Everything grading knows of an experiment: its jobs and their versions, every grade, the
-    agreement of each finished job, the costs. For those no longer blind to it only."""
+    agreement of each finished job, the costs, and a routed experiment's plan and figures
+    (``routing``: None when not routed). For those no longer blind to it only."""
     jobs = list(
         GradingJob.objects.filter(experiment=experiment)
         .select_related("grader", "prompt")
@@ -173,4 +175,5 @@ def experiment_dict(experiment) -> dict:
             agreement_dict(grader_agreement(j)) for j in jobs if j.status == GradingJob.Status.DONE
         ],
         "costs": costs_dict(experiment_costs(experiment)),
+        "routing": routing_export(request, experiment),
     }

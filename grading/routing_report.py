@@ -18,8 +18,10 @@ from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 
 from probe.models import Response
+from scoring.comparison.routed import CORRECTED
 from scoring.models import Bucket
-from scoring.report.source import BucketSource, grader_decided
+from scoring.report.final import final_gate
+from scoring.report.source import BucketSource, final_source, grader_decided, without_dropped
 from scoring.schemes import bucket_style
 
 from .models import RoutedAnswer
@@ -138,3 +140,69 @@ def routing_section(request, experiment, source: BucketSource, w: float) -> str:
         {"plan": plan, "rows": rows, "counts": route_counts(plan), "w": w},
         request=request,
     )
+
+
+def _pair(low, high) -> list[float] | None:
+    return None if low is None else [low, high]
+
+
+def routed_dict(
+    experiment, source: BucketSource, w: float, figures: str = CORRECTED
+) -> dict | None:
+    """A routed experiment's figures as JSON-ready data (the API's results and the grading
+    export), the same numbers as the report's section: the plan (cut, how many answers the
+    grader decided, people judged and the audit took, the audit share) and, per configuration
+    and figure, ``value`` (the figures asked for: ``corrected``, the report's headline, or
+    ``human``) beside both, the corrected one with its two intervals. None when not routed."""
+    plan = plan_of(experiment)
+    if plan is None:
+        return None
+    counts = route_counts(plan)
+    configs = routed_figures(experiment, source, w)
+
+    def figure(f: RoutedFigure) -> dict:
+        c = f.corrected
+        return {
+            "value": c.value if figures == CORRECTED else f.human_only,
+            "corrected": c.value,
+            "interval": _pair(c.low, c.high),
+            "interval_beyond": _pair(c.low_beyond, c.high_beyond),
+            "human_only": f.human_only,
+            "judged_by_people": f.n_people,
+            "answers": c.n_total,
+            "decided_by_grader": c.n_grader,
+            "audit": c.n_audit,
+        }
+
+    return {
+        "figures": figures,
+        "w": w,
+        "plan": {
+            "job": plan.job_id,
+            "calibration_job": plan.calibration_job_id,
+            "confidence_cut": plan.confidence_cut,
+            "calibration_sentence": plan.calibration_sentence,
+            "audit_share": plan.audit_share,
+            "audit_min": plan.audit_min,
+            "seed": plan.seed,
+            "decided_by_grader": counts[RoutedAnswer.Route.GRADER],
+            "judged_by_people": counts[RoutedAnswer.Route.PEOPLE],
+            "audit": counts[RoutedAnswer.Route.AUDIT],
+        },
+        "configurations": [
+            {"label": c.label, "figures": {f.name: figure(f) for f in c.figures}} for c in configs
+        ],
+    }
+
+
+def routing_export(request, experiment) -> dict | None:
+    """The grading export's routing: the plan always, and the figures of the final report's
+    section (corrected headlined, w = 1) once the final report may show; else ``configurations``
+    is None. None when the experiment is not routed."""
+    if plan_of(experiment) is None:
+        return None
+    source = without_dropped(final_source(experiment))
+    out = routed_dict(experiment, source, 1.0)
+    if not final_gate(request, experiment).open:
+        out["configurations"] = None
+    return out

@@ -231,7 +231,9 @@ def experiment_export(request, experiment: Experiment, fmt: str):
     jobs = _jobs(experiment)
     what = request.GET.get("what", "grades")
     if fmt == "json":
-        body = json.dumps(exports.experiment_dict(experiment), ensure_ascii=False, indent=1)
+        body = json.dumps(
+            exports.experiment_dict(experiment, request), ensure_ascii=False, indent=1
+        )
         return attachment(body, name=experiment.name, contents="grading", extension="json")
     if what == "costs":
         costs = exports.costs_dict(experiment_costs(experiment))

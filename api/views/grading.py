@@ -27,4 +27,4 @@ def experiment_grading(request, experiment_id: int):
         raise HttpError(
             409, _("You have not finished scoring this experiment: nothing shows before.")
         )
-    return experiment_dict(experiment)
+    return experiment_dict(experiment, request)

@@ -5,7 +5,9 @@ from django.utils.translation import gettext as _
 from ninja import Query, Router
 from ninja.errors import HttpError
 
+from grading.routing_report import routed_dict
 from probe.models import Experiment, Role
+from scoring.comparison.routed import CORRECTED, FIGURES
 from scoring.models import Assignment
 from scoring.report import exports
 from scoring.report.build import (
@@ -52,7 +54,17 @@ def _results_source(request, experiment: Experiment):
     response={200: dict, **s.errors(401, 404, 409, 422, 429)},
     summary="The report's figures",
 )
-def results_figures(request, experiment_id: int, w: str = s.weight_query()):
+def results_figures(
+    request,
+    experiment_id: int,
+    w: str = s.weight_query(),
+    figures: str = Query(
+        CORRECTED,
+        pattern=s.TEXT_PATTERN,
+        max_length=20,
+        description="a routed experiment's figures: corrected (the report's headline) or human",
+    ),
+):
     experiment, _m = reach(request, "experiment_pk", experiment_id, Role.VIEWER)
     try:
         weight = parse_weight(w)
@@ -61,12 +73,24 @@ def results_figures(request, experiment_id: int, w: str = s.weight_query()):
             _("w must be a number from 0 to 100."),
             [{"field": "w", "message": _("w must be a number from 0 to 100.")}],
         ) from None
+    if figures not in FIGURES:
+        message = _("figures must be “corrected” or “human” (a routed experiment's figures).")
+        raise refuse(message, [{"field": "figures", "message": message}])
     kind, source, gate = _results_source(request, experiment)
     if kind == "final":
         report = final_report_build(experiment, gate, w=weight, final_only=True).report
     else:
         report = report_build(without_dropped(source), w=weight)
-    return {"source": kind, "experiment": experiment.pk, "figures": exports.report_dict(report)}
+    # A routed experiment: the report's tables count the grader's answers as unscored (human-only
+    # counts); ``routing`` holds the figures to read, saying which, as the report's section does.
+    routing = routed_dict(experiment, without_dropped(source), weight, figures)
+    return {
+        "source": kind,
+        "experiment": experiment.pk,
+        "figures": exports.report_dict(report),
+        "tables": "all" if routing is None else "human_only_counts",
+        "routing": routing,
+    }
 
 
 # Rows a page of the responses listing: a page is read in one query of its rows (streamed in

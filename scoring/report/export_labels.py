@@ -26,6 +26,7 @@ HEADERS = {
     "experiment": pgettext_lazy("CSV column", "Experiment"),
     "scheme": pgettext_lazy("CSV column", "Scheme"),
     "item": pgettext_lazy("CSV column", "Item"),
+    "response_id": pgettext_lazy("CSV column", "Response id"),
     "block": pgettext_lazy("CSV column", "Block"),
     "block_title": pgettext_lazy("CSV column", "Block title"),
     "question": pgettext_lazy("CSV column", "Question"),

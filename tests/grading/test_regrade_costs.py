@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from grading import engine, services
 from grading.costs import experiment_costs
+from grading.models import Grade, GradeAttempt
 from grading.regrade import regrade
 from probe.models import Attempt
 from tests.collection.conftest import Reply, chat_body
@@ -100,7 +101,7 @@ def test_costs_per_run_and_of_grading(client, graded_world, replay):
     experiment = world.grading.experiment
     _replies(replay)
     grader, _first = _grader(world, replay)
-    _graded(world, grader)
+    job = _graded(world, grader)
     Attempt.objects.filter(run__experiment=experiment).update(
         input_tokens=1000, output_tokens=500, latency_ms=1200
     )
@@ -115,6 +116,16 @@ def test_costs_per_run_and_of_grading(client, graded_world, replay):
     (line,) = costs.grading
     assert (line.requests, line.input_tokens, line.output_tokens) == (3, 360, 90)
     assert line.cost == Decimal("0.00162")  # 3 x (120 x 2 + 30 x 10) / 1e6
+    # Per response: over the 3 responses that made a request, never over those the rules
+    # decided without one (they would spread the same tokens and latency thinner).
+    grades = Grade.objects.filter(job=job)
+    by_rules = grades.filter(attempt__isnull=True).count()
+    assert by_rules > 0 and grades.count() == 3 + by_rules
+    latencies = list(GradeAttempt.objects.filter(job=job).values_list("latency_ms", flat=True))
+    assert len(latencies) == 3 and all(x is not None for x in latencies)
+    assert line.responses == 3
+    assert line.tokens_per_response == pytest.approx((360 + 90) / 3)  # 150, not 450 / 6
+    assert line.latency_per_response_ms == pytest.approx(sum(latencies) / 3)
     two.price_input_per_million, two.price_output_per_million = Decimal("1"), Decimal("4")
     two.save()
     costs = experiment_costs(experiment)
@@ -126,6 +137,11 @@ def test_costs_per_run_and_of_grading(client, graded_world, replay):
     url = reverse("grading:export", kwargs={"experiment_pk": experiment.pk, "fmt": "json"})
     exported = json.loads(client.get(url).content)
     assert exported["costs"]["total_cost_usd"] == "0.007620"
+    (exported_line,) = exported["costs"]["grading"]
+    assert exported_line["responses"] == 3
+    assert exported_line["tokens_per_response"] == pytest.approx(150)
+    page = client.get(reverse("grading:experiment", kwargs={"experiment_pk": experiment.pk}))
+    assert "over the responses that made a request" in page.content.decode()
     assert {g["version_prompt"] for g in exported["grades"] if g["by"] == "model"} == {
         grader.prompt.content_hash
     }
@@ -159,3 +175,51 @@ def test_costs_per_run_and_of_grading(client, graded_world, replay):
         assert page["Location"] == reverse(
             "probe:experiment_detail", kwargs={"experiment_pk": experiment.pk}
         )
+
+
+def test_the_grades_join_the_responses_on_the_response_id(client, graded_world, replay, tmp_path):
+    """The grades CSV names each response by its id, and the responses export (the command and
+    the web download alike) carries the same id: every grade joins exactly one response, of the
+    same item, with the answer the grader read."""
+    import csv
+    import io
+
+    from django.core.management import call_command
+
+    from probe.models import Response
+    from scoring.queue import services as scoring
+    from tests import builders
+
+    world = graded_world
+    experiment = world.grading.experiment
+    _replies(replay)
+    grader, _first = _grader(world, replay)
+    _graded(world, grader)
+    scorer = world.users["scorer"]
+    assignment = scoring.assignment_start(experiment=experiment, user=scorer)
+    builders.bulk_judgements(assignment, lambda unit: "correct")
+
+    client.force_login(world.users["editor"])
+    url = reverse("grading:export", kwargs={"experiment_pk": experiment.pk, "fmt": "csv"})
+    grades = list(csv.DictReader(io.StringIO(client.get(url).content.decode("utf-8-sig"))))
+    out = tmp_path / "responses.csv"
+    call_command("export_results", str(experiment.pk), "--what", "responses", "--output", str(out))
+    responses = list(csv.DictReader(out.open(encoding="utf-8-sig")))
+    by_id = {row["response_id"]: row for row in responses}
+    assert (
+        len(by_id) == len(responses) == Response.objects.filter(run__experiment=experiment).count()
+    )
+    assert grades and all(g["response_id"] in by_id for g in grades), "every grade joins"
+    answers = dict(Response.objects.filter(run__experiment=experiment).values_list("pk", "answer"))
+    for grade in grades:
+        joined = by_id[grade["response_id"]]
+        assert joined["item"] == grade["item_position"]
+        assert joined["answer"] == (answers[int(grade["response_id"])] or "")
+    # The scorer's own web download carries the same ids.
+    scoring.assignment_reveal(assignment=assignment)
+    client.force_login(scorer)
+    kwargs = {"assignment_token": assignment.token, "what": "responses", "fmt": "json"}
+    web = client.get(reverse("scoring:export", kwargs=kwargs))
+    content = b"".join(web.streaming_content) if web.streaming else web.content
+    rows = json.loads(content)["responses"]
+    assert {str(r["response_id"]) for r in rows} == set(by_id)

@@ -10,10 +10,12 @@ from django.core.exceptions import ValidationError
 from django.test import Client
 from django.urls import reverse
 
+from api.models import ApiToken
 from grading import engine, routing, services
 from grading.agreement import calibrated_cut, grader_agreement, threshold_of
 from grading.models import Grade, RoutedAnswer, RoutingPlan
 from grading.ppi import audit_size, ppi_rate
+from grading.routing import route_counts
 from grading.routing_report import routed_figures
 from probe.models import ExperimentItem, Response, Run
 from scoring.comparison.compare import experiment_buckets, side_rows
@@ -199,3 +201,68 @@ def test_a_routed_experiment_queues_exactly_the_routed_answers_and_reports_both_
     # Or, asked for, the human-only figures: each item over the answers people judged.
     human = side_rows(rw.fresh, human_only(buckets, fix), [config_id], items, None, True)
     assert np.nanmean(human[config_id][:, 0]) == pytest.approx(knowledge.human_only)
+
+    # The API's figures say which they are, and are the report's section's and the gate's.
+    _row, token = ApiToken.issue(
+        user=world.users["owner"], team=world.team, access="read", name="figures"
+    )
+    api = Client(headers={"Authorization": f"Bearer {token}"})
+    url = f"/api/experiments/{rw.fresh.pk}/results/figures"
+    answer = api.get(url).json()
+    assert answer["tables"] == "human_only_counts", "the tables are marked as human-only counts"
+    routed_api = answer["routing"]
+    assert routed_api["figures"] == "corrected", "the default is the report's headline"
+    counts = route_counts(plan)
+    assert routed_api["plan"] | {"calibration_sentence": ""} == {
+        "job": rw.fresh_job.pk,
+        "calibration_job": rw.judged_job.pk,
+        "confidence_cut": plan.confidence_cut,
+        "calibration_sentence": "",
+        "audit_share": 0.1,
+        "audit_min": 30,
+        "seed": 20261203,
+        "decided_by_grader": len(decided) - len(audit),
+        "judged_by_people": counts["people"],
+        "audit": len(audit),
+    }
+    mine_api = next(c for c in routed_api["configurations"] if c["label"] == first.label)
+    k = mine_api["figures"]["correct"]
+    assert k["value"] == k["corrected"] == pytest.approx(knowledge.corrected.value)
+    assert k["value"] == pytest.approx(values[:, 0].mean()), "the gate's corrected figure"
+    assert f"<strong>{num(k['value'], 3)}</strong>" in body, "the report page's headline"
+    assert k["interval"] == pytest.approx([knowledge.corrected.low, knowledge.corrected.high])
+    assert k["interval_beyond"] == pytest.approx(
+        [knowledge.corrected.low_beyond, knowledge.corrected.high_beyond]
+    )
+    assert k["human_only"] == pytest.approx(knowledge.human_only)
+    assert (k["answers"], k["decided_by_grader"], k["audit"]) == (
+        len(mine),
+        len(stratum),
+        len(sample),
+    )
+    assert k["judged_by_people"] == len(judged)
+    assert set(mine_api["figures"]) == {
+        "correct",
+        "hedged_wrong",
+        "confident_wrong",
+        "abstained",
+        "net",
+    }
+    # The tables' knowledge is a count over every answer, the grader's unscored: below both.
+    table = next(c for c in answer["figures"]["configurations"] if c["label"] == first.label)
+    assert table["summary"]["knowledge"]["mean"] < min(k["human_only"], k["corrected"])
+    # Asked for, the human-only figures: the gate's with --figures human.
+    human_api = api.get(url, {"figures": "human"}).json()["routing"]
+    assert human_api["figures"] == "human"
+    mine_human = next(c for c in human_api["configurations"] if c["label"] == first.label)
+    assert mine_human["figures"]["correct"]["value"] == pytest.approx(
+        np.nanmean(human[config_id][:, 0])
+    )
+    refused = api.get(url, {"figures": "raw"})
+    assert refused.status_code == 422 and refused.json()["problems"][0]["field"] == "figures"
+    # The grading export and the API's grading carry the same routing.
+    exported = client.get(
+        reverse("grading:export", kwargs={"experiment_pk": rw.fresh.pk, "fmt": "json"})
+    ).json()
+    assert exported["routing"] == routed_api
+    assert api.get(f"/api/experiments/{rw.fresh.pk}/grading").json()["routing"] == routed_api

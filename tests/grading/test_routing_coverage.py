@@ -128,6 +128,40 @@ def test_people_alone_is_exact_and_no_audit_gives_no_figure():
     assert blind.value is None, "without an audit nothing corrects the grader: no figure"
 
 
+def test_an_interval_never_leaves_the_feasible_range():
+    """A grader that decides 90 answers, all correct, with an audit of 30 where people agree:
+    knowledge 1 and confidently wrong 0, their arms reaching past 1 and below 0 unclipped (the
+    tester's "0.9, 0.719 - 1.081" and "0, -0.183 - 0.183"); a share's interval stays in [0, 1]
+    and net usable's in [-w, 1]."""
+    people = np.zeros(0)
+    right = ppi_rate(people, np.ones(90), np.ones(30), np.ones(30))
+    wrong = ppi_rate(people, np.zeros(90), np.zeros(30), np.zeros(30))
+    assert right.value == 1.0 and wrong.value == 0.0
+    assert right.delta_up > 0 and wrong.delta_down > 0, "the arms reach out: clipping matters"
+    assert right.high == right.high_beyond == 1.0
+    assert 0.85 < right.low_beyond < right.low < 1.0
+    assert (wrong.low, wrong.low_beyond) == (0.0, 0.0) and 0 < wrong.high < 0.1
+    for w in (1.0, 2.0):
+        net = ppi_combine(right, wrong, w)
+        assert net.value == 1.0 and net.high == net.high_beyond == 1.0
+        assert -w <= net.low_beyond <= net.low < 1.0
+        worst = ppi_combine(wrong, right, w)  # no answer correct, every one confidently wrong
+        assert worst.value == -w and worst.low == worst.low_beyond == -w
+    # People alone (no grader stratum): 9 of 10 correct, the first term's interval clipped.
+    alone = ppi_rate(np.array([1] * 9 + [0]), np.zeros(0), np.zeros(0), np.zeros(0))
+    assert alone.value == 0.9 and alone.high_beyond == 1.0 and alone.low_beyond > 0.7
+    # Every interval of a mixed case lies in the range too, and still holds its value.
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        grader = (rng.random(60) < 0.97).astype(float)
+        audit = grader[:30].copy()
+        flip = rng.random(30) < 0.05  # people disagree with the grader now and then
+        audit[flip] = 1 - audit[flip]
+        f = ppi_rate(np.ones(5), grader, audit, grader[:30])
+        for x in (f.low, f.high, f.low_beyond, f.high_beyond):
+            assert 0.0 <= x <= 1.0
+
+
 def test_the_estimate_by_hand():
     # People: 1, 0 (known). Grader decides 4: 1, 1, 0, 1; the audit holds the first two,
     # where people said 1 and 0: mean(human - grader) = (0 + -1) / 2 = -0.5.

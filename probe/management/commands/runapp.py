@@ -1,7 +1,9 @@
 """python manage.py runapp: the web server, a real Celery worker process and the local simulator.
 
-The embedded default for a laptop: Ctrl-C stops all three. The worker runs Celery beat too
-(``--beat``), for the collection sweep. The simulator serves the demo's
+The embedded default for a laptop: Ctrl-C stops them all. Celery beat runs beside the worker
+(its own process), for the collection and grading sweeps. Both are watched: one that exits is
+reported and started again (at most MAX_RESTARTS times in RESTART_WINDOW seconds; then the app
+stops rather than serve with nobody taking its tasks). The simulator serves the demo's
 simulated models at settings.SIMULATOR_URL, knowing what load_demo wrote to
 var/simulator-knowledge.json (nothing, if that file does not exist yet). Production runs
 gunicorn and ``celery worker`` as separate services (docker-compose.yml).
@@ -15,7 +17,9 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -111,6 +115,123 @@ def port_free(host: str, port: int) -> bool:
     return True
 
 
+def worker_command(concurrency: int) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "config",
+        "worker",
+        "--pool",
+        "threads",
+        "--concurrency",
+        str(concurrency),
+        "--loglevel",
+        "INFO",
+        "--without-gossip",
+        "--without-mingle",
+        "--hostname",
+        "embedded@%h",
+    ]
+
+
+def beat_command(schedule: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "config",
+        "beat",
+        "--loglevel",
+        "INFO",
+        "--schedule",
+        schedule,
+    ]
+
+
+# A process that dies is started again at once, at most this many times in RESTART_WINDOW
+# seconds; past that the app stops rather than serve with nobody working on its queue.
+MAX_RESTARTS = 5
+RESTART_WINDOW = 600.0
+WATCH_SECONDS = 1.0
+
+
+@dataclass
+class Minded:
+    name: str
+    command: list[str]
+    process: subprocess.Popen | None = None
+    restarts: list[float] = field(default_factory=list)
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            self.command, env={**os.environ}, preexec_fn=die_with_parent
+        )
+
+
+class Keeper:
+    """Starts the worker and beat, watches them from a thread of its own, and starts again one
+    that died, saying so (its exit code, the restart's number); after MAX_RESTARTS within
+    RESTART_WINDOW seconds it says it gives up and stops the app (SIGTERM to this process),
+    so that the app never sits serving with nothing taking its tasks."""
+
+    def __init__(self, minded: list[Minded], *, out, err, watch: float = WATCH_SECONDS):
+        self.minded, self.out, self.err, self.watch = minded, out, err, watch
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._watch, name="runapp-keeper", daemon=True)
+
+    def say(self, stream, text: str) -> None:
+        stream.write(text)
+        stream.flush()  # a log file is block-buffered: what happened shows when it happens
+
+    def start(self) -> None:
+        for m in self.minded:
+            m.start()
+            self.say(self.out, f"{m.name} started (pid {m.process.pid}).")
+        self.thread.start()
+
+    def _watch(self) -> None:
+        while not self.stopping.wait(self.watch):
+            for m in self.minded:
+                code = m.process.poll()
+                # Ctrl-C reaches the whole process group: a child that stopped on it is not
+                # started again while the server stops too (it sets ``stopping`` at once).
+                if code is None or self.stopping.wait(self.watch):
+                    continue
+                now = time.monotonic()
+                m.restarts = [t for t in m.restarts if now - t < RESTART_WINDOW]
+                if len(m.restarts) >= MAX_RESTARTS:
+                    self.say(
+                        self.err,
+                        f"{m.name} (pid {m.process.pid}) exited with code {code}, the "
+                        f"{MAX_RESTARTS + 1}th time in {RESTART_WINDOW:.0f} s: giving up and "
+                        "stopping the app (tasks would stay queued with nobody to take them). "
+                        "See its log above.",
+                    )
+                    self.stopping.set()
+                    os.kill(os.getpid(), signal.SIGTERM)
+                    return
+                m.restarts.append(now)
+                self.say(
+                    self.err,
+                    f"{m.name} (pid {m.process.pid}) exited with code {code}: starting it again "
+                    f"(restart {len(m.restarts)} of at most {MAX_RESTARTS} in "
+                    f"{RESTART_WINDOW:.0f} s). See its log above.",
+                )
+                m.start()
+                self.say(self.out, f"{m.name} started again (pid {m.process.pid}).")
+
+    def stop(self) -> None:
+        self.stopping.set()
+        if self.thread.is_alive() and self.thread is not threading.current_thread():
+            self.thread.join(timeout=5)
+        for m in self.minded:
+            if m.process is not None:
+                stop(m.process)
+
+
 class Command(BaseCommand):
     help = "Serve the app and run a Celery worker and the local simulator beside it."
 
@@ -155,38 +276,23 @@ class Command(BaseCommand):
                     f"The simulator did not start at {host}:{port} (is the port in use?); "
                     "simulated configurations will fail to connect."
                 )
-        worker = subprocess.Popen(
+        schedule = str(Path(settings.DATA_DIR) / "celerybeat-schedule")
+        keeper = Keeper(
             [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "config",
-                "worker",
-                "--pool",
-                "threads",
-                "--concurrency",
-                str(concurrency),
-                "--loglevel",
-                "INFO",
-                "--without-gossip",
-                "--without-mingle",
-                "--hostname",
-                "embedded@%h",
-                # Beat inside the worker: the collection sweep that queues again any run
-                # nothing works on (after a crash, or a task lost with the broker folder).
-                "--beat",
-                "--schedule",
-                str(Path(settings.DATA_DIR) / "celerybeat-schedule"),
+                Minded("Celery worker", worker_command(concurrency)),
+                # Beat apart from the worker, so that either one dying is seen on its own: the
+                # collection and grading sweeps that queue again any run or job nothing works on
+                # (after a crash, or a task lost with the broker folder).
+                Minded("Celery beat", beat_command(schedule)),
             ],
-            env={**os.environ},
-            preexec_fn=die_with_parent,
+            out=self.stdout,
+            err=self.stderr,
         )
-        self.stdout.write(f"Celery worker started (pid {worker.pid}).")
+        keeper.start()
         try:
             call_command("runserver", addrport, use_reloader=False)
         finally:
-            stop(worker)
+            keeper.stop()
             if simulator is not None:
                 stop(simulator)
             if empty_knowledge is not None:
