@@ -9,7 +9,7 @@ nothing in the answer held back). A scheme whose grader names the bucket (AA-Omn
 
 from __future__ import annotations
 
-from scoring.schemes import Bucket, Scheme
+from scoring.schemes import Scheme
 
 CORRECT, INCORRECT, PARTIAL, NOT_ATTEMPTED = "CORRECT", "INCORRECT", "PARTIAL", "NOT_ATTEMPTED"
 
@@ -30,4 +30,4 @@ def bucket_for(scheme: Scheme, label: str, response) -> str:
     derived = scheme.derive("wrong", response)
     if derived is not None:
         return str(derived)
-    return str(Bucket.HEDGED_WRONG if response.hedged else Bucket.CONFIDENT_WRONG)
+    return str(scheme.wrong_bucket_unsettled(response))

@@ -83,7 +83,7 @@ def routed_figures(experiment, source: BucketSource, w: float = 1.0) -> list[Rou
             by_config[label].append(pk)
     scheme = experiment.scheme_obj
     names = [str(b) for b in scheme.buckets]
-    if Bucket.CONFIDENT_WRONG in names:
+    if scheme.has_net_usable:
         names.append(NET)
     result = []
     for label, pks in by_config.items():

@@ -22,7 +22,7 @@ from scoring.models import Judgement
 from scoring.queue.services import judgement_decide
 
 from . import dispatch, selectors, texts
-from .models import Grader, GradingJob, GradingPrompt, SecondOpinion
+from .models import Grader, GradingJob, GradingPrompt, SecondOpinion, TrustThreshold
 from .parser import PARSER_VERSION, read_confidence
 from .rules import RULES_VERSION
 
@@ -287,3 +287,11 @@ def opinion_respond(*, opinion: SecondOpinion, action: str, cause: str = "", buc
     opinion.responded_at = timezone.now()
     opinion.save(update_fields=["action", "new_bucket", "cause", "responded_at"])
     return opinion
+
+
+def threshold_save(*, team: Team, metric: str, min_answers: int, margin) -> TrustThreshold:
+    """The team's trust threshold for graders, made or changed."""
+    threshold, _created = TrustThreshold.objects.update_or_create(
+        team=team, defaults={"metric": metric, "min_answers": min_answers, "margin": margin}
+    )
+    return threshold

@@ -48,7 +48,7 @@ def grader_list(request, team: Team):
     if request.method == "POST" and request.POST.get("action") == "threshold":
         threshold_form = ThresholdForm(request.POST, instance=threshold)
         if threshold_form.is_valid():
-            threshold_form.save()
+            services.threshold_save(team=team, **threshold_form.cleaned_data)
             messages.success(request, _("Trust threshold saved."))
             return redirect("grading:graders", team_slug=team.slug)
     elif request.method == "POST":

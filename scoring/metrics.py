@@ -19,19 +19,17 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from itertools import combinations
 from typing import NamedTuple
 
 __all__ = [
     "ABSTAINED",
-    "AA_BUCKETS",
     "CONFIDENCE_LEVELS",
     "CONFIDENT_WRONG",
     "CORRECT",
     "DEFAULT_NOISE_ITEMS",
     "DEFAULT_NOISE_PER_ITEMS",
-    "FOUR_BUCKETS",
     "HEDGED_WRONG",
     "HIGH",
     "INCORRECT",
@@ -58,18 +56,18 @@ __all__ = [
     "simpleqa_figures",
 ]
 
-# Four-bucket scheme (the values are those of scoring.models.Bucket).
+# Four-bucket scheme (the values are those of scoring.models.Bucket). The lists of a scheme's
+# buckets are the registry's (``scoring.schemes``, ``Scheme.buckets``); a counts class below has a
+# field per bucket, and tests/scoring/test_schemes.py checks the two agree.
 CORRECT = "correct"
 CONFIDENT_WRONG = "confident_wrong"
 HEDGED_WRONG = "hedged_wrong"
 ABSTAINED = "abstained"
-FOUR_BUCKETS = (CORRECT, CONFIDENT_WRONG, HEDGED_WRONG, ABSTAINED)
 
 # Second scheme, AA-Omniscience style.
 INCORRECT = "incorrect"
 PARTIAL = "partial"
 NOT_ATTEMPTED = "not_attempted"
-AA_BUCKETS = (CORRECT, INCORRECT, PARTIAL, NOT_ATTEMPTED)
 
 # Confidence levels, spelt as the answer-sheet parser and Response.confidence spell them.
 HIGH, MEDIUM, LOW = "HIGH", "MEDIUM", "LOW"
@@ -125,6 +123,11 @@ def _counts_from_mapping(cls, fields: tuple[str, ...], mapping: Mapping[str, int
     return cls(**{name: mapping.get(name, 0) for name in fields})
 
 
+def _names(counts) -> tuple[str, ...]:
+    """The buckets a counts class (or instance) counts: its fields, in order."""
+    return tuple(f.name for f in fields(counts))
+
+
 # --------------------------------------------------------------------------------------------
 # Four-bucket scheme
 # --------------------------------------------------------------------------------------------
@@ -140,7 +143,7 @@ class BucketCounts:
     abstained: int = 0
 
     def __post_init__(self) -> None:
-        for name in FOUR_BUCKETS:
+        for name in _names(self):
             _check_count(name, getattr(self, name))
 
     @property
@@ -156,17 +159,17 @@ class BucketCounts:
     @classmethod
     def from_buckets(cls, buckets: Iterable[str]) -> BucketCounts:
         """Count an iterable of bucket values ("correct", "confident_wrong", ...)."""
-        return _counts_from_labels(cls, FOUR_BUCKETS, buckets)
+        return _counts_from_labels(cls, _names(cls), buckets)
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, int]) -> BucketCounts:
         """From ``{bucket: count}``, e.g. a GROUP BY result; absent buckets count 0."""
-        return _counts_from_mapping(cls, FOUR_BUCKETS, mapping)
+        return _counts_from_mapping(cls, _names(cls), mapping)
 
     def __add__(self, other: BucketCounts) -> BucketCounts:
         if not isinstance(other, BucketCounts):
             return NotImplemented
-        return BucketCounts(*(getattr(self, f) + getattr(other, f) for f in FOUR_BUCKETS))
+        return BucketCounts(*(getattr(self, f) + getattr(other, f) for f in _names(self)))
 
 
 @dataclass(frozen=True)
@@ -404,7 +407,7 @@ class AACounts:
     not_attempted: int = 0
 
     def __post_init__(self) -> None:
-        for name in AA_BUCKETS:
+        for name in _names(self):
             _check_count(name, getattr(self, name))
 
     @property
@@ -413,11 +416,11 @@ class AACounts:
 
     @classmethod
     def from_buckets(cls, buckets: Iterable[str]) -> AACounts:
-        return _counts_from_labels(cls, AA_BUCKETS, buckets)
+        return _counts_from_labels(cls, _names(cls), buckets)
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, int]) -> AACounts:
-        return _counts_from_mapping(cls, AA_BUCKETS, mapping)
+        return _counts_from_mapping(cls, _names(cls), mapping)
 
 
 @dataclass(frozen=True)

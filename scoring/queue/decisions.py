@@ -26,7 +26,7 @@ from scoring.models import (
     KeyDecision,
     Reconciliation,
 )
-from scoring.queue import selectors, services
+from scoring.queue import progress, selectors, services
 from scoring.reconciliation.finals import final_buckets_sync
 from scoring.reconciliation.waits import reconciliation_waits
 
@@ -188,7 +188,7 @@ class Batch:
     def progress(self) -> dict:
         if self.judged is None:
             self.write()  # the count reads the database: what is still in memory first
-            counts = selectors.assignment_counts(self.assignment, store=True)
+            counts = progress.progress_counts_store(self.assignment)
             self.judged, self.rechecks = counts["judged"], counts["rechecks"]
             self.counted = True
             self.newly_judged = self.rechecked = 0

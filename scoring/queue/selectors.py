@@ -14,7 +14,7 @@ from probe.sheetparser import normalise_answer
 from scoring.allocation import selectors as shares
 from scoring.models import Assignment, Judgement, KeyDispute
 from scoring.queue.presets import preset_count
-from scoring.review.keys import KeyInForce, key_in_force, keys_in_force
+from scoring.review.keys import KeyInForce, key_in_force
 from scoring.schemes import ask_first_buckets
 
 
@@ -265,35 +265,33 @@ def group_responses(
     return list(groups.values())
 
 
-def assignment_counts(assignment: Assignment, *, store: bool = False) -> dict[str, int]:
-    """The scorer's judgements that stand and those sent back for a re-check.
-
-    Read from the counters kept on the assignment (one lookup by primary key, whatever the
-    number of judgements); counted when they are unknown, and stored then if ``store`` (a
-    decision does; a page shown writes nothing)."""
+def progress_stored(assignment: Assignment) -> dict[str, int] | None:
+    """The counters kept on the assignment (one lookup by primary key), None when unknown."""
     judged, rechecks = (
         Assignment.objects.filter(pk=assignment.pk)
         .values_list("progress_judged", "progress_rechecks")
         .get()
     )
     if judged is None or rechecks is None:
-        counted = Judgement.objects.filter(assignment=assignment).aggregate(
-            judged=Count("pk", filter=Q(needs_recheck=False)),
-            rechecks=Count("pk", filter=Q(needs_recheck=True)),
-        )
-        judged, rechecks = counted["judged"], counted["rechecks"]
-        if not store:
-            return {"judged": judged, "rechecks": rechecks}
-        Assignment.objects.filter(pk=assignment.pk).update(
-            progress_judged=judged, progress_rechecks=rechecks
-        )
+        return None
     return {"judged": judged, "rechecks": rechecks}
 
 
-def progress_forget(**assignments) -> None:
-    """Judgements changed outside a decision (a key amendment, an undo): count them again next
-    time. ``assignments``: a filter of Assignment, such as ``experiment=...`` or ``pk=...``."""
-    Assignment.objects.filter(**assignments).update(progress_judged=None, progress_rechecks=None)
+def progress_counted(assignment: Assignment) -> dict[str, int]:
+    """The scorer's judgements that stand and those sent back for a re-check, counted."""
+    return Judgement.objects.filter(assignment=assignment).aggregate(
+        judged=Count("pk", filter=Q(needs_recheck=False)),
+        rechecks=Count("pk", filter=Q(needs_recheck=True)),
+    )
+
+
+def assignment_counts(assignment: Assignment) -> dict[str, int]:
+    """The scorer's judgements that stand and those sent back for a re-check.
+
+    Read from the counters kept on the assignment (one lookup by primary key, whatever the
+    number of judgements); counted when they are unknown. It writes nothing: a decision keeps
+    the counters through ``scoring.queue.progress.progress_counts_store``."""
+    return progress_stored(assignment) or progress_counted(assignment)
 
 
 def queue_item(assignment: Assignment, position: int) -> QueueItem | None:
@@ -347,76 +345,6 @@ def queue_item(assignment: Assignment, position: int) -> QueueItem | None:
     )
 
 
-@dataclass
-class OverviewItem:
-    position: int
-    block_code: str
-    open: int  # responses not judged yet
-    rechecks: int
-    flagged: bool  # a (!) still in force, or disputed by this scorer
-    disputed: bool
-
-    @property
-    def state(self) -> str:
-        if self.rechecks:
-            return "recheck"
-        if self.open:
-            return "open"
-        return "done"
-
-
-def item_overview(assignment: Assignment) -> list[OverviewItem]:
-    """Every item with this scorer's state on it: open, done, re-check, flagged (5 queries)."""
-    experiment = assignment.experiment
-    share = shares.allocated_item_ids(assignment)
-    items = ExperimentItem.objects.filter(experiment=experiment)
-    if share is not None:
-        items = items.filter(pk__in=share)
-    items = list(
-        items.order_by("position")
-        .values("pk", "position", "block_code")
-        .annotate(n=Count("responses"))
-    )
-    skipped = shares.skipped_per_item(assignment) if share is not None else {}
-    for row in items:
-        row["n"] -= skipped.get(row["pk"], 0)  # judged by a departed scorer before a hand-on
-    judged = {
-        item_id: (done, recheck)
-        for item_id, done, recheck in Judgement.objects.filter(assignment=assignment)
-        .values("response__item_id")
-        .annotate(
-            done=Count("pk", filter=Q(needs_recheck=False)),
-            recheck=Count("pk", filter=Q(needs_recheck=True)),
-        )
-        .values_list("response__item_id", "done", "recheck")
-    }
-    keys = keys_in_force(experiment)
-    disputed = set(
-        KeyDispute.objects.filter(assignment=assignment).values_list("item_id", flat=True)
-    )
-    return [
-        OverviewItem(
-            position=row["position"],
-            block_code=row["block_code"],
-            open=row["n"] - sum(judged.get(row["pk"], (0, 0))),
-            rechecks=judged.get(row["pk"], (0, 0))[1],
-            flagged=keys[row["pk"]].flagged or row["pk"] in disputed,
-            disputed=row["pk"] in disputed,
-        )
-        for row in items
-    ]
-
-
-def next_open_position(assignment: Assignment, after: int) -> int | None:
-    """The next item after ``after`` (wrapping round) with a response to judge or re-check."""
-    positions = [o.position for o in item_overview(assignment) if o.state in ("open", "recheck")]
-    later = [p for p in positions if p > after]
-    if later:
-        return later[0]
-    earlier = [p for p in positions if p != after]
-    return earlier[0] if earlier else None
-
-
 def experiment_size(experiment: Experiment) -> tuple[int, int]:
     """(items, responses): fixed once collection is complete, so kept in the cache."""
     finished = experiment.collection_finished.timestamp() if experiment.collection_finished else 0
@@ -450,31 +378,6 @@ def item_responses(experiment: Experiment, position: int):
     return Response.objects.filter(item__experiment=experiment, item__position=position).only(
         "pk", "item_id", "answer", "confidence", "abstained", "hedged"
     )
-
-
-def first_open_position(assignment: Assignment) -> int:
-    """Where to resume: a re-check first, else the first item with an unjudged response."""
-    recheck = (
-        Judgement.objects.filter(assignment=assignment, needs_recheck=True)
-        .order_by("response__item__position")
-        .values_list("response__item__position", flat=True)
-        .first()
-    )
-    if recheck:
-        return recheck
-    responses = Response.objects.filter(run__experiment=assignment.experiment)
-    share = shares.allocated_item_ids(assignment)
-    if share is not None:
-        responses = responses.filter(item_id__in=share).exclude(
-            pk__in=shares.skipped_responses(assignment)
-        )
-    undecided = (
-        responses.exclude(judgements__assignment=assignment)
-        .order_by("item__position")
-        .values_list("item__position", flat=True)
-        .first()
-    )
-    return undecided or assignment.last_position or 1
 
 
 def blinded(experiment: Experiment, user, role: str) -> bool:

@@ -23,7 +23,7 @@ from scoring.models import (
     KeyDispute,
     Reconciliation,
 )
-from scoring.queue import reopen, selectors
+from scoring.queue import progress, reopen, selectors
 from scoring.queue.carry import carried_judgements_create, carry_sync
 from scoring.queue.decided import decided_elsewhere
 from scoring.reconciliation.finals import final_buckets_sync
@@ -432,7 +432,7 @@ def judgement_undo(*, assignment: Assignment) -> int | None:
             judgement.delete()
         change.undone = True
     JudgementChange.objects.bulk_update(changes, ["undone"])
-    selectors.progress_forget(pk=assignment.pk)
+    progress.progress_forget(pk=assignment.pk)
     _sync_final_buckets(assignment.experiment)
     return changes[0].judgement.response.item.position if changes else None
 

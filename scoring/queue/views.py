@@ -2,34 +2,29 @@
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django_htmx.http import push_url
-from django_htmx.middleware import HtmxDetails
 
 from probe.access import team_view
 from probe.csvfile import csv_text
 from probe.downloads import attachment
+from probe.htmx import HtmxHttpRequest
 from probe.models import Experiment, Role, Team
 from probe.wording import sentences
 from scoring.allocation.selectors import allocated_item_ids
 from scoring.models import Assignment, Bucket
-from scoring.queue import decisions, forms, lead_queue, panels, selectors, services, timing
+from scoring.queue import forms, lead_queue, panels, selectors, services, timing
 from scoring.queue.carry import carried_by_run, carry_counts
+from scoring.queue.overview import first_open_position, item_overview, next_open_position
 from scoring.queue.presets import preset_count
 from scoring.report.export_labels import csv_labels, wants_names
 
 URL_NAMES = ("decide", "dispute", "item", "note")
 # The assignments whose scorer turned the confident-wrong confirmation off for this session.
 CONFIRM_OFF_SESSION_KEY = "scoring_confirm_off"
-
-
-class HtmxHttpRequest(HttpRequest):
-    """A request through django-htmx's middleware (``request.htmx``), for the type checker."""
-
-    htmx: HtmxDetails
 
 
 def confirm_off(request: HtmxHttpRequest, assignment: Assignment) -> bool:
@@ -52,7 +47,7 @@ def scoring_start(request: HtmxHttpRequest, experiment: Experiment):
         except ValidationError as error:
             messages.error(request, sentences(error.messages))
             return redirect("scoring:start", experiment_pk=experiment.pk)
-        position = selectors.first_open_position(assignment)
+        position = first_open_position(assignment)
         return redirect("scoring:item", assignment_token=assignment.token, position=position)
     n_items = experiment.items.count()
     n_sheets = experiment.runs.count()
@@ -123,9 +118,11 @@ def _item_context(request: HtmxHttpRequest, assignment: Assignment, position: in
     }
 
 
-def _render_item(
+def render_item(
     request: HtmxHttpRequest, assignment: Assignment, position: int, status: int = 200, **extra
 ):
+    """The item page or its fragment, for a view that ends on it (the decision endpoints of
+    ``views_decide``, grading's answer to a second opinion)."""
     context = _item_context(request, assignment, position, **extra)
     template = "scoring/partials/_item.html" if request.htmx else "scoring/item.html"
     response = render(request, template, context, status=status)
@@ -138,14 +135,6 @@ def _render_item(
             ),
         )
     return response
-
-
-def render_item(
-    request: HtmxHttpRequest, assignment: Assignment, position: int, status: int = 200, **extra
-):
-    """The item page or its fragment, for another app's view that ends on it (grading's
-    answer to a second opinion)."""
-    return _render_item(request, assignment, position, status=status, **extra)
 
 
 @team_view(scope="assignment_token", get=Role.SCORER, post=Role.SCORER)
@@ -162,120 +151,8 @@ def scoring_item(request: HtmxHttpRequest, assignment: Assignment, position: int
         return HttpResponse(status=204)
     dispute = request.GET.get("dispute", "")
     if dispute:
-        return _render_item(
-            request, assignment, position, confirm_tokens=dispute, show_dispute=True
-        )
-    return _render_item(request, assignment, position)
-
-
-def _decision_notice(decision: services.Decision) -> str:
-    if decision.no_op:
-        return _("Already decided so (another tab, or a second keypress): nothing changed.")
-    if decision.changed and not decision.created:
-        return _("Decision changed.")
-    if decision.kept:
-        return _("Decision kept against the amended key.")
-    return ""
-
-
-@team_view(scope="assignment_token", get=None, post=Role.SCORER)
-def scoring_decide(request: HtmxHttpRequest, assignment: Assignment, position: int):
-    form = forms.read_form(forms.DecideForm, request.POST)
-    tokens = form.cleaned_data["tokens"]
-    responses = selectors.resolve_tokens(assignment, position, tokens)
-    if not responses:
-        return _render_item(
-            request,
-            assignment,
-            position,
-            status=400,
-            error=_("That answer is not on this item any more: nothing was saved."),
-        )
-    bucket = form.cleaned_data["bucket"]
-    try:
-        decision = services.judgement_decide(
-            assignment=assignment,
-            responses=responses,
-            verdict=form.cleaned_data["verdict"],
-            bucket=bucket,
-            confirmed=form.cleaned_data["confirmed"],
-            confirm_off=confirm_off(request, assignment),
-        )
-    except services.ConfirmationNeeded:
-        return _render_item(
-            request, assignment, position, confirm_tokens=",".join(tokens), confirm_bucket=bucket
-        )
-    except services.BucketNeeded as error:
-        return _render_item(
-            request,
-            assignment,
-            position,
-            status=200,
-            choose_tokens=",".join(tokens),
-            error=sentences(error.messages),
-        )
-    except ValidationError as error:
-        return _render_item(
-            request, assignment, position, status=400, error=sentences(error.messages)
-        )
-    notice = _decision_notice(decision)
-    if not request.htmx:
-        if notice:
-            messages.info(request, notice)
-        return redirect("scoring:item", assignment_token=assignment.token, position=position)
-    return _render_item(request, assignment, position, focus_after=",".join(tokens), notice=notice)
-
-
-@team_view(scope="assignment_token", get=None, post=Role.SCORER)
-def scoring_record(request: HtmxHttpRequest, assignment: Assignment):
-    """Decisions (and undos) from the page's queue, in the order made, each named by the
-    browser's key: JSON in ({"decisions": [...]}), one outcome per decision out."""
-    if not services.scoring_open(assignment.experiment):
-        raise Http404
-    try:
-        queued, turned_off = forms.decision_batch(
-            request.body, confirm_off=confirm_off(request, assignment)
-        )
-    except forms.BatchError as error:
-        return JsonResponse({"status": "invalid", "message": str(error)}, status=400)
-    if turned_off:
-        confirm_off_set(request, assignment)
-    outcomes = decisions.decisions_record(assignment=assignment, decisions=queued)
-    return JsonResponse({"outcomes": outcomes})
-
-
-@team_view(scope="assignment_token", get=None, post=Role.SCORER)
-def scoring_note(request: HtmxHttpRequest, assignment: Assignment, position: int):
-    """The scorer's note on a decided answer: for the lead at reconciliation only."""
-    form = forms.read_form(forms.NoteForm, request.POST)
-    tokens = form.cleaned_data["tokens"]
-    responses = selectors.resolve_tokens(assignment, position, tokens)
-    note = form.cleaned_data["note"]
-    if not responses:
-        return _render_item(
-            request,
-            assignment,
-            position,
-            status=400,
-            error=_("That answer is not on this item any more: nothing was saved."),
-        )
-    try:
-        services.judgement_note_set(assignment=assignment, responses=responses, note=note)
-    except ValidationError as error:
-        return _render_item(
-            request,
-            assignment,
-            position,
-            status=400,
-            note_tokens=",".join(tokens),
-            error=sentences(error.messages),
-            note_text=note,
-        )
-    notice = _("Note saved for the lead.") if note.strip() else _("Note removed.")
-    if not request.htmx:
-        messages.success(request, notice)
-        return redirect("scoring:item", assignment_token=assignment.token, position=position)
-    return _render_item(request, assignment, position, focus_after=",".join(tokens), notice=notice)
+        return render_item(request, assignment, position, confirm_tokens=dispute, show_dispute=True)
+    return render_item(request, assignment, position)
 
 
 @team_view(scope="assignment_token", get=Role.SCORER)
@@ -283,7 +160,7 @@ def scoring_overview(request: HtmxHttpRequest, assignment: Assignment):
     """Every item at a glance (open, done, re-check, flagged); jump to any by its number."""
     if not services.scoring_open(assignment.experiment):
         raise Http404
-    overview = selectors.item_overview(assignment)
+    overview = item_overview(assignment)
     wanted = request.GET.get("go", "").strip()
     number, error = forms.jump_target(wanted, len(overview))
     if number is not None:
@@ -326,64 +203,17 @@ def scoring_next_open(request: HtmxHttpRequest, assignment: Assignment):
     """The next item with something to judge or re-check, across items (wrapping round)."""
     current = request.GET.get("from", "")
     after = int(current) if current.isdigit() else assignment.last_position
-    position = selectors.next_open_position(assignment, after)
+    position = next_open_position(assignment, after)
     if position is None:
         if request.htmx:
-            return _render_item(
+            return render_item(
                 request, assignment, after, notice=_("Nothing left open: every answer is judged.")
             )
         messages.info(request, _("Nothing left open: every answer is judged."))
         return redirect("scoring:reveal", assignment_token=assignment.token)
     if request.htmx:
-        return _render_item(request, assignment, position)
+        return render_item(request, assignment, position)
     return redirect("scoring:item", assignment_token=assignment.token, position=position)
-
-
-@team_view(scope="assignment_token", get=None, post=Role.SCORER)
-def scoring_undo(request: HtmxHttpRequest, assignment: Assignment):
-    position = services.judgement_undo(assignment=assignment)
-    current = request.POST.get("position", "")
-    if position is None:
-        position = int(current) if current.isdigit() else assignment.last_position
-        extra = {"notice": _("Nothing to undo.")}
-    else:
-        extra = {"notice": _("Undone.")}
-    if not request.htmx:
-        return redirect("scoring:item", assignment_token=assignment.token, position=position)
-    return _render_item(request, assignment, position, **extra)
-
-
-@team_view(scope="assignment_token", get=None, post=Role.SCORER)
-def scoring_dispute(request: HtmxHttpRequest, assignment: Assignment, position: int):
-    queue = selectors.queue_item(assignment, position)
-    if queue is None:
-        raise Http404
-    form = forms.read_form(forms.DisputeForm, request.POST)
-    tokens = form.cleaned_data["tokens"]
-    responses = selectors.resolve_tokens(assignment, position, tokens)
-    try:
-        services.dispute_raise(
-            assignment=assignment,
-            item=queue.item,
-            note=form.cleaned_data["note"],
-            response=responses[0] if responses else None,
-        )
-    except ValidationError as error:
-        return _render_item(
-            request,
-            assignment,
-            position,
-            status=200,
-            confirm_tokens=",".join(tokens),
-            dispute_error=sentences(error.messages),
-            show_dispute=True,
-            dispute_note=form.cleaned_data["note"],
-        )
-    if not request.htmx:
-        return redirect("scoring:item", assignment_token=assignment.token, position=position)
-    return _render_item(
-        request, assignment, position, notice=_("Dispute recorded for the key review.")
-    )
 
 
 @team_view(scope="assignment_token", get=Role.SCORER, post=Role.SCORER)

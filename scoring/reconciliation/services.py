@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from probe.models import Experiment, Membership
 from probe.wording import word_list
 from scoring.models import Assignment, Reconciliation
-from scoring.queue.selectors import first_open_position
+from scoring.queue.overview import first_open_position
 from scoring.queue.services import assignment_start, scoring_open
 from scoring.reconciliation.finals import final_buckets_sync
 from scoring.reconciliation.selectors import reconciliation_of, scorer_candidates, scorer_progress

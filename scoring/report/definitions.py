@@ -119,7 +119,7 @@ def share_terms(scheme) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
     and SimpleQA's incorrect is every attempt neither correct nor partial; not attempted is the
     scheme's abstention bucket, never an unscored response (that is in no bucket)."""
     attempted = tuple(b for b in scheme.buckets if b != scheme.abstain)
-    partial = tuple(b for b in attempted if b == "partial")
+    partial = tuple(b for b in attempted if b == scheme.partial)
     incorrect = tuple(b for b in attempted if b != scheme.correct and b not in partial)
     not_attempted = (scheme.abstain,) if scheme.abstain else ()
     terms = {

@@ -19,7 +19,7 @@ from probe.models import ExperimentItem, Item, KeyEntry, Notification
 from probe.services import notifications
 from probe.services.banks import item_set_retired, key_entry_set
 from scoring.models import Judgement, KeyDecision, KeyDispute, Reconciliation
-from scoring.queue import selectors
+from scoring.queue import progress
 from scoring.queue.carry import carry_reopen
 from scoring.queue.reopen import AMENDED, graded_reopen
 from scoring.queue.services import scoring_open
@@ -109,7 +109,7 @@ def key_decision_create(
             verdict__in=[Judgement.Verdict.CARRIED, Judgement.Verdict.GRADED],
         ).delete()
         carry_reopen(item=item)
-        selectors.progress_forget(experiment=experiment)
+        progress.progress_forget(experiment=experiment)
     if carry:
         decision.bank_flag_cleared = _carry_to_bank(
             decision, item.source_item, user, clear_flag=clear_bank_flag

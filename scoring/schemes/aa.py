@@ -36,6 +36,7 @@ class AAScheme(Scheme):
     }
     penalised = Bucket.INCORRECT
     abstain = Bucket.NOT_ATTEMPTED
+    partial = Bucket.PARTIAL
     grader_names_bucket = True  # CORRECT, INCORRECT, PARTIAL, NOT_ATTEMPTED
     figure_names = (
         "index",

@@ -101,7 +101,8 @@ class Column:
 class Scheme(abc.ABC):
     """A scoring scheme. Subclasses set the class attributes and the figures; the rest follows.
 
-    Buckets are values of ``Bucket``; the first is the correct one. ``penalised`` is the bucket
+    Buckets are bucket values (strings: a member of ``Bucket`` or a scheme's own value, styled in
+    ``bucket_styles``); the first is the correct one. ``penalised`` is the bucket
     counted against a configuration (its compared figure falls with it) and ``abstain`` the
     bucket of an answer not attempted: the preset of an UNKNOWN answer, left out of "attempted".
     """
@@ -122,6 +123,8 @@ class Scheme(abc.ABC):
     correct: str = Bucket.CORRECT
     penalised: str = ""
     abstain: str | None = None
+    # The bucket of a partly right answer, if the scheme has one (its figures count it apart).
+    partial: str | None = None
     # The buckets of a wrong answer given with confidence: a HIGH-confidence answer put in one
     # asks the scorer first (the experiment's "confirm wrong") and is one the key review shows as
     # a confident disagreement. Empty: the penalised bucket alone.
@@ -206,6 +209,16 @@ class Scheme(abc.ABC):
     def wrong_bucket(self, response) -> str | None:
         """The bucket of a wrong answer (attempted), or None when the parse does not settle it."""
         return self.penalised
+
+    def wrong_bucket_unsettled(self, response) -> str:
+        """The bucket of a wrong answer whose parse does not settle it (``wrong_bucket`` is
+        None), where nobody can be asked (a grader's INCORRECT): the penalised bucket."""
+        return self.penalised
+
+    @property
+    def has_net_usable(self) -> bool:
+        """Whether the scheme has the probe's net usable (correct − w × penalised)."""
+        return "net_usable" in self.figure_names
 
     # -- Figures ---------------------------------------------------------------------------------
 

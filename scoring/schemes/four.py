@@ -109,6 +109,9 @@ class FourBucketScheme(Scheme):
             return Bucket.HEDGED_WRONG
         return None
 
+    def wrong_bucket_unsettled(self, response) -> str:
+        return Bucket.HEDGED_WRONG if response.hedged else Bucket.CONFIDENT_WRONG
+
     def figures(self, bucket_counts, n_items, w):
         counts = metrics.BucketCounts.from_mapping(bucket_counts)
         return counts, metrics.four_bucket_figures(counts, n_items=max(n_items, counts.n), w=w)

@@ -24,6 +24,7 @@ from probe.services.prompts import prompt_defaults_ensure
 from probe.sheetparser import normalise_answer
 from scoring import metrics
 from scoring.models import Assignment, DecisionReceipt, Judgement, JudgementChange
+from scoring.schemes import FOUR
 from tests.keyreading import says_the_key
 from tests.replay import allow_loopback_port
 
@@ -339,7 +340,7 @@ def test_score_a_demo_experiment_by_keyboard_reveal_and_check_the_report(
         group = page.locator("tbody.config-group", has=page.locator(".config-head", has_text=label))
         row = group.locator(f'tr[data-run="{run.repeat}"]')
         cells = [c.strip() for c in row.locator("td").all_inner_texts()]
-        expected_counts = [counts[b] for b in metrics.FOUR_BUCKETS]
+        expected_counts = [counts[b] for b in FOUR.buckets]
         assert [int(c) for c in cells[:4]] == expected_counts, (label, run.repeat, cells)
         figures = metrics.four_bucket_figures(metrics.BucketCounts(*expected_counts))
         # Each figure is followed by its 95 % interval in brackets: "25 (19–30)".

@@ -21,7 +21,7 @@ from probe.models import ExperimentItem, Response, Run
 from scoring.comparison.compare import experiment_buckets, side_rows
 from scoring.comparison.routed import corrections, human_only
 from scoring.models import FinalBucket, Judgement
-from scoring.queue import selectors
+from scoring.queue import overview, selectors
 from scoring.queue import services as scoring
 from scoring.reconciliation.services import reconciliation_start
 from scoring.report.source import final_source, without_dropped
@@ -128,7 +128,7 @@ def test_a_routed_experiment_queues_exactly_the_routed_answers_and_reports_both_
         graded = Judgement.objects.filter(assignment=assignment, verdict="graded")
         assert set(graded.values_list("response_id", flat=True)) == set(decided) - audit
         routing_world.judge_all(assignment, 1)
-        assert selectors.first_open_position(assignment) == 1
+        assert overview.first_open_position(assignment) == 1
         progress = selectors.assignment_counts(assignment)
         assert progress["judged"] == Response.objects.filter(run__experiment=rw.fresh).count()
     # Agreement never takes a grader's bucket for a human one.

@@ -40,7 +40,10 @@ from scoring.agreement.figures import (
     percent_agreement,
     ratings_table,
 )
-from scoring.metrics import ABSTAINED, CONFIDENT_WRONG, CORRECT, FOUR_BUCKETS, HEDGED_WRONG
+from scoring.metrics import ABSTAINED, CONFIDENT_WRONG, CORRECT, HEDGED_WRONG
+from scoring.schemes import FOUR
+
+FOUR_BUCKETS = FOUR.buckets
 
 PROPERTY = settings(max_examples=200, deadline=None)
 

@@ -7,6 +7,7 @@ worked by hand in the comment beside it.
 import math
 import subprocess
 import sys
+from dataclasses import fields
 from itertools import permutations
 from pathlib import Path
 
@@ -37,6 +38,7 @@ from scoring.metrics import (
     pairwise_gaps,
     repeat_summary,
 )
+from scoring.schemes import AA, FOUR
 
 PROPERTY = settings(max_examples=200, deadline=None)
 counts_st = st.integers(min_value=0, max_value=500)
@@ -205,8 +207,11 @@ def test_bucket_counts_refuse_buckets_of_the_other_scheme():
 
 def test_bucket_values_match_the_scoring_model_choices():
     # The model's Bucket choices (scoring/models.py) use these very strings.
-    assert m.FOUR_BUCKETS == ("correct", "confident_wrong", "hedged_wrong", "abstained")
-    assert m.AA_BUCKETS == ("correct", "incorrect", "partial", "not_attempted")
+    # The counts classes count the registered schemes' buckets, field by field, in their order.
+    assert FOUR.buckets == ("correct", "confident_wrong", "hedged_wrong", "abstained")
+    assert AA.buckets == ("correct", "incorrect", "partial", "not_attempted")
+    assert tuple(f.name for f in fields(m.BucketCounts)) == FOUR.buckets
+    assert tuple(f.name for f in fields(m.AACounts)) == AA.buckets
     assert m.CONFIDENCE_LEVELS == ("HIGH", "MEDIUM", "LOW")
 
 

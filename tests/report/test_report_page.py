@@ -77,6 +77,31 @@ def rows_after(table, label):
     return out
 
 
+# The four-bucket summary's columns, by heading: a test reads a cell by its column's heading,
+# never by its position, so that a new column (a figure, a scheme's bucket) moves nothing here.
+FOUR_SUMMARY = (
+    "Configuration / repeat",
+    "Correct",
+    "Confidently wrong",
+    "Hedged wrong",
+    "Abstained",
+    "Knowledge",
+    "Hallucination rate (probe)",
+    "Net usable",
+)
+
+
+def summary_rows(body: str, label: str) -> list[dict[str, str]]:
+    """A configuration's rows of the summary table, each as {column heading: cell text}."""
+    summary = tables(body)["summary-table"]
+    headings = summary[0]
+    return [dict(zip(headings, row, strict=True)) for row in rows_after(summary, label)]
+
+
+def cells(row: dict[str, str], headings=FOUR_SUMMARY) -> list[str]:
+    return [row[h] for h in headings]
+
+
 @pytest.fixture
 def examples(world, scorer, client):
     built = build(
@@ -136,15 +161,18 @@ def test_before_the_reveal_the_report_shows_no_figure_and_no_label(world, scorer
 def test_the_page_carries_the_figures(examples, client):
     body = client.get(url(examples)).content.decode()
     summary = tables(body)["summary-table"]
-    twelve = rows_after(summary, "Twelve")
-    # Repeat 1, Repeat 2, Mean, Range; columns: label, 4 buckets, knowledge, hallucination, net
-    assert twelve[0] == ["Repeat 1", "20", "8", "2", "0", "66.7 %", "26.7 %", "12"]
-    assert twelve[1] == ["Repeat 2", "22", "8", "0", "0", "73.3 %", "26.7 %", "14"]
-    assert twelve[2][0] == "Mean" and twelve[2][-1] == "13"
-    assert twelve[3] == ["Range", "20–22", "8", "0–2", "0", "66.7 %–73.3 %", "26.7 %", "12–14"]
-    fourteen = rows_after(summary, "Fourteen")
+    assert summary[0][: len(FOUR_SUMMARY)] == list(FOUR_SUMMARY)
+    twelve = summary_rows(body, "Twelve")
+    # Repeat 1, Repeat 2, Mean, Range; by column: label, 4 buckets, knowledge, hallucination, net
+    assert cells(twelve[0]) == ["Repeat 1", "20", "8", "2", "0", "66.7 %", "26.7 %", "12"]
+    assert cells(twelve[1]) == ["Repeat 2", "22", "8", "0", "0", "73.3 %", "26.7 %", "14"]
+    assert twelve[2]["Configuration / repeat"] == "Mean" and twelve[2]["Net usable"] == "13"
+    assert cells(twelve[3]) == [
+        "Range", "20–22", "8", "0–2", "0", "66.7 %–73.3 %", "26.7 %", "12–14"
+    ]  # fmt: skip
+    fourteen = summary_rows(body, "Fourteen")
     # 2 / 18 = 11.1 %: the abstentions are out of the denominator
-    assert fourteen[0] == ["Repeat 1", "16", "2", "0", "12", "53.3 %", "11.1 %", "14"]
+    assert cells(fourteen[0]) == ["Repeat 1", "16", "2", "0", "12", "53.3 %", "11.1 %", "14"]
     assert "simulated" in [r for r in summary if r and r[0].startswith("Fourteen")][0][0]
 
     gaps = tables(body)["gap-table"]
@@ -188,8 +216,10 @@ def test_the_page_carries_the_figures(examples, client):
 
 def test_w_on_the_page(examples, client):
     body = client.get(url(examples, w=2)).content.decode()
-    twelve = rows_after(tables(body)["summary-table"], "Twelve")
-    assert twelve[0][-1] == "4" and twelve[1][-1] == "6"  # 20 - 2 x 8, 22 - 2 x 8
+    twelve = summary_rows(body, "Twelve")
+    assert (
+        twelve[0]["Net usable"] == "4" and twelve[1]["Net usable"] == "6"
+    )  # 20 - 2 x 8, 22 - 2 x 8
     assert "Figures with w = 2." in body
     assert 'value="2"' in body
     assert "figures.csv?w=2" in body
@@ -198,7 +228,7 @@ def test_w_on_the_page(examples, client):
 def test_a_bad_w_falls_back_to_1_and_says_so(examples, client):
     body = client.get(url(examples, w="lots")).content.decode()
     assert "w must be a number from 0 to 100" in body
-    assert rows_after(tables(body)["summary-table"], "Twelve")[0][-1] == "12"
+    assert summary_rows(body, "Twelve")[0]["Net usable"] == "12"
 
 
 def test_htmx_swaps_only_the_body_and_pushes_the_url(examples, client):
@@ -207,7 +237,7 @@ def test_htmx_swaps_only_the_body_and_pushes_the_url(examples, client):
     assert response.status_code == 200
     assert body.startswith('<div id="report-body"') and "<html" not in body
     assert response["HX-Push-Url"].endswith("/report/?w=0.5")
-    assert rows_after(tables(body)["summary-table"], "Twelve")[0][-1] == "16"
+    assert summary_rows(body, "Twelve")[0]["Net usable"] == "16"
 
 
 def test_unblinded_decisions_are_marked(examples, client):

@@ -15,6 +15,7 @@ from scoring.agreement.report import agreement_report
 from scoring.allocation import selectors as allocation_selectors
 from scoring.allocation.services import allocation_create, allocation_reassign, deal
 from scoring.models import Allocation, Assignment, ItemAllocation, Judgement
+from scoring.queue import overview as queue_overview
 from scoring.queue import selectors as queue_selectors
 from scoring.queue.services import assignment_progress, judgement_decide
 from scoring.reconciliation.selectors import scorer_progress
@@ -75,7 +76,7 @@ def test_300_items_6_scorers_k2_every_item_judged_twice_every_scorer_100(shared)
     for assignment in assignments:
         assert len(allocation_selectors.allocated_item_ids(assignment)) == 100
         # The queue and the progress cover the share only.
-        overview = queue_selectors.item_overview(assignment)
+        overview = queue_overview.item_overview(assignment)
         assert len(overview) == 100
         assert assignment_progress(assignment) == (0, 100)
         judge_all(assignment)
@@ -152,7 +153,7 @@ def test_a_judgement_outside_the_share_is_refused_and_the_page_is_not_there(shar
     assert queue_selectors.queue_item(assignment, outside.position) is None
     inside = ExperimentItem.objects.get(pk=min(share))
     assert queue_selectors.queue_item(assignment, inside.position) is not None
-    assert queue_selectors.first_open_position(assignment) in {
+    assert queue_overview.first_open_position(assignment) in {
         i.position for i in ExperimentItem.objects.filter(pk__in=share)
     }
 

@@ -4,7 +4,7 @@ of their judgements, through decisions, changes, re-checks, undo and key amendme
 import pytest
 
 from scoring.models import Assignment, Judgement
-from scoring.queue import selectors, services
+from scoring.queue import progress, selectors, services
 from tests.review.conftest import build_experiment
 from tests.scoring.factories import judge, key_decision, responses_in_order
 
@@ -20,7 +20,7 @@ def _counted(assignment):
 
 
 def _check(assignment):
-    assert selectors.assignment_counts(assignment, store=True) == _counted(assignment)
+    assert progress.progress_counts_store(assignment) == _counted(assignment)
     stored = Assignment.objects.values_list("progress_judged", "progress_rechecks").get(
         pk=assignment.pk
     )

@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from scoring.models import Bucket, Judgement, JudgementChange
-from scoring.queue import selectors, services
+from scoring.queue import progress, selectors, services
 from tests.conftest import scored_experiment
 from tests.probe import factories
 
@@ -32,7 +32,7 @@ def start(client, world, experiment, *, counted=True):
     client.force_login(world.users["scorer"])
     assignment = services.assignment_start(experiment=experiment, user=world.users["scorer"])
     if counted:  # the progress counters known, as after the first decision
-        selectors.assignment_counts(assignment, store=True)
+        progress.progress_counts_store(assignment)
     return assignment
 
 

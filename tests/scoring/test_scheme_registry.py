@@ -4,6 +4,8 @@ stored value of every bucket field, its badge and swatch colours are in the buck
 the report's chart draws it in its own colour, the figures export has its count column with its
 heading, and a grader may name it, with no other file changed."""
 
+import ast
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -132,3 +134,76 @@ def test_a_scheme_with_an_unstyled_bucket_is_refused():
     with pytest.raises(ValueError, match="without a style"):
         schemes.register(Unstyled)
     assert "nostyle" not in {s.key for s in schemes.registered()}
+
+
+ROOT = Path(__file__).resolve().parents[2]
+EXPORT_DOC = ROOT / "docs" / "export-columns.md"
+
+
+def _offered_buckets() -> dict[str, tuple[str, ...]]:
+    # The schemes offered outside the tests (a testing scheme's buckets are all another's).
+    return {s.key: tuple(str(b) for b in s.buckets) for s in schemes.registered() if not s.testing}
+
+
+def test_the_documented_bucket_values_are_the_registry_s():
+    # docs/export-columns.md lists the bucket values by hand (a reader of an export needs them
+    # there); they must be the registered schemes' buckets, scheme by scheme and in order.
+    text = EXPORT_DOC.read_text(encoding="utf-8")
+    responses = text.split("## Responses", 1)[1].split("\n## ", 1)[0]
+    row = re.search(r"^\| `bucket` \| (.+) \|$", responses, flags=re.M).group(1)
+    documented = {
+        key: tuple(re.findall(r"`([a-z_]+)`", values))
+        for values, key in re.findall(r"((?:`[a-z_]+`,? (?:or )?)+)\((\w+)\)", row)
+    }
+    assert documented == _offered_buckets()
+    # The figures table has a count column per bucket, between `correct` and `unscored`.
+    figures = text.split("## Figures", 1)[1].split("\n## ", 1)[0]
+    columns = re.findall(r"^\| `([a-z_]+)` \|", figures, flags=re.M)
+    counts = columns[columns.index("correct") : columns.index("unscored")]
+    every = [str(b) for s in schemes.registered() for b in s.buckets]
+    assert counts == list(dict.fromkeys(every))
+
+
+# Modules outside scoring/schemes/ that may compare with a bucket's value spelt out, and why.
+BUCKET_LITERAL_ALLOWED = {
+    # The pure figures: their counts classes have a field per bucket (named as the bucket) and
+    # their formulas read them by name; scoring.metrics cannot import the registry (which
+    # imports it), and tests/metrics/test_metrics.py checks the fields are the schemes' buckets.
+    "scoring/metrics.py",
+}
+
+
+def _bucket_literal_comparisons(path: Path, values: set[str]) -> list[int]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        operands = [node.left, *node.comparators]
+        for operand in operands:
+            elements = (
+                operand.elts if isinstance(operand, ast.Tuple | ast.List | ast.Set) else [operand]
+            )
+            if any(isinstance(e, ast.Constant) and e.value in values for e in elements):
+                found.append(node.lineno)
+                break
+    return found
+
+
+def test_no_module_outside_the_registry_compares_with_a_bucket_value():
+    # A comparison with "partial" or "confident_wrong" is a scheme's rule written somewhere else:
+    # it belongs to the scheme (an attribute or a method of its class).
+    # "correct" is also a verdict (Judgement.Verdict.CORRECT), compared as such everywhere.
+    values = {str(b) for s in schemes.registered() for b in s.buckets} - {"correct"}
+    found = {}
+    for package in ("config", "probe", "scoring", "grading", "api", "adapters"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            name = str(path.relative_to(ROOT))
+            if "migrations" in path.parts or name.startswith("scoring/schemes/"):
+                continue
+            if name in BUCKET_LITERAL_ALLOWED:
+                continue
+            lines = _bucket_literal_comparisons(path, values)
+            if lines:
+                found[name] = lines
+    assert found == {}

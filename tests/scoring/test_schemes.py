@@ -83,7 +83,6 @@ def test_the_buckets_and_their_keys_are_those_the_pages_had():
         ]
         assert scheme.allows(Bucket.CORRECT)
     assert not FOUR.allows(Bucket.PARTIAL) and not AA.allows(Bucket.CONFIDENT_WRONG)
-    assert FOUR.buckets == metrics.FOUR_BUCKETS and AA.buckets == metrics.AA_BUCKETS
     # The stored values are the experiment's choices, each with its scheme.
     assert {s.key for s in schemes.registered()} >= {Experiment.Scheme.FOUR, Experiment.Scheme.AA}
     assert dict(Experiment._meta.get_field("scheme").choices) == {
@@ -130,7 +129,7 @@ def test_the_experiment_and_the_report_carry_their_scheme(world, scorer):
     assert built.experiment.scheme_obj is AA
     report = scorer_report(score_all(built.experiment, scorer))
     assert report.scheme == "aa" and report.scheme_obj is AA
-    assert report.bucket_names == metrics.AA_BUCKETS
+    assert report.bucket_names == AA.buckets
 
 
 # ------------------------------------------------------------------------------------------------
