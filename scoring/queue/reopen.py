@@ -26,7 +26,7 @@ from probe.models import Experiment, Response
 from probe.sheetparser import normalise_answer
 from scoring.models import Judgement, Reconciliation
 from scoring.queue import decided
-from scoring.queue.selectors import progress_forget
+from scoring.queue.progress import progress_forget
 from scoring.reconciliation.finals import final_buckets_sync
 
 DISPUTED, AMENDED, SUSPECT = "disputed", "amended", "suspect"
