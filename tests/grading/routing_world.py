@@ -71,7 +71,7 @@ def experiment(world, configs, *, name: str, shift: int, flagged: tuple[int, ...
     return world.collected_experiment(sheets, items=items, name=name).experiment
 
 
-def build(world, simulator, *, margin: float = 0.06) -> RoutingWorld:
+def build(world, simulator, *, margin: float = 0.04) -> RoutingWorld:
     configs = builders.model_configs(world.team, CONFIGS)
     judged = experiment(world, configs, name="Judged", shift=0)
     fresh = experiment(world, configs, name="Fresh", shift=1, flagged=(1,))
