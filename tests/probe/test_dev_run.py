@@ -44,7 +44,10 @@ def _descendants(pid: int) -> set[int]:
     while todo:
         parent = todo.pop()
         for task in Path(f"/proc/{parent}/task").glob("*"):
-            children = (task / "children").read_text().split() if task.exists() else []
+            try:
+                children = (task / "children").read_text().split()
+            except (FileNotFoundError, ProcessLookupError):
+                continue  # the thread or process ended between the listing and the read
             for child in map(int, children):
                 if child not in found:
                     found.add(child)
