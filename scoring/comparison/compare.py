@@ -140,6 +140,15 @@ def shared_items(baseline: Experiment, candidate: Experiment) -> SharedItems:
     return result
 
 
+def _bucket_of(rows) -> dict[int, str]:
+    """Response id -> bucket of ``rows`` (judgements or final buckets), read as one array of
+    ids per bucket rather than a Python tuple per row."""
+    found: dict[int, str] = {}
+    for (bucket,), ids in grouped_int_rows(rows, ["bucket"], ["response_id"]):
+        found.update(dict.fromkeys(ids[:, 0].tolist(), bucket))
+    return found
+
+
 def experiment_buckets(experiment: Experiment) -> tuple[str, dict[int, str]]:
     """("final" | "scorer", response id -> bucket), or CannotTellYet with the reason."""
     if experiment.status != Experiment.Status.COLLECTED:
@@ -151,7 +160,7 @@ def experiment_buckets(experiment: Experiment) -> tuple[str, dict[int, str]]:
                 _("Reconciliation of %(name)s is not complete.") % {"name": experiment.name}
             )
         rows = FinalBucket.objects.filter(response__run__experiment=experiment)
-        return "final", dict(rows.values_list("response_id", "bucket"))
+        return "final", _bucket_of(rows)
     total = Response.objects.filter(run__experiment=experiment).count()
     finished = [
         a
@@ -165,7 +174,7 @@ def experiment_buckets(experiment: Experiment) -> tuple[str, dict[int, str]]:
     ]
     if len(finished) == 1:
         rows = Judgement.objects.filter(assignment=finished[0])
-        return "scorer", dict(rows.values_list("response_id", "bucket"))
+        return "scorer", _bucket_of(rows)
     if len(finished) > 1:
         raise CannotTellYet(
             _("%(name)s has several scorers: reconcile them first.") % {"name": experiment.name}

@@ -28,19 +28,24 @@ def _decision_notice(decision: services.Decision) -> str:
     return ""
 
 
+def _answer_gone(request, assignment: Assignment, position: int):
+    """The item again, saying the answer posted is no longer on it (the item was edited)."""
+    return render_item(
+        request,
+        assignment,
+        position,
+        status=400,
+        error=_("That answer is not on this item any more: nothing was saved."),
+    )
+
+
 @team_view(scope="assignment_token", get=None, post=Role.SCORER)
 def scoring_decide(request: HtmxHttpRequest, assignment: Assignment, position: int):
     form = forms.read_form(forms.DecideForm, request.POST)
     tokens = form.cleaned_data["tokens"]
     responses = selectors.resolve_tokens(assignment, position, tokens)
     if not responses:
-        return render_item(
-            request,
-            assignment,
-            position,
-            status=400,
-            error=_("That answer is not on this item any more: nothing was saved."),
-        )
+        return _answer_gone(request, assignment, position)
     bucket = form.cleaned_data["bucket"]
     try:
         decision = services.judgement_decide(
@@ -102,13 +107,7 @@ def scoring_note(request: HtmxHttpRequest, assignment: Assignment, position: int
     responses = selectors.resolve_tokens(assignment, position, tokens)
     note = form.cleaned_data["note"]
     if not responses:
-        return render_item(
-            request,
-            assignment,
-            position,
-            status=400,
-            error=_("That answer is not on this item any more: nothing was saved."),
-        )
+        return _answer_gone(request, assignment, position)
     try:
         services.judgement_note_set(assignment=assignment, responses=responses, note=note)
     except ValidationError as error:

@@ -379,3 +379,24 @@ def test_figures_json_carries_the_intervals(examples, client):
     (gap,) = data["gaps"]
     assert gap["separable"] is False and gap["interval_low"] <= 1 <= gap["interval_high"]
     assert {x["ahead_below"] for x in data["sweep"]["crossovers"]} == {"Twelve"}
+
+
+def test_a_page_of_responses_is_that_slice_of_the_whole_listing(world, scorer):
+    """The API's pages are read item by item; every page, wherever it starts or ends (inside
+    an item, on an item with a response missing), holds exactly those rows of the whole list."""
+    from probe.models import Response
+    from scoring.report import exports
+    from scoring.report.build import judgement_source
+
+    sheets = {("Beta", 1): "CWHAC", ("alpha", 1): "CCWWA", ("alpha", 2): "AHCWC"}
+    experiment = build(world, sheets, name="Pages").experiment
+    # Item 2 lost one of its three responses: the items hold 3, 2, 3, 3, 3 rows.
+    Response.objects.filter(run__experiment=experiment, item__position=2).order_by("pk")[0].delete()
+    source = judgement_source(score_all(experiment, scorer))
+    whole = list(exports.response_rows(source))
+    assert len(whole) == 14
+    for start, stop in [(0, 1), (0, 3), (2, 4), (3, 5), (4, 9), (5, 14), (13, 14), (0, 14)]:
+        page = list(exports.response_rows(source, start=start, stop=stop))
+        assert page == whole[start:stop], (start, stop)
+    assert list(exports.response_rows(source, start=14, stop=20)) == []
+    assert list(exports.response_rows(source, start=6)) == whole[6:]

@@ -115,40 +115,27 @@ def port_free(host: str, port: int) -> bool:
     return True
 
 
+def celery_command(*arguments: str) -> list[str]:
+    """``celery -A config ...`` with this interpreter, logging at INFO."""
+    return [sys.executable, "-m", "celery", "-A", "config", *arguments, "--loglevel", "INFO"]
+
+
 def worker_command(concurrency: int) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "config",
+    return celery_command(
         "worker",
         "--pool",
         "threads",
         "--concurrency",
         str(concurrency),
-        "--loglevel",
-        "INFO",
         "--without-gossip",
         "--without-mingle",
         "--hostname",
         "embedded@%h",
-    ]
+    )
 
 
 def beat_command(schedule: str) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "config",
-        "beat",
-        "--loglevel",
-        "INFO",
-        "--schedule",
-        schedule,
-    ]
+    return celery_command("beat", "--schedule", schedule)
 
 
 # A process that dies is started again at once, at most this many times in RESTART_WINDOW
