@@ -1,8 +1,10 @@
 """The comparison of two experiments of 100 runs each (1,000 shared items in 5 blocks, 50
 configurations x 2 repeats on both sides, each scored by one scorer): compare() over every
 configuration and its blocks (300 gaps, each tested both ways against 10,000 swaps, Holm over
-all), then the comparison page, beside one 100-run report (report_build with every interval:
-the yardstick) measured in the same run. Target: the comparison within the time of one report.
+all), then the comparison page, beside one 100-run report measured in the same run: its
+report_build with every interval (the yardstick of compare()) and the scorer's report page (the
+yardstick of the comparison page). Target: the comparison within the time of one report, each
+against its own kind.
 
 Run it on PostgreSQL (the figure that counts):
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench .venv/bin/python bench/comparison.py
@@ -130,7 +132,9 @@ def main() -> None:
 
             profile = cProfile.Profile()
             profile.runcall(compare, baseline, candidate)
-            pstats.Stats(profile).sort_stats("cumulative").print_stats(25)
+            pstats.Stats(profile).sort_stats(
+                os.environ.get("BENCH_PROFILE_SORT", "cumulative")
+            ).print_stats(25)
         client = Client()
         client.force_login(users["lead"])
         url = reverse("scoring:compare", kwargs={"team_slug": baseline.team.slug})
@@ -138,7 +142,14 @@ def main() -> None:
         page = client.get(url, query)
         assert page.status_code == 200, page.status_code
         page_wall, page_cpu, page = timed(lambda: client.get(url, query))
+        # The other yardstick: one 100-run report as its reader gets it, the scorer's page.
+        scorer = Client()
+        scorer.force_login(assignment.user)
+        report_url = reverse("scoring:report", kwargs={"assignment_token": assignment.token})
+        assert scorer.get(report_url).status_code == 200
+        report_wall, report_cpu, _ = timed(lambda: scorer.get(report_url))
         ratio = cmp_cpu / yard_cpu
+        page_ratio = page_cpu / report_cpu
         print(
             f"comparison of two experiments of {N_ITEMS:,} items x {N_CONFIGS * REPEATS} runs on"
             f" {describe(connection)} (set-up {setup_s:.0f} s)"
@@ -153,8 +164,13 @@ def main() -> None:
             f" yardstick; target 1x: {'met' if ratio <= 1 else 'NOT MET'})"
         )
         print(
+            f"  one 100-run report page (yardstick):   {report_wall * 1000:7.1f} ms"
+            f"  (CPU {report_cpu * 1000:7.1f} ms)"
+        )
+        print(
             f"  the comparison page: {page_wall * 1000:7.1f} ms  (CPU {page_cpu * 1000:7.1f} ms,"
-            f" {len(page.content) // 1024} KiB)"
+            f" {len(page.content) // 1024} KiB, {page_ratio:.2f}x the report page;"
+            f" target 1x: {'met' if page_ratio <= 1 else 'NOT MET'})"
         )
         print(
             f"  numpy yardstick CPU {numpy_cpu * 1000:.0f} ms (compare = {cmp_cpu / numpy_cpu:.1f}x"

@@ -204,17 +204,19 @@ def gap_tests(
     exact = stats_pairs.swap_count(len(hypotheses[0].mask), swaps)[1]
     worse_way, better_way = (LESS, GREATER) if higher_is_better(metric) else (GREATER, LESS)
     results = {}
+    # Net usable is defined under every assignment; only a rate can be undefined (NaN).
+    null_gaps, spread_gaps = bool(np.isnan(null).any()), bool(np.isnan(spread).any())
     for way in (worse_way, better_way):
         # An assignment whose figure is undefined counts as extreme: it can only raise p.
         extreme = -np.inf if way == LESS else np.inf
-        filled = np.where(np.isnan(null), extreme, null)
+        filled = np.where(np.isnan(null), extreme, null) if null_gaps else null
         results[way] = stats_pairs.flip_tests(
             filled,
             way,
             alpha=alpha,
             exact=exact,
             squares=squares,
-            spread=np.where(np.isnan(spread), extreme, spread),
+            spread=np.where(np.isnan(spread), extreme, spread) if spread_gaps else spread,
             spread_squares=spread_squares,
         )
     worse, better = results[worse_way], results[better_way]

@@ -104,3 +104,36 @@ def test_each_end_of_the_gates_interval_holds_its_one_sided_level(n, shift):
     coverage = (below / experiments, above / experiments)
     print(f"gate ends, n={n}, shift={shift}: lower, upper end coverage", coverage)
     assert all(0.93 <= c <= 0.975 for c in coverage), coverage
+
+
+@pytest.mark.parametrize("seed", [3, 17, 40])
+def test_the_swapped_sums_added_up_by_block_are_those_of_each_masked_column(seed):
+    """The gate takes the swapped sums once per part of the items a pair's hypotheses cut them
+    into and adds them up; that must be, swap by swap, the sum over each hypothesis's own items
+    (plain and centred on its mean), whatever the masks: nested, overlapping, empty."""
+    from scoring.comparison import gate_decision, stats_pairs
+
+    rng = np.random.default_rng(seed)
+    n = 60
+    hypotheses = []
+    for _config in range(4):
+        base, cand = rng.integers(0, 3, (n, 3)) / 2, rng.integers(0, 3, (n, 3)) / 2
+        masks = [np.ones(n, bool), rng.random(n) < 0.4, rng.random(n) < 0.7, np.zeros(n, bool)]
+        hypotheses += [Hypothesis(base, cand, mask) for mask in masks]
+
+    def vectors(h):
+        return [h.candidate[:, 0] - h.baseline[:, 0], h.candidate[:, 2] - h.baseline[:, 2]]
+
+    plain, centred = gate_decision._masked_flip_sums(hypotheses, vectors, 999, seed)
+    columns, centred_columns = [], []
+    for h in hypotheses:
+        for vector in vectors(h):
+            on = np.where(h.mask, vector, 0.0)
+            mean = vector[h.mask].mean() if h.mask.any() else 0.0
+            columns.append(on)
+            centred_columns.append(np.where(h.mask, vector - mean, 0.0))
+    direct = stats_pairs.flip_sums(np.column_stack(columns), swaps=999, seed=seed)
+    direct_centred = stats_pairs.flip_sums(np.column_stack(centred_columns), swaps=999, seed=seed)
+    assert plain.shape == direct.shape == (1000, 2 * len(hypotheses))
+    np.testing.assert_allclose(plain, direct, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(centred, direct_centred, rtol=0, atol=1e-9)
