@@ -153,6 +153,19 @@ def main() -> None:
             assert page.status_code == 200, page.status_code
             assert b"agreement" in page.content.lower()
             warm_wall, warm_cpu, page = timed(lambda: client.get(final_url))
+            if os.environ.get("BENCH_PROFILE"):  # where a cached page's time goes
+                import cProfile
+                import pstats
+
+                from django.db import connection as conn
+                from django.test.utils import CaptureQueriesContext
+
+                profile = cProfile.Profile()
+                with CaptureQueriesContext(conn) as ctx:
+                    profile.runcall(client.get, final_url)
+                pstats.Stats(profile).sort_stats("cumulative").print_stats(40)
+                for q in sorted(ctx.captured_queries, key=lambda q: -float(q["time"]))[:8]:
+                    print(f"    query {float(q['time']) * 1000:7.1f} ms  {q['sql'][:300]}")
             ratio = warm_cpu / yard_cpu
             target = TARGETS.get(size)
             verdict = "" if target is None else ("met" if ratio <= target else "NOT MET")

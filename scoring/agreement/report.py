@@ -21,7 +21,7 @@ from probe.models import Experiment, ExperimentItem
 from scoring.agreement import arrays
 from scoring.agreement import figures as agreement
 from scoring.allocation.selectors import allocation_of
-from scoring.models import Judgement
+from scoring.models import Assignment, Judgement
 from scoring.reconciliation.selectors import participants, reconciliation_of, scorer_labels
 from scoring.report.db_arrays import grouped_int_rows
 
@@ -161,13 +161,18 @@ def _figures(
     )
 
 
-def agreement_report(experiment: Experiment) -> AgreementReport | None:
+def agreement_report(
+    experiment: Experiment, parts: list[Assignment] | None = None
+) -> AgreementReport | None:
     """Agreement between the scorers who have judged every response; None with fewer than two.
+    ``parts``: those scorers when the caller has them already (the final report's gate counted
+    them), else counted here.
 
     The units are the experiment's responses. UNKNOWN answers that every scorer left at the
     preset Abstained are left out: nobody judged them, and counting them would inflate agreement.
     """
-    parts = participants(experiment)
+    if parts is None:
+        parts = participants(experiment)
     if len(parts) < 2:
         return None
     reconciliation = reconciliation_of(experiment)

@@ -383,7 +383,7 @@ def final_report_build(
         scorers=scorer_reports,
         moves=figure_moves(final, scorer_reports),
         key_changes=key_change_rows(experiment),
-        agreement=agreement_report(experiment),
+        agreement=agreement_report(experiment, participants),
         summary=summary,
         labels=labels,
         stale=stale_decisions(experiment),
