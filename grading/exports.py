@@ -158,7 +158,7 @@ COST_COLUMNS = [
 ]
 
 
-def experiment_dict(experiment, request) -> dict:
+def experiment_dict(experiment, request, w: float = 1.0) -> dict:
     """Everything grading knows of an experiment: its jobs and their versions, every grade, the
     agreement of each finished job, the costs, and a routed experiment's plan and figures
     (``routing``: None when not routed). For those no longer blind to it only."""
@@ -175,5 +175,5 @@ def experiment_dict(experiment, request) -> dict:
             agreement_dict(grader_agreement(j)) for j in jobs if j.status == GradingJob.Status.DONE
         ],
         "costs": costs_dict(experiment_costs(experiment)),
-        "routing": routing_export(request, experiment),
+        "routing": routing_export(request, experiment, w),
     }

@@ -195,14 +195,14 @@ def routed_dict(
     }
 
 
-def routing_export(request, experiment) -> dict | None:
+def routing_export(request, experiment, w: float = 1.0) -> dict | None:
     """The grading export's routing: the plan always, and the figures of the final report's
-    section (corrected headlined, w = 1) once the final report may show; else ``configurations``
-    is None. None when the experiment is not routed."""
+    section (corrected headlined, at the download's w) once the final report may show; else
+    ``configurations`` is None. None when the experiment is not routed."""
     if plan_of(experiment) is None:
         return None
     source = without_dropped(final_source(experiment))
-    out = routed_dict(experiment, source, 1.0)
+    out = routed_dict(experiment, source, w)
     if not final_gate(request, experiment).open:
         out["configurations"] = None
     return out

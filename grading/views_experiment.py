@@ -19,6 +19,7 @@ from probe.access import can, is_blinded, team_view
 from probe.csvfile import csv_text
 from probe.downloads import attachment
 from probe.models import Experiment, Response, Role
+from scoring.report.page import export_weight
 
 from . import exports, services
 from .agreement import grader_agreement, threshold_of
@@ -231,8 +232,11 @@ def experiment_export(request, experiment: Experiment, fmt: str):
     jobs = _jobs(experiment)
     what = request.GET.get("what", "grades")
     if fmt == "json":
+        w, refused = export_weight(request)  # w of the routed figures, as the figures export
+        if refused is not None:
+            return refused
         body = json.dumps(
-            exports.experiment_dict(experiment, request), ensure_ascii=False, indent=1
+            exports.experiment_dict(experiment, request, w), ensure_ascii=False, indent=1
         )
         return attachment(body, name=experiment.name, contents="grading", extension="json")
     if what == "costs":

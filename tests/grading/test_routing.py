@@ -266,3 +266,19 @@ def test_a_routed_experiment_queues_exactly_the_routed_answers_and_reports_both_
     ).json()
     assert exported["routing"] == routed_api
     assert api.get(f"/api/experiments/{rw.fresh.pk}/grading").json()["routing"] == routed_api
+    # At another w, the net figure moves with it in all three, and an unusable w is refused.
+    at_three = api.get(url, {"w": "3"}).json()["routing"]
+    assert at_three["w"] == 3 and at_three != routed_api
+    exported = client.get(
+        reverse("grading:export", kwargs={"experiment_pk": rw.fresh.pk, "fmt": "json"}),
+        {"w": "3"},
+    )
+    assert exported.json()["routing"] == at_three
+    grading_api = api.get(f"/api/experiments/{rw.fresh.pk}/grading", {"w": "3"})
+    assert grading_api.json()["routing"] == at_three
+    net = next(c for c in at_three["configurations"] if c["label"] == first.label)["figures"]
+    assert net["net"]["value"] != mine_api["figures"]["net"]["value"]
+    bad = reverse("grading:export", kwargs={"experiment_pk": rw.fresh.pk, "fmt": "json"})
+    assert client.get(bad, {"w": "-2"}).status_code == 400
+    refused = api.get(f"/api/experiments/{rw.fresh.pk}/grading", {"w": "lots"})
+    assert refused.status_code == 422 and refused.json()["problems"][0]["field"] == "w"
