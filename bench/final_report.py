@@ -181,7 +181,7 @@ def main() -> None:
             print(
                 f"    final report, agreement cached:       {warm_wall * 1000:7.1f} ms"
                 f"  (CPU {warm_cpu * 1000:7.1f} ms, {ratio:.2f}x the yardstick;"
-                f" target {target}x: {verdict})"
+                f" target {target}x: {verdict}; wall {warm_wall / yard_wall:.2f}x)"
             )
             print(
                 f"    GET /healthz {health_wall * 1000:.1f} ms; numpy yardstick CPU"

@@ -75,17 +75,25 @@ class ScorerProgress:
 
 
 def scorer_progress(experiment: Experiment) -> list[ScorerProgress]:
-    """Every scorer of the experiment with their counts, in the order they joined (two queries)."""
+    """Every scorer of the experiment with their counts, in the order they joined (three
+    queries). The judgements are counted by assignment in a query of their own, an aggregate
+    over the judgements alone: grouped together with the assignments' and users' columns, the
+    count took half a second at 10 scorers of 100,000 responses."""
     total = Response.objects.filter(run__experiment=experiment).count()
-    assignments = (
+    assignments = list(
         Assignment.objects.filter(experiment=experiment)
         .select_related("user", "invited_by")
-        .annotate(
-            n_judgements=Count("judgements"),
-            n_recheck=Count("judgements", filter=Q(judgements__needs_recheck=True)),
-        )
         .order_by("created", "pk")
     )
+    counted = {
+        row["assignment_id"]: (row["n"], row["rechecks"])
+        for row in Judgement.objects.filter(assignment__in=[a.pk for a in assignments])
+        .values("assignment_id")
+        .annotate(n=Count("pk"), rechecks=Count("pk", filter=Q(needs_recheck=True)))
+        .order_by()
+    }
+    for a in assignments:
+        a.n_judgements, a.n_recheck = counted.get(a.pk, (0, 0))
     # With the items shared out, each scorer's total is their share (scoring/allocation/).
     shares = scorer_totals(experiment)
     if shares is None:
