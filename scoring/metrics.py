@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, fields
 from itertools import combinations
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 __all__ = [
     "ABSTAINED",
@@ -187,6 +187,14 @@ class FourBucketFigures:
     knowledge: float | None  # correct / N; None when N is 0
     hallucination_rate: float | None  # confident_wrong / attempted; None when nothing attempted
     net_usable: float  # correct - w * confident_wrong, in items
+
+    # The figures that are ratios of counts: name -> (numerator, denominator) fields, each a
+    # count above ("n" is N). Over repeats such a figure is pooled (scoring/report/repeat_figures.py)
+    # and has a Wilson interval over the items and their repeats.
+    RATIOS: ClassVar[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
+        "knowledge": (("correct",), ("n",)),
+        "hallucination_rate": (("confident_wrong",), ("attempted",)),
+    }
 
 
 def four_bucket_figures(
@@ -437,6 +445,14 @@ class AAFigures:
     partial_rate: float | None  # partial / N
     abstention_rate: float | None  # not_attempted / N
     hallucination_rate: float | None  # incorrect / (incorrect + partial + not_attempted)
+
+    RATIOS: ClassVar[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
+        "accuracy": (("correct",), ("n",)),
+        "attempt_rate": (("correct", "incorrect", "partial"), ("n",)),
+        "partial_rate": (("partial",), ("n",)),
+        "abstention_rate": (("not_attempted",), ("n",)),
+        "hallucination_rate": (("incorrect",), ("incorrect", "partial", "not_attempted")),
+    }
 
 
 def aa_figures(

@@ -23,6 +23,10 @@ MAX_LINES = 500
 LINE_CAPS = {
     # The figures' formulas in one place, as docs/figures.md defines them, side by side.
     "scoring/metrics.py": 560,
+    # Every export's columns and rows, read against docs/export-columns.md in one file.
+    "scoring/report/exports.py": 560,
+    # One comparison from request to verdicts: the items shared, each side's buckets and values.
+    "scoring/comparison/compare.py": 540,
 }
 
 

@@ -21,6 +21,7 @@ from probe.models import Experiment, ExperimentItem, Notification, Response
 from probe.services import notifications
 from scoring.models import Allocation, Assignment, ItemAllocation, Judgement
 from scoring.queue.services import assignment_start
+from scoring.reconciliation.finals import final_buckets_sync
 from scoring.reconciliation.waits import reconciliation_waits
 
 
@@ -186,6 +187,7 @@ def allocation_reassign(*, assignment: Assignment, by) -> int:
         url=reverse("scoring:start", kwargs={"experiment_pk": experiment.pk}),
         key=f"handed_on:{experiment.pk}:{assignment.pk}",
     )
+    final_buckets_sync(experiment=experiment)  # the presets handed on may change unanimity
     reconciliation_waits(experiment)
     return moved
 

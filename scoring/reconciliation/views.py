@@ -110,9 +110,9 @@ def reconcile_overview(request: HtmxHttpRequest, experiment: Experiment):
             "scoring/reconcile_closed.html",
             {**_closed_context(request, experiment), "section": "reconcile"},
         )
-    # A scorer may have changed a judgement since (a re-check after a key amendment): the
-    # unanimous rows follow before they are counted. Idempotent.
-    finals.final_buckets_sync(experiment=experiment)
+    # Nothing is written here: every write that changes a judgement after reconciliation has
+    # begun (a decision, an undo, a re-check, a key amendment, a hand-over) brings the
+    # unanimous rows in line itself (scoring.reconciliation.finals.final_buckets_sync).
     summary = reconcile.reconcile_summary(experiment)
     return render(
         request,

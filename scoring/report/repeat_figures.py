@@ -14,30 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from scoring.metrics import AAFigures, FourBucketFigures, RepeatSummary, repeat_summary
+from scoring.metrics import RepeatSummary, repeat_summary
 
-__all__ = ["RATIOS", "pooled_summary", "ratio_terms"]
-
-# Per figures type: name -> (numerator fields, denominator fields), each a count of the figures
-# ("n" is N, the items).
-RATIOS: dict[type, dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
-    FourBucketFigures: {
-        "knowledge": (("correct",), ("n",)),
-        "hallucination_rate": (("confident_wrong",), ("attempted",)),
-    },
-    AAFigures: {
-        "accuracy": (("correct",), ("n",)),
-        "attempt_rate": (("correct", "incorrect", "partial"), ("n",)),
-        "partial_rate": (("partial",), ("n",)),
-        "abstention_rate": (("not_attempted",), ("n",)),
-        "hallucination_rate": (("incorrect",), ("incorrect", "partial", "not_attempted")),
-    },
-}
+__all__ = ["pooled_summary", "ratio_terms"]
 
 
 def ratio_terms(figures) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
-    """The figures of this kind that are ratios of counts: name -> (numerator, denominator)."""
-    return RATIOS.get(type(figures), {})
+    """The figures of this kind that are ratios of counts: name -> (numerator, denominator),
+    as the figures' class declares them (``RATIOS``; none when it declares nothing)."""
+    return getattr(type(figures), "RATIOS", {})
 
 
 def pooled_summary(figures_list: Sequence, name: str, values: Iterable[float | None]):

@@ -266,10 +266,17 @@ def test_final_buckets_follow_a_scorers_later_change(client, world, finished):
     judge(a, {agreed[0]: Bucket.HEDGED_WRONG})
     finals.final_buckets_sync(experiment=world.scored)
     assert not FinalBucket.objects.filter(response=agreed[0]).exists()
-    # B comes round on "3.9": now unanimous, final without a step.
+    # B comes round on "3.9": now unanimous, final without a step (the decision syncs).
     judge(b, {responses(world, 3, "3.9")[0]: Bucket.CORRECT})
+    assert FinalBucket.objects.get(response__answer="3.9").unanimous
+    # Opening the overview writes nothing, even with a row out of line (removed by hand here).
+    FinalBucket.objects.filter(response__answer="3.9").delete()
     client.force_login(world.users["owner"])
-    client.get(reverse("scoring:reconcile", kwargs={"experiment_pk": world.scored.pk}))  # syncs too
+    before = sorted(FinalBucket.objects.values_list("pk", "bucket", "unanimous"))
+    page = client.get(reverse("scoring:reconcile", kwargs={"experiment_pk": world.scored.pk}))
+    assert page.status_code == 200
+    assert sorted(FinalBucket.objects.values_list("pk", "bucket", "unanimous")) == before
+    finals.final_buckets_sync(experiment=world.scored)
     assert FinalBucket.objects.get(response__answer="3.9").unanimous
     # An amendment sends judgements back: their unanimous rows wait for the re-check.
     key_decision(
