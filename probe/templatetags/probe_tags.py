@@ -165,5 +165,6 @@ def word_list(values) -> str:
 def bracketed(value):
     """{{ thread.count|bracketed }}: the value in the language's brackets, "(3)" in English and
     「（3）」 in Japanese (a bracket typed around a value in a template stays half-width)."""
+    # Translators: a value in brackets after other words: "(3)", 「（3）」.
     text = pgettext("in brackets", "(%(text)s)")
     return mark_safe(escape(text) % {"text": conditional_escape(value)})
