@@ -1,9 +1,14 @@
 """Every refusal is a 4xx with a JSON body: `detail` in words, and `problems` naming each field."""
 
+import functools
+
 from django.core.exceptions import RequestDataTooBig
+from django.http import HttpResponseNotAllowed, JsonResponse
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
+
+from probe.wording import word_list
 
 
 class Refused(HttpError):
@@ -135,3 +140,28 @@ def install(api) -> None:
             {"detail": _("The request body is too large; nothing was saved."), "problems": []},
             status=413,
         )
+
+
+def method_not_allowed(view):
+    """The view of one path, answering a method none of its operations takes (DELETE /api/me,
+    GET on a POST-only endpoint) in the API's shape and the request's language: Django Ninja
+    answers it itself, before any handler, as text/html in English."""
+
+    @functools.wraps(view)
+    def wrapper(request, *args, **kwargs):
+        response = view(request, *args, **kwargs)
+        if not isinstance(response, HttpResponseNotAllowed):
+            return response
+        allowed = sorted(m.strip() for m in response["Allow"].split(",") if m.strip())
+        refusal = JsonResponse(
+            {
+                "detail": _("This endpoint does not take %(method)s: use %(allowed)s.")
+                % {"method": request.method, "allowed": word_list(allowed)},
+                "problems": [],
+            },
+            status=405,
+        )
+        refusal["Allow"] = ", ".join(allowed)
+        return refusal
+
+    return wrapper

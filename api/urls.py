@@ -55,7 +55,7 @@ for pattern in patterns:
     # Tokens, not sessions: the site's login-required middleware lets the endpoints through.
     # The schema and its page stay behind the login like every other page.
     if pattern.name not in DOCS:
-        pattern.callback = login_not_required(pattern.callback)
+        pattern.callback = login_not_required(errors.method_not_allowed(pattern.callback))
 urlpatterns = patterns
 # ninja names its URLs in this namespace ("api:me", "api:openapi-view", ...).
 app_name = namespace

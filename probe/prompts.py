@@ -12,6 +12,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 DEFAULT_PROMPT_NAME = {"en": "Default (English)", "ja": "Default (Japanese)"}
+# The note of each default prompt's version 1, in the prompt's own language (stored with it, like
+# its text, not translated for the reader).
+DEFAULT_PROMPT_NOTE = {"en": "Default prompt of the app", "ja": "アプリの既定のプロンプト"}
 
 DEFAULT_PROMPTS = {
     "en": """\

@@ -17,6 +17,27 @@ def word_list(items: Iterable) -> str:
     return pgettext("list separator", ", ").join(str(item) for item in items)
 
 
+def number_range(low, high) -> str:
+    """Two numbers as a range, the report's way (scoring.report.numbers): "1–3" in English,
+    「1〜3」 in Japanese."""
+    return pgettext("range of numbers", "%(low)s–%(high)s") % {"low": low, "high": high}
+
+
+def number_ranges(numbers: Iterable[int]) -> str:
+    """Whole numbers as a list of their runs: "1–3, 5, 7–8" in English, 「1〜3、5、7〜8」 in
+    Japanese."""
+    runs: list[str] = []
+    start = prev = None
+    for n in [*sorted(set(numbers)), None]:
+        if start is not None and (n is None or n != prev + 1):
+            runs.append(str(start) if start == prev else number_range(start, prev))
+            start = None
+        if n is not None and start is None:
+            start = n
+        prev = n
+    return word_list(runs)
+
+
 def sentences(parts: Iterable) -> str:
     """Sentences one after another: a space after one that ends in a half-width mark (English),
     none after one that ends in a full-width mark (Japanese: 「。」 and the next follows at once)."""

@@ -197,14 +197,8 @@ def split_sources(text: str) -> list[str]:
 
 
 def ranges(numbers) -> str:
-    numbers = sorted(set(numbers))
-    parts: list[str] = []
-    start = prev = None
-    for n in numbers + [None]:
-        if start is not None and (n is None or n != prev + 1):
-            parts.append(str(start) if start == prev else f"{start}\u2013{prev}")
-            start = None
-        if n is not None and start is None:
-            start = n
-        prev = n
-    return ", ".join(parts)
+    """Item numbers as a list of their runs in the reader's language: "1–3, 5" in English,
+    「1〜3、5」 in Japanese."""
+    from probe.wording import number_ranges
+
+    return number_ranges(numbers)

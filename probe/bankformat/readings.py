@@ -169,8 +169,11 @@ def describe(code: str) -> str:
     from django.utils.translation import gettext as _
 
     if (several := _DROP_RE.match(code)) and "," in code:
-        shown = ", ".join(part.replace("-", "–") for part in several[1].split(","))
-        return _("Leave out lines %(lines)s.") % {"lines": shown}
+        from probe.wording import number_ranges
+
+        return _("Leave out lines %(lines)s.") % {
+            "lines": number_ranges(_lines_of(several[1], code))
+        }
     match = _CODE_RE.match(code)
     if match is None:
         return code

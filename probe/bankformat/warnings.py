@@ -14,6 +14,8 @@ from dataclasses import replace
 
 from django.utils.translation import gettext as _
 
+from probe.wording import number_range
+
 from .lexicon import CJK_RE, DEEPER, FLAG_RE, classify, is_keyword_line
 from .readings import FormatWarning, drop_code, drop_lines_code
 from .textparse import answering_lines
@@ -103,7 +105,7 @@ def _range_text(first: int, last: int) -> str:
 
 
 def _span_text(first: int, last: int) -> str:
-    return str(first) if first == last else f"{first}–{last}"
+    return str(first) if first == last else number_range(first, last)
 
 
 def _cut_warning(unit, kind: str, cut: tuple[int, str]) -> FormatWarning:

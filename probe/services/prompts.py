@@ -209,7 +209,7 @@ def prompt_defaults_ensure(*, team: Team) -> list[PromptVersion]:
                         "language": language,
                         "text": text,
                         "content_hash": prompts.content_hash(text),
-                        "note": "Default prompt of the app",
+                        "note": prompts.DEFAULT_PROMPT_NOTE[language],
                     },
                 )
         except IntegrityError:

@@ -9,6 +9,7 @@ from django.utils.formats import number_format
 from django.utils.html import conditional_escape, escape, format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from probe import wording
 from probe.models import ModelConfig
@@ -158,3 +159,12 @@ def word_list(values) -> str:
     """Names as a list in running text: "a, b" in English, 「a、b」 in Japanese (the template's
     counterpart of probe.wording.word_list; never ``join:", "``)."""
     return wording.word_list(values)
+
+
+@register.filter
+def bracketed(value):
+    """{{ thread.count|bracketed }}: the value in the language's brackets, "(3)" in English and
+    「（3）」 in Japanese (a bracket typed around a value in a template stays half-width)."""
+    # Translators: a value in brackets after other words: "(3)", 「（3）」.
+    text = pgettext("in brackets", "(%(text)s)")
+    return mark_safe(escape(text) % {"text": conditional_escape(value)})

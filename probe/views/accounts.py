@@ -32,6 +32,15 @@ def _short_password_help(form, name: str):
         form.fields[name].help_text = _(
             "At least 8 characters; not all digits, not a common password, not like your name."
         )
+    # The confirmation's label in the project's catalogue: Django's own Japanese writes it with
+    # half-width brackets (「パスワード(確認用)」).
+    confirmation = "new_password2" if name == "new_password1" else "password2"
+    if confirmation in form.fields:
+        form.fields[confirmation].label = (
+            _("New password confirmation")
+            if confirmation == "new_password2"
+            else _("Password confirmation")
+        )
     return form
 
 

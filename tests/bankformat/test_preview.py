@@ -5,9 +5,11 @@ headings and prose, a document with notes after the key, a key section without i
 from pathlib import Path
 
 import pytest
+from django.utils import translation
 
 from probe import bankformat as bf
 from probe.bankformat import BankData, BlockData, ItemData, KeyData, Readings
+from probe.bankformat.lexicon import ranges
 
 DOCUMENTS = Path(__file__).resolve().parent / "documents"
 
@@ -326,5 +328,10 @@ def test_a_drop_code_of_several_ranges():
     readings = Readings.from_codes(["drop:1-3,5,7-8"])
     assert readings.drop == {1, 2, 3, 5, 7, 8}
     assert bf.describe_reading("drop:1-3,5,7-8") == "Leave out lines 1–3, 5, 7–8."
+    with translation.override("ja"):
+        assert bf.describe_reading("drop:1-2,4-5") == "1〜2、4〜5 行目を除く。"
+        assert bf.describe_reading("drop:3-4") == "3〜4 行目を除く。"
+        assert ranges([1, 2, 3, 5, 7, 8]) == "1〜3、5、7〜8"
+    assert ranges([1, 2, 3, 5, 7, 8]) == "1–3, 5, 7–8"
     with pytest.raises(bf.ReadingError):
         Readings.from_codes(["drop:3-1,5"])

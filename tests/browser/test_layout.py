@@ -44,6 +44,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from probe.models import Response
+from probe.services import teams as team_services
 from scoring.models import Bucket
 from scoring.queue import services
 from scoring.reconciliation import finals
@@ -200,6 +201,19 @@ PROBLEMS_JS = """() => {
     const box = getComputedStyle(text).display === 'inline' ? text.parentElement : text;
     if (box.getBoundingClientRect().width < 96) out.push('squeezed to ' + Math.round(box.getBoundingClientRect().width) + 'px: ' + name(text));
   }
+  // Running text (a note, a sentence) wraps across the width it has: never a character or two a
+  // line down the screen, as in a flex item squeezed to nothing beside its neighbours.
+  const textWalker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = textWalker.nextNode(); node; node = textWalker.nextNode()) {
+    const chars = node.textContent.replace(/\\s+/g, '').length;
+    const parent = node.parentElement;
+    if (chars < 8 || !parent || parent.closest('svg, pre, textarea, script, style, .visually-hidden')) continue;
+    if (!visible(parent) || closedDetails(parent)) continue;
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    const lines = lineCount([...range.getClientRects()].filter((q) => q.width > 0));
+    if (lines >= 4 && chars / lines < 3) out.push('text squeezed to ' + lines + ' lines of a character or two: ' + name(parent));
+  }
   // A table wider than its card scrolls inside a container the keyboard can reach, with a name.
   for (const table of document.querySelectorAll('table')) {
     if (!visible(table) || closedDetails(table)) continue;
@@ -291,8 +305,9 @@ def _reviewed(world, configs, name, *, settle=False):
             question="Which status code or header does case {n} call for?",
             blocks=[
                 ("A", "HTTP semantics", 5),
-                ("B", "Python packaging", 4),
-                ("C", "PostgreSQL", 3),
+                # Japanese titles, read in the English pages too: never 「デー/タ形式」.
+                ("B", "ネットワーク", 4),
+                ("C", "データ形式", 3),
             ],
             flagged=lambda index: index == 1,
         ),
@@ -495,3 +510,39 @@ def test_a_japanese_banks_blocks_keep_their_words_on_a_phone(live_server, page, 
     assert not problems, problems
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "ja_390_bank_blocks.png"), full_page=True)
+
+
+def test_short_names_roles_and_pastes_keep_their_words_on_a_phone(live_server, page, world):
+    """A short user name leaves 「（あなた）」 a narrow column, a pending invitation shows its role
+    (「閲覧者」), and a manual run's attempt says who pasted it (「alice が貼り付け」): each stays
+    whole at a phone's and a tablet's width, in both languages."""
+    owner = world.users["owner"]
+    owner.username = "alice"
+    owner.save()
+    team_services.invitation_create(
+        team=world.team, by=owner, invitee="dave@example.org", role="viewer"
+    )
+    config = factories.ModelConfigFactory(
+        team=world.team, label="Chat window", provider="manual", model_name="chat"
+    )
+    experiment = world.collected_experiment(
+        [builders.Sheet(config, "CW", 1)],
+        items=builders.snapshot_items(2, question="Which port does case {n} use?"),
+        name="Pasted",
+    ).experiment
+    run = experiment.runs.get()
+    attempt = run.attempts.first()
+    attempt.pasted_by = owner
+    attempt.save(update_fields=["pasted_by"])
+    pages = {
+        "members": reverse("probe:member_list", args=[world.team.slug]),
+        "run_pasted": reverse("probe:run_detail", args=[run.pk]),
+    }
+    problems = []
+    for language in ("ja", "en"):
+        _sign_in(page.context, live_server, owner, language)
+        for name, path in pages.items():
+            assert page.goto(live_server.url + path).status == 200
+            expect(page.locator("html")).to_have_attribute("lang", language)
+            problems += _at_each_width(page, language, name, os.environ.get("LAYOUT_SHOTS") == "1")
+    assert not problems, "\n".join(problems)

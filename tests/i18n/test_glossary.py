@@ -124,3 +124,67 @@ def test_japanese_text_in_brackets_takes_full_width_brackets():
         if re.search(JAPANESE, match.group(1)) and not re.search(r"[+\u2212×/=<>]", match.group(1))
     ]
     assert not found, found
+
+
+# A group of half-width brackets (a placeholder's own "%(n)s" is not one) and what makes one
+# Japanese: Japanese words inside, or Japanese text right before or after it (「設問数 (N)」).
+BRACKETS = re.compile(r"(?<!%)\(((?:[^()]|%\([a-z_]+\))*)\)")
+
+
+def test_a_bracket_beside_japanese_words_is_full_width():
+    """「設問数（N）」「パスワード（確認用）」, never 「設問数 (N)」: a bracket that sits in Japanese
+    text is full-width whatever it holds, a placeholder (「コメント（%(n)s）」) or a code;
+    the flag keeps its token (「フラグ (!)」) and a formula its grouping."""
+    found = []
+    for _name, entry, text in ENTRIES:
+        for match in BRACKETS.finditer(text):
+            inner = match.group(1)
+            if inner == "!" or re.search(r"[+\u2212×/=<>]", inner):
+                continue
+            before, after = text[: match.start()], text[match.end() :]
+            if (
+                re.search(JAPANESE, inner)
+                or re.search(rf"{JAPANESE}\s?$", before)
+                or re.search(rf"^\s?{JAPANESE}", after)
+            ):
+                found.append(f"{entry.msgid[:50]!r} -> {match.group(0)!r} in {text[:80]!r}")
+    assert not found, found
+
+
+TEMPLATES = ROOT / "templates"
+# A bracket typed in a template around a value ("({{ thread.count }})"): it stays half-width in
+# Japanese (「この回答へのコメント (1)」); the value goes through the `bracketed` filter instead.
+TYPED_BRACKETS = re.compile(r"\(\s*(\{\{[^}]*\}\}|\{%[^%]*%\})\s*\)")
+TRANSLATED = re.compile(
+    r"\{%\s*blocktranslate.*?\{%\s*endblocktranslate\s*%\}|\{%\s*translate\s[^%]*%\}", re.S
+)
+
+
+def test_no_template_types_brackets_around_a_value():
+    found = []
+    for path in sorted(TEMPLATES.rglob("*.html")):
+        source = TRANSLATED.sub(" ", path.read_text(encoding="utf-8"))
+        found += [
+            f"{path.relative_to(ROOT)}: {m.group(0)}" for m in TYPED_BRACKETS.finditer(source)
+        ]
+    assert not found, found
+
+
+@pytest.mark.django_db
+def test_the_bracketed_filter_and_the_password_confirmation_take_japanese_brackets(client):
+    from django.contrib.auth.forms import PasswordChangeForm, UserCreationForm
+    from django.utils import translation
+
+    from probe.templatetags.probe_tags import bracketed
+    from probe.views.accounts import _short_password_help
+    from tests.probe.factories import UserFactory
+
+    with translation.override("ja"):
+        assert bracketed(3) == "（3）"
+        assert bracketed("<b>") == "（&lt;b&gt;）"
+        signup = _short_password_help(UserCreationForm(), "password1")
+        change = _short_password_help(PasswordChangeForm(UserFactory()), "new_password1")
+        assert str(signup.fields["password2"].label) == "パスワード（確認用）"
+        assert str(change.fields["new_password2"].label) == "新しいパスワード（確認用）"
+    with translation.override("en"):
+        assert bracketed(3) == "(3)"

@@ -1,6 +1,7 @@
 """Accounts: login throttling, password change and reset links, invitations."""
 
 import re
+import time
 from datetime import timedelta
 
 import pytest
@@ -9,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import timezone
 
+from probe.middleware import SESSION_TIME_ZONE_KEY
 from probe.models import AuditEvent, Invitation, Membership, UserPreference
 from probe.services import teams as team_services
 from tests.probe import factories
@@ -159,6 +161,23 @@ def _invite(client, world, invitee, role="scorer"):
 def _link(response) -> str:
     url = re.search(r'<code id="issued-link">([^<]+)</code>', response.content.decode())[1]
     return url.split("testserver", 1)[1]
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+def test_the_issued_link_says_until_when_in_the_users_zone_alone(client, world, language):
+    client.force_login(world.users["owner"])
+    session = client.session
+    session[SESSION_TIME_ZONE_KEY] = ["Asia/Tokyo", int(time.time())]
+    session.save()
+    response = client.post(
+        reverse("probe:member_list", kwargs={"team_slug": "acme"}),
+        {"invitee": "zone@example.org", "role": "scorer"},
+        HTTP_ACCEPT_LANGUAGE=language,
+    )
+    body = re.sub(r"\s+", " ", response.content.decode())
+    sentence = re.search(r"<p>[^<]*<time[^>]*>[^<]*</time>[^<]*</p>", body)[0]
+    assert {"en": "until", "ja": "まで"}[language] in sentence, sentence
+    assert "JST" in sentence and "UTC" not in sentence, sentence
 
 
 @pytest.mark.parametrize("invitee", ["nobody-at-all", "rival-owner", "site-admin"])

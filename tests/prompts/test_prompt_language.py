@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 
 from probe.models import PromptVersion
-from probe.prompts import DEFAULT_PROMPTS
+from probe.prompts import DEFAULT_PROMPT_NAME, DEFAULT_PROMPTS
 from probe.services.prompts import prompt_defaults_ensure
 from probe.sheetparser import FULLWIDTH, parse_sheet
 from tests.conftest import login
@@ -31,7 +31,9 @@ def defaults(world):
     prompt_defaults_ensure(team=world.team)
     return {
         p.language: p
-        for p in PromptVersion.objects.filter(team=world.team, note__contains="Default")
+        for p in PromptVersion.objects.filter(
+            team=world.team, name__in=DEFAULT_PROMPT_NAME.values()
+        )
     }
 
 

@@ -339,3 +339,30 @@ def test_two_editors_saving_at_once_get_consecutive_versions():
     for thread in threads:
         thread.join()
     assert not errors and sorted(results) == [2, 3]
+
+
+def test_each_default_prompts_note_is_in_its_own_language(world):
+    prompt_services.prompt_defaults_ensure(team=world.team)
+    notes = {
+        p.language: p.note
+        for p in PromptVersion.objects.filter(
+            team=world.team, name__in=prompts.DEFAULT_PROMPT_NAME.values()
+        )
+    }
+    assert notes == {"en": "Default prompt of the app", "ja": "アプリの既定のプロンプト"}
+
+
+def test_the_migration_puts_the_japanese_note_on_an_existing_japanese_default(world):
+    import importlib
+
+    from django.apps import apps
+
+    migration = importlib.import_module("probe.migrations.0026_japanese_default_prompt_note")
+    prompt_services.prompt_defaults_ensure(team=world.team)
+    japanese = PromptVersion.objects.get(team=world.team, name=prompts.DEFAULT_PROMPT_NAME["ja"])
+    PromptVersion.objects.filter(pk=japanese.pk).update(note="Default prompt of the app")
+    migration.japanese_note(apps, None)
+    japanese.refresh_from_db()
+    assert japanese.note == "アプリの既定のプロンプト"
+    english = PromptVersion.objects.get(team=world.team, name=prompts.DEFAULT_PROMPT_NAME["en"])
+    assert english.note == "Default prompt of the app"
