@@ -164,6 +164,17 @@ def test_the_documented_bucket_values_are_the_registry_s():
     assert counts == list(dict.fromkeys(every))
 
 
+def test_the_documented_scheme_values_are_the_registry_s():
+    # Every `scheme` row of docs/export-columns.md names the offered schemes, no more, no fewer.
+    text = EXPORT_DOC.read_text(encoding="utf-8")
+    text = text.split("## Headings and values", 1)[0]  # that table gives headings, not values
+    rows = re.findall(r"^\| `scheme` \| (.+) \|$", text, flags=re.M)
+    assert len(rows) >= 2, "the responses' and the figures' scheme rows"
+    offered = set(_offered_buckets())
+    for row in rows:
+        assert set(re.findall(r"`([a-z0-9_]+)`", row)) == offered, row
+
+
 # Modules outside scoring/schemes/ that may compare with a bucket's value spelt out, and why.
 BUCKET_LITERAL_ALLOWED = {
     # The pure figures: their counts classes have a field per bucket (named as the bucket) and
