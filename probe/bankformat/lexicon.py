@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from probe.wording import number_ranges
+
 # Separators after a block code: . : - en dash, em dash, and the full-width period and colon.
 _SEPARATORS = ".:\\-\u2013\u2014\uff0e\uff1a"
 # CJK ideographs, hiragana, katakana (a bare "A. title" heading needs a Japanese title).
@@ -199,6 +201,4 @@ def split_sources(text: str) -> list[str]:
 def ranges(numbers) -> str:
     """Item numbers as a list of their runs in the reader's language: "1–3, 5" in English,
     「1〜3、5」 in Japanese."""
-    from probe.wording import number_ranges
-
     return number_ranges(numbers)

@@ -19,6 +19,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from probe.wording import number_ranges
+
 _CODE_RE = re.compile(r"^(drop|key|item|keep|heading):([1-9][0-9]{0,6})(?:-([1-9][0-9]{0,6}))?$")
 _RANGE = r"[1-9][0-9]{0,6}(?:-[1-9][0-9]{0,6})?"
 _DROP_RE = re.compile(r"^drop:(" + _RANGE + r"(?:," + _RANGE + r")*)$")
@@ -169,8 +171,6 @@ def describe(code: str) -> str:
     from django.utils.translation import gettext as _
 
     if (several := _DROP_RE.match(code)) and "," in code:
-        from probe.wording import number_ranges
-
         return _("Leave out lines %(lines)s.") % {
             "lines": number_ranges(_lines_of(several[1], code))
         }

@@ -4,7 +4,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from scoring.schemes import DEFAULT_SCHEME, AAScheme, FourBucketScheme, scheme_choices, scheme_for
+from scoring.schemes import DEFAULT_SCHEME, scheme_choices, scheme_for
 from scoring.schemes import Scheme as ScoringScheme
 from scoring.schemes.base import SCHEME_KEY_LENGTH
 
@@ -23,13 +23,6 @@ class Experiment(models.Model):
         COLLECTING = "collecting", _("Collecting")
         COLLECTED = "collected", _("Collection complete")
         CANCELLED = "cancelled", _("Cancelled")
-
-    class Scheme:
-        """The stored values of the two schemes every install offers (the tests' names for them).
-        The list of schemes and the default are the registry's (scoring.schemes)."""
-
-        FOUR = FourBucketScheme.key
-        AA = AAScheme.key
 
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="experiments")
     name = models.CharField(_("name"), max_length=200)

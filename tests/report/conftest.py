@@ -13,7 +13,8 @@ so "C" * 20 + "W" * 8 + "H" * 2 is the worked example in docs/design.md.
 
 import pytest
 
-from probe.models import Experiment, ModelConfig
+from probe.models import ModelConfig
+from scoring.schemes import FourBucketScheme
 from tests import builders
 
 
@@ -23,7 +24,7 @@ def build(
     *,
     name: str = "Report probe",
     blocks: list[tuple[str, str, int]] | None = None,
-    scheme: str = Experiment.Scheme.FOUR,
+    scheme: str = FourBucketScheme.key,
     noise_floor: float | None = None,
     providers: dict | None = None,
     issues: dict | None = None,

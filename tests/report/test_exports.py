@@ -11,10 +11,10 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from probe.models import Experiment
 from scoring.models import Judgement
 from scoring.queue import services
 from scoring.report.exports import FIGURE_COLUMNS, RESPONSE_COLUMNS
+from scoring.schemes import AAScheme
 from tests.scoring.factories import score_all
 
 from .conftest import build
@@ -238,7 +238,7 @@ def test_unknown_export_is_404(examples, client):
 
 def test_second_scheme_exports(world, scorer, client):
     built = build(
-        world, {("Alpha", 1): "C" * 15 + "W" * 6 + "P" * 4 + "A" * 5}, scheme=Experiment.Scheme.AA
+        world, {("Alpha", 1): "C" * 15 + "W" * 6 + "P" * 4 + "A" * 5}, scheme=AAScheme.key
     )
     assignment = score_all(built.experiment, scorer)
     client.force_login(scorer)

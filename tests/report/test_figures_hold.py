@@ -20,11 +20,12 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from api.models import ApiToken
-from probe.models import Experiment, Response
+from probe.models import Response
 from scoring.models import Bucket
 from scoring.queue import services
 from scoring.report.build import scorer_report
 from scoring.report.numbers import numbers
+from scoring.schemes import AAScheme, FourBucketScheme
 from tests.scoring.factories import key_decision
 
 from .conftest import build
@@ -56,14 +57,14 @@ SHARES = (
 
 @st.composite
 def experiments(draw):
-    scheme = draw(st.sampled_from([Experiment.Scheme.FOUR, Experiment.Scheme.AA]))
+    scheme = draw(st.sampled_from([FourBucketScheme.key, AAScheme.key]))
     n_items = draw(st.integers(2, 22))
     n_blocks = draw(st.integers(1, min(3, n_items)))
     cuts = sorted(
         draw(st.sets(st.integers(1, n_items - 1), min_size=n_blocks - 1, max_size=n_blocks - 1))
     )
     sizes = [b - a for a, b in zip([0, *cuts], [*cuts, n_items], strict=True)]
-    answers = AA_ANSWERS if scheme == Experiment.Scheme.AA else FOUR_ANSWERS
+    answers = AA_ANSWERS if scheme == AAScheme.key else FOUR_ANSWERS
     sheets = {}
     for c in range(draw(st.integers(1, 3))):
         for repeat in range(1, draw(st.integers(1, 3)) + 1):
@@ -89,7 +90,7 @@ def score_everything(experiment, user, scheme):
     """Decide every response as its answer says; a wrong answer whose bucket the confidence
     cannot settle (none given) is put in a bucket directly, as a scorer would."""
     assignment = services.assignment_start(experiment=experiment, user=user)
-    wrong_bucket = Bucket.INCORRECT if scheme == Experiment.Scheme.AA else Bucket.HEDGED_WRONG
+    wrong_bucket = Bucket.INCORRECT if scheme == AAScheme.key else Bucket.HEDGED_WRONG
     for response in Response.objects.filter(run__experiment=experiment).exclude(answer="UNKNOWN"):
         kind = response.answer.split(" ")[0]
         if kind == "key":
@@ -279,7 +280,7 @@ def test_fractional_counts_over_repeats_never_break_the_report(world, scorer, cl
         ("Trio", 3): "m" * 8 + "c" * 14,
     }
     built = build(world, sheets)
-    assignment = score_everything(built.experiment, scorer, Experiment.Scheme.FOUR)
+    assignment = score_everything(built.experiment, scorer, FourBucketScheme.key)
     report = scorer_report(assignment)
     check_report(report)
     client.force_login(scorer)

@@ -41,6 +41,7 @@ from scoring.report.build import (
 )
 from scoring.report.final_export import MOVE_COLUMNS
 from scoring.review import services as review_services
+from scoring.schemes import AAScheme
 from tests.conftest import scored_experiment
 
 from .test_exports import DOC
@@ -755,7 +756,6 @@ def test_query_count_does_not_grow_with_the_items(client, world):
 
 
 def test_second_scheme_moves_the_index(client, world):
-    from probe.models import Experiment
     from tests.scoring.factories import score_all
 
     from .conftest import build
@@ -763,7 +763,7 @@ def test_second_scheme_moves_the_index(client, world):
     built = build(
         world,
         {("Alpha", 1): "CCWPA", ("Beta", 1): "CWWPA"},
-        scheme=Experiment.Scheme.AA,
+        scheme=AAScheme.key,
         name="AA final",
     )
     score_all(built.experiment, world.users["scorer"])

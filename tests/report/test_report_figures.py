@@ -9,7 +9,6 @@ from django.test.utils import CaptureQueriesContext
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probe.models import Experiment
 from scoring import metrics
 from scoring.models import Bucket, Judgement
 from scoring.queue import services
@@ -20,6 +19,7 @@ from scoring.report.build import (
     report_build,
     scorer_report,
 )
+from scoring.schemes import AAScheme, FourBucketScheme
 from tests.scoring.factories import score_all
 
 from .conftest import build
@@ -239,10 +239,10 @@ def test_second_scheme(world, scorer):
             ("Alpha", 1): "C" * 15 + "W" * 6 + "P" * 4 + "A" * 5,
             ("Beta", 1): "C" * 12 + "W" * 3 + "P" * 0 + "A" * 15,
         },
-        scheme=Experiment.Scheme.AA,
+        scheme=AAScheme.key,
     )
     report = scorer_report(score_all(built.experiment, scorer))
-    assert report.scheme == Experiment.Scheme.AA
+    assert report.scheme == AAScheme.key
     alpha = config(report, "Alpha").runs[0]
     assert (
         alpha.counts.correct,
@@ -300,7 +300,7 @@ def test_parse_weight():
             parse_weight(bad)
 
 
-@pytest.mark.parametrize("scheme", [Experiment.Scheme.FOUR, Experiment.Scheme.AA])
+@pytest.mark.parametrize("scheme", [FourBucketScheme.key, AAScheme.key])
 def test_query_count_does_not_grow_with_the_items(world, scorer, scheme):
     def queries(n_items):
         letters = ("CWHAm" * 10)[:n_items]
@@ -339,7 +339,7 @@ def test_calibration_from_grouped_counts_equals_metrics_calibration(cells):
         for (confidence, bucket), n in cells.items()
         for _ in range(n)
     ]
-    assert _calibration(cells, Experiment.Scheme.FOUR) == metrics.calibration(rows)
+    assert _calibration(cells, FourBucketScheme.key) == metrics.calibration(rows)
 
 
 def test_the_final_buckets_make_a_report_through_the_same_seam(world, scorer):

@@ -4,9 +4,9 @@ on real experiments in the database and on the page."""
 import numpy as np
 import pytest
 
-from probe.models import Experiment
 from scoring.report.build import scorer_report
 from scoring.report.stats import wilson, wilson_items
+from scoring.schemes import AAScheme
 from tests.scoring.factories import score_all
 
 from .conftest import build
@@ -171,7 +171,7 @@ def test_the_second_scheme_has_its_own_definitions_and_no_sweep(world, scorer, c
     built = build(
         world,
         {("Alpha", 1): "C" * 15 + "W" * 6 + "P" * 4 + "A" * 5},
-        scheme=Experiment.Scheme.AA,
+        scheme=AAScheme.key,
     )
     assignment = score_all(built.experiment, scorer)
     report = scorer_report(assignment)

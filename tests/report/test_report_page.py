@@ -6,9 +6,9 @@ from html.parser import HTMLParser
 import pytest
 from django.urls import reverse
 
-from probe.models import Experiment
 from scoring.models import Judgement
 from scoring.queue import services
+from scoring.schemes import AAScheme
 from tests.scoring.factories import score_all
 
 from .conftest import build
@@ -270,7 +270,7 @@ def test_second_scheme_page(world, scorer, client):
             ("Alpha", 1): "C" * 15 + "W" * 6 + "P" * 4 + "A" * 5,
             ("Beta", 1): "C" * 12 + "W" * 3 + "A" * 15,
         },
-        scheme=Experiment.Scheme.AA,
+        scheme=AAScheme.key,
     )
     assignment = score_all(built.experiment, scorer)
     client.force_login(scorer)

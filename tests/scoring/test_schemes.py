@@ -18,7 +18,7 @@ from scoring.queue import services
 from scoring.report import exports
 from scoring.report.build import report_build, scorer_report
 from scoring.report.source import judgement_source
-from scoring.schemes import AA, FOUR, RightWrongScheme, scheme_for
+from scoring.schemes import AA, FOUR, AAScheme, FourBucketScheme, RightWrongScheme, scheme_for
 from tests.report.conftest import build
 from tests.report.test_report_page import rows_after, tables, url
 from tests.scoring.factories import score_all
@@ -84,7 +84,7 @@ def test_the_buckets_and_their_keys_are_those_the_pages_had():
         assert scheme.allows(Bucket.CORRECT)
     assert not FOUR.allows(Bucket.PARTIAL) and not AA.allows(Bucket.CONFIDENT_WRONG)
     # The stored values are the experiment's choices, each with its scheme.
-    assert {s.key for s in schemes.registered()} >= {Experiment.Scheme.FOUR, Experiment.Scheme.AA}
+    assert {s.key for s in schemes.registered()} >= {FourBucketScheme.key, AAScheme.key}
     assert dict(Experiment._meta.get_field("scheme").choices) == {
         s.key: s.label for s in schemes.registered()
     }
@@ -125,7 +125,7 @@ def test_each_scheme_figures_and_report_settings_as_the_branches_had():
 
 
 def test_the_experiment_and_the_report_carry_their_scheme(world, scorer):
-    built = build(world, {("Alpha", 1): "C" * 4 + "A"}, scheme=Experiment.Scheme.AA)
+    built = build(world, {("Alpha", 1): "C" * 4 + "A"}, scheme=AAScheme.key)
     assert built.experiment.scheme_obj is AA
     report = scorer_report(score_all(built.experiment, scorer))
     assert report.scheme == "aa" and report.scheme_obj is AA
