@@ -176,7 +176,7 @@ def fill(source: Path) -> int:
                 entry.msgstr = text
             if entry.fuzzy:
                 entry.flags.remove("fuzzy")
-                entry.previous_msgid = entry.previous_msgid_plural = None
+                entry.previous_msgid = entry.previous_msgid_plural = entry.previous_msgctxt = None
             filled += 1
         po.save()
     print(f"Filled {filled} message(s).")

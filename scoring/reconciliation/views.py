@@ -155,8 +155,8 @@ def reconcile_item(request: HtmxHttpRequest, experiment: Experiment, position: i
             messages.error(request, _("Reconciliation has not begun, or you are still scoring."))
         return redirect("scoring:reconcile", experiment_pk=experiment.pk)
     if request.method == "GET":
-        # Classified from the judgements as they are now; the overview re-syncs the stored
-        # unanimous rows (a whole-experiment pass, too slow for every step from item to item).
+        # Classified from the judgements as they are now (the stored unanimous rows follow
+        # every write that changes a judgement; nothing is written here).
         return _reconcile_item_response(request, experiment, position)
     token = request.POST.get("token", "")
     responses = reconcile_page.resolve_responses(

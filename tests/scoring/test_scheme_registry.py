@@ -173,6 +173,10 @@ def test_the_documented_scheme_values_are_the_registry_s():
     offered = set(_offered_buckets())
     for row in rows:
         assert set(re.findall(r"`([a-z0-9_]+)`", row)) == offered, row
+    # And docs/api.md's creation of an experiment, which names the values its `scheme` takes.
+    api_doc = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    named = re.search(r"one of the offered schemes: ([^;]+);", api_doc).group(1)
+    assert set(re.findall(r"`([a-z0-9_]+)`", named)) == offered, named
 
 
 # Modules outside scoring/schemes/ that may compare with a bucket's value spelt out, and why.
