@@ -11,6 +11,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.mail import send_mail
+from django.db import connection, transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -30,18 +31,38 @@ from .teams import login_lockout_record
 logger = logging.getLogger(__name__)
 
 
+# Advisory lock classes (PostgreSQL): one lock per username, one per address.
+USERNAME_LOCK, ADDRESS_LOCK = 7301, 7302
+
+
 def login_attempt_begin(*, username: str, ip_address: str) -> LoginAttempt:
     """Record an attempt as failed before its password is checked: concurrent guesses then each
-    see the ones before them (login_pause(before_pk=...)), and a crash mid-check still counts."""
+    see the ones before them (login_pause(before_pk=...)), and a crash mid-check still counts.
+
+    The record is made and committed while its username and its address are locked, so that
+    the records of one username (or one address) are committed in the order of their keys: a
+    guess never counts the ones before it while one of them is still uncommitted, which let a
+    sixth guess in under a limit of five when twenty came at once. On SQLite the write
+    transaction itself does this (its writes are one at a time)."""
     now = timezone.now()
-    # Forgotten failures go as new ones come: one indexed delete, no periodic task needed.
-    LoginAttempt.objects.filter(
-        kind=LoginAttempt.Kind.FAILED,
-        created__lt=now - timedelta(hours=settings.LOGIN_FAILURE_WINDOW_HOURS),
-    ).delete()
-    return LoginAttempt.objects.create(
-        username=login_key(username), ip_address=ip_address, kind=LoginAttempt.Kind.FAILED
-    )
+    key = login_key(username)
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:  # always the username first: no lock cycle
+                cursor.execute(
+                    "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", [USERNAME_LOCK, key]
+                )
+                cursor.execute(
+                    "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", [ADDRESS_LOCK, ip_address]
+                )
+        # Forgotten failures go as new ones come: one indexed delete, no periodic task needed.
+        LoginAttempt.objects.filter(
+            kind=LoginAttempt.Kind.FAILED,
+            created__lt=now - timedelta(hours=settings.LOGIN_FAILURE_WINDOW_HOURS),
+        ).delete()
+        return LoginAttempt.objects.create(
+            username=key, ip_address=ip_address, kind=LoginAttempt.Kind.FAILED
+        )
 
 
 def login_attempt_withdraw(*, attempt: LoginAttempt) -> None:
