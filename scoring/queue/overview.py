@@ -3,11 +3,13 @@ overview, the next open item, where to resume). What one item shows is ``selecto
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Q
+import numpy as np
+from django.db.models import Count, F, Q
 
 from probe.models import ExperimentItem, Response
 from scoring.allocation import selectors as shares
 from scoring.models import Assignment, Judgement, KeyDispute
+from scoring.report.db_arrays import grouped_int_rows
 from scoring.review.keys import keys_in_force
 
 
@@ -97,10 +99,23 @@ def first_open_position(assignment: Assignment) -> int:
         responses = responses.filter(item_id__in=share).exclude(
             pk__in=shares.skipped_responses(assignment)
         )
-    undecided = (
-        responses.exclude(judgements__assignment=assignment)
-        .order_by("item__position")
-        .values_list("item__position", flat=True)
-        .first()
+    # The responses and the scorer's judged ones as two arrays, compared in numpy: the same
+    # question as an anti-join ("a response with no judgement of this assignment"), which
+    # PostgreSQL planned as a nested loop over every pair (quadratic, tens of seconds) right
+    # after a follow-up's carry had written tens of thousands of judgements it had no
+    # statistics for yet.
+    found = grouped_int_rows(
+        responses.annotate(experiment=F("run__experiment_id"), position=F("item__position")),
+        ["experiment"],
+        ["id", "position"],
     )
-    return undecided or assignment.last_position or 1
+    if found:
+        rows = np.concatenate([r for _key, r in found])
+        judged = grouped_int_rows(
+            Judgement.objects.filter(assignment=assignment), ["assignment"], ["response_id"]
+        )
+        done = np.concatenate([r[:, 0] for _key, r in judged]) if judged else np.zeros(0, int)
+        open_rows = rows[~np.isin(rows[:, 0], done)]
+        if len(open_rows):
+            return int(open_rows[:, 1].min())
+    return assignment.last_position or 1
