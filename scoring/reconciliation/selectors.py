@@ -286,35 +286,44 @@ def _states(experiment: Experiment, parts: list[Assignment]):
     )
     if not responses:
         return
+    # Kept small (a few bytes a response): a listing's page asks for this summary too, and its
+    # memory must not grow with the experiment.
     rows = np.concatenate([found for _key, found in responses])
+    del responses
     order = np.argsort(rows[:, 0])
     ids, item_ids = rows[order, 0], rows[order, 1]
+    del rows, order
 
     def place(response_ids: np.ndarray) -> np.ndarray:
         at = np.searchsorted(ids, response_ids).clip(max=len(ids) - 1)
         return at[ids[at] == response_ids]  # a row of another experiment is not counted
 
-    n = np.zeros(len(ids), dtype=np.int64)
-    rechecks = np.zeros(len(ids), dtype=np.int64)
-    by_bucket: dict[str, np.ndarray] = {}
+    n = np.zeros(len(ids), dtype=np.int32)
+    rechecks = np.zeros(len(ids), dtype=np.int32)
+    present: dict[str, np.ndarray] = {}  # bucket -> whether a participant put the response there
     judged = Judgement.objects.filter(assignment__in=[a.pk for a in parts])
     for (bucket, recheck), found in grouped_int_rows(
         judged, ["bucket", "needs_recheck"], ["response_id"]
     ):
-        counts = np.bincount(place(found[:, 0]), minlength=len(ids))
+        counts = np.bincount(place(found[:, 0]), minlength=len(ids)).astype(np.int32)
         n += counts
         if recheck:
             rechecks += counts
-        by_bucket[bucket] = by_bucket.get(bucket, 0) + counts
-    kinds = sum((counts > 0).astype(np.int64) for counts in by_bucket.values())
-    kinds = kinds if len(by_bucket) else np.zeros(len(ids), dtype=np.int64)
+        present[bucket] = present.get(bucket, np.zeros(len(ids), dtype=bool)) | (counts > 0)
+        del counts
+    kinds = np.zeros(len(ids), dtype=np.int8)
+    for seen in present.values():
+        kinds += seen
+    del present
     settled = np.zeros(len(ids), dtype=bool)  # a final bucket a lead decided (not unanimous)
     finals = FinalBucket.objects.filter(response__run__experiment=experiment)
     for (unanimous,), found in grouped_int_rows(finals, ["unanimous"], ["response_id"]):
         if unanimous is not None and not unanimous:
             settled[place(found[:, 0])] = True
     awaiting = (n < len(parts)) | (rechecks > 0)
-    states = np.where(awaiting, 0, np.where(kinds == 1, 1, 2))
+    del n, rechecks
+    states = np.where(awaiting, 0, np.where(kinds == 1, 1, 2)).astype(np.int8)
+    del awaiting, kinds
     for code, state in enumerate((AWAITING, UNANIMOUS, DISAGREEMENT)):
         for decided in (False, True):
             mask = (states == code) & (settled == decided)
