@@ -77,6 +77,17 @@ class Numbers:
             return DASH
         return f"{self.number(float(value) * 100, int(decimals))} %"
 
+    def level(self, value) -> str:
+        """A confidence level as a percentage with the places it needs not to read as 100 %:
+        0.95 -> "95.0 %", 0.99983 -> "99.98 %" (a Holm level over hundreds of tests)."""
+        if value is None or value == "":
+            return DASH
+        value = float(value)
+        places = 1
+        while places < 6 and round(value * 100, places) >= 100 and value < 1:
+            places += 1
+        return self.pct(value, places)
+
     def figure(self, value, fmt: str = "num") -> str:
         """A figure written as a scheme's column says: "pct", "pct:0", "num" or "num:1"."""
         kind, _sep, places = str(fmt).partition(":")

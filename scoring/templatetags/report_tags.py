@@ -27,6 +27,12 @@ def pct(value, decimals: int = 1) -> str:
 
 
 @register.filter
+def level(value) -> str:
+    """A confidence level: "95.0 %", and never "100 %" for one under 1 ("99.98 %")."""
+    return numbers().level(value)
+
+
+@register.filter
 def figure(value, fmt: str = "num") -> str:
     """A figure written as a scheme's column says: "pct", "pct:0", "num" or "num:1"."""
     return numbers().figure(value, fmt)

@@ -28,3 +28,14 @@ def test_a_negative_number_takes_the_true_minus_sign():
         assert num(-3) == "−3" and num(-0.125, 2) == "−0.12" and num(0) == "0"
         assert numbers().pct(-0.25) == "−25 %"
         assert "-" not in ci(Interval(-3.25, -1.75))
+
+
+def test_a_confidence_level_under_1_never_reads_as_100_percent():
+    # Holm's levels over 300 hypotheses are 1 - 0.05 / 300 = 99.983 %: at one place that is
+    # "100.0 %", which says the bound is certain.
+    from scoring.templatetags.report_tags import level
+
+    assert level(0.95) == "95 %" and level(0.975) == "97.5 %"
+    assert level(1 - 0.05 / 300) == "99.98 %"
+    assert level(1 - 0.05 / 1225) == "99.996 %"
+    assert level(1.0) == "100 %" and level(None) == "–"
