@@ -258,14 +258,23 @@ def _figure(value: float | None, metric: str) -> str:
     return f"{value:+.2f}" if metric == NET_USABLE else f"{value:.3f}"
 
 
+def _level(value: float) -> str:
+    """A bound's confidence, with the places it needs not to read 100.0% below 1 (a Holm
+    level over hundreds of hypotheses is 99.98%)."""
+    places = 1
+    while places < 6 and value < 1 and round(value * 100, places) >= 100:
+        places += 1
+    return f"{value * 100:.{places}f}%"
+
+
 def _line(label: str, row, metric: str, unit: str) -> str:
     test = row.test
     verdict = {"worse": "WORSE", "better": "better"}.get(_verdict(row), "not separable")
     p = test.p_worse_holm
     return (
         f"{label}: {_figure(row.baseline, metric)} -> {_figure(row.candidate, metric)} {unit}, "
-        f"gap {_figure(row.gap, metric)} ({_figure(test.low, metric)} at {test.low_level:.1%} "
-        f"to {_figure(test.high, metric)} at {test.high_level:.1%}): {verdict}, "
+        f"gap {_figure(row.gap, metric)} ({_figure(test.low, metric)} at {_level(test.low_level)} "
+        f"to {_figure(test.high, metric)} at {_level(test.high_level)}): {verdict}, "
         f"p(worse) = {p:.4f} after Holm"
     )
 
