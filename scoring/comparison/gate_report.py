@@ -27,6 +27,7 @@ from scoring.comparison import compare, routed
 from scoring.comparison.compare import CannotTellYet, Comparison, NotComparable, Refused
 from scoring.comparison.gate_decision import MIN_ITEMS, NET_USABLE
 from scoring.report.build import parse_weight
+from scoring.report.numbers import level_places
 
 PASS, FAIL, CANNOT_TELL_YET, CANNOT_JUDGE, REFUSED = (
     "pass",
@@ -259,12 +260,8 @@ def _figure(value: float | None, metric: str) -> str:
 
 
 def _level(value: float) -> str:
-    """A bound's confidence, with the places it needs not to read 100.0% below 1 (a Holm
-    level over hundreds of hypotheses is 99.98%)."""
-    places = 1
-    while places < 6 and value < 1 and round(value * 100, places) >= 100:
-        places += 1
-    return f"{value * 100:.{places}f}%"
+    """A bound's confidence, with the places it needs not to read 100.0% below 1."""
+    return f"{value * 100:.{level_places(value)}f}%"
 
 
 def _line(label: str, row, metric: str, unit: str) -> str:

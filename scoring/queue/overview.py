@@ -9,7 +9,7 @@ from django.db.models import Count, F, Q
 from probe.models import ExperimentItem, Response
 from scoring.allocation import selectors as shares
 from scoring.models import Assignment, Judgement, KeyDispute
-from scoring.report.db_arrays import grouped_int_rows
+from scoring.report.db_arrays import int_rows
 from scoring.review.keys import keys_in_force
 
 
@@ -104,18 +104,9 @@ def first_open_position(assignment: Assignment) -> int:
     # PostgreSQL planned as a nested loop over every pair (quadratic, tens of seconds) right
     # after a follow-up's carry had written tens of thousands of judgements it had no
     # statistics for yet.
-    found = grouped_int_rows(
-        responses.annotate(experiment=F("run__experiment_id"), position=F("item__position")),
-        ["experiment"],
-        ["id", "position"],
-    )
-    if found:
-        rows = np.concatenate([r for _key, r in found])
-        judged = grouped_int_rows(
-            Judgement.objects.filter(assignment=assignment), ["assignment"], ["response_id"]
-        )
-        done = np.concatenate([r[:, 0] for _key, r in judged]) if judged else np.zeros(0, int)
-        open_rows = rows[~np.isin(rows[:, 0], done)]
-        if len(open_rows):
-            return int(open_rows[:, 1].min())
+    rows = int_rows(responses.annotate(position=F("item__position")), ["id", "position"])
+    done = int_rows(Judgement.objects.filter(assignment=assignment), ["response_id"])[:, 0]
+    open_rows = rows[~np.isin(rows[:, 0], done)]
+    if len(open_rows):
+        return int(open_rows[:, 1].min())
     return assignment.last_position or 1

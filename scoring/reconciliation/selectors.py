@@ -22,13 +22,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from django.conf import settings
-from django.db.models import Count, F, Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.utils.translation import gettext as _
 
 from probe.models import ROLE_RANK, Experiment, ExperimentItem, Membership, Response, Role
 from scoring.allocation.selectors import departed, scorer_totals
 from scoring.models import Assignment, FinalBucket, Judgement, KeyDecision, Reconciliation
-from scoring.report.db_arrays import grouped_int_rows
+from scoring.report.db_arrays import grouped_int_rows, int_rows
 from scoring.review.selectors import dropped_items
 from scoring.visibility import sees_others_judgements
 
@@ -277,19 +277,11 @@ def _states(experiment: Experiment, parts: list[Assignment]):
     # the responses (a join that sorted every judgement of the experiment, seconds at 300,000):
     # the responses and their items, the participants' judgements by bucket and re-check, the
     # final buckets by unanimity. The counting per response is numpy's.
-    responses = grouped_int_rows(
-        Response.objects.filter(run__experiment=experiment).annotate(
-            experiment=F("run__experiment_id")
-        ),
-        ["experiment"],
-        ["id", "item_id"],
-    )
-    if not responses:
-        return
     # Kept small (a few bytes a response): a listing's page asks for this summary too, and its
     # memory must not grow with the experiment.
-    rows = np.concatenate([found for _key, found in responses])
-    del responses
+    rows = int_rows(Response.objects.filter(run__experiment=experiment), ["id", "item_id"])
+    if not len(rows):
+        return
     order = np.argsort(rows[:, 0])
     ids, item_ids = rows[order, 0], rows[order, 1]
     del rows, order

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 from django.db import connections
+from django.db.models import IntegerField, Value
 
-__all__ = ["grouped_int_rows"]
+__all__ = ["grouped_int_rows", "int_rows"]
 
 
 def grouped_int_rows(query, keys: list[str], ints: list[str]) -> list[tuple[tuple, np.ndarray]]:
@@ -42,3 +43,14 @@ def grouped_int_rows(query, keys: list[str], ints: list[str]) -> list[tuple[tupl
             values = np.array(blob.split(","), dtype=np.int64)
         groups.append((tuple(key), values.reshape(-1, len(ints))))
     return groups
+
+
+def int_rows(query, ints: list[str]) -> np.ndarray:
+    """Every row of ``query`` as one (n, len(ints)) int64 array of the integer fields ``ints``,
+    in no particular order (grouped_int_rows with a single group)."""
+    groups = grouped_int_rows(
+        query.annotate(one_group=Value(1, IntegerField())), ["one_group"], ints
+    )
+    if not groups:
+        return np.zeros((0, len(ints)), dtype=np.int64)
+    return np.concatenate([values for _key, values in groups])

@@ -37,6 +37,15 @@ def _escape(text: str) -> str:
     return text if isinstance(text, SafeData) else escape(text)
 
 
+def level_places(value: float) -> int:
+    """The places a confidence level needs as a percentage not to read 100 below 1: one for
+    0.95, two for 0.99983 (a Holm level over 300 hypotheses), at most six."""
+    places = 1
+    while places < 6 and value < 1 and round(value * 100, places) >= 100:
+        places += 1
+    return places
+
+
 class Numbers:
     """The report's number formats in one language."""
 
@@ -82,11 +91,7 @@ class Numbers:
         0.95 -> "95.0 %", 0.99983 -> "99.98 %" (a Holm level over hundreds of tests)."""
         if value is None or value == "":
             return DASH
-        value = float(value)
-        places = 1
-        while places < 6 and round(value * 100, places) >= 100 and value < 1:
-            places += 1
-        return self.pct(value, places)
+        return self.pct(float(value), level_places(float(value)))
 
     def figure(self, value, fmt: str = "num") -> str:
         """A figure written as a scheme's column says: "pct", "pct:0", "num" or "num:1"."""
